@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * jitperf.h - make JIT-compiled code visible to Linux perf and trace viewers.
+ *
+ * A JIT links libjitperf and registers every function it emits; the library
+ * writes /tmp/perf-<pid>.map and jit-<pid>.dump for perf, and can time every
+ * call of registered functions (entry/exit probes or machine-code wrappers).
+ *
+ * All functions are thread-safe unless stated.  int-returning functions
+ * return 0 or a negative errno; jitperf_strerror() turns it into text.
+ * Nothing here prints to stdout, exits or aborts.
+ */
+#ifndef JITPERF_H
+#define JITPERF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+# define JITPERF_API __attribute__((visibility("default")))
+#else
+# define JITPERF_API
+#endif
+
+/* A session; normally one per process. */
+typedef struct jitperf jitperf;
+
+enum jitperf_output {
+	JITPERF_PERFMAP = 1u << 0,  /* /tmp/perf-<pid>.map                         */
+	JITPERF_JITDUMP = 1u << 1,  /* <dir>/jit-<pid>.dump for perf inject --jit    */
+	JITPERF_TRACE   = 1u << 2,  /* <dir>/jitperf-<pid>.trace: entry/exit events  */
+	JITPERF_STATS   = 1u << 3,  /* per-function call statistics, written at close */
+};
+
+struct jitperf_options {
+	size_t      size;          /* sizeof(struct jitperf_options); lets the struct grow */
+	unsigned    outputs;       /* JITPERF_* bits; 0 = take them from $JITPERF */
+	const char *dir;           /* jitdump/trace/stats directory; NULL = $JITPERF_DIR, else "." */
+	unsigned    sample_every;  /* trace 1 call in N of each function (0/1 = all); counts stay exact */
+	const char *counters;      /* counters for instrumented calls, e.g. "cycles,instructions" */
+};
+
+/*
+ * Open a session.  opts may be NULL (everything from the environment).
+ * Errors: -EINVAL (bad options or environment), -ENOMEM, and the errno of
+ * creating the output files (-EACCES, -ENOENT, -ENOSPC, ...).
+ */
+JITPERF_API int jitperf_open(jitperf **out, const struct jitperf_options *opts);
+
+/* Flush, write CODE_CLOSE and statistics, free.  NULL is a no-op (returns 0). */
+JITPERF_API int jitperf_close(jitperf *jp);
+
+/*
+ * The process-wide session built from the environment, opened on first use
+ * and closed at exit (or by jitperf_close).  Never NULL: when opening fails
+ * or JITPERF is unset, an inactive session whose calls are cheap no-ops.
+ */
+JITPERF_API jitperf *jitperf_default(void);
+
+/* The JITPERF_* bits this session writes (0 = inactive; NULL -> 0). */
+JITPERF_API unsigned jitperf_outputs(const jitperf *jp);
+
+/* Text for a negative errno returned by this library (never NULL). */
+JITPERF_API const char *jitperf_strerror(int err);
+
+/* ---- Code registration: call after the code is executable, before it runs. */
+
+struct jitperf_line {
+	uint64_t    addr;     /* absolute run-time address of the first instruction of the line */
+	uint32_t    line;     /* 1-based source line */
+	uint32_t    discrim;  /* DWARF discriminator, 0 if none */
+	const char *file;     /* source file name */
+};
+
+struct jitperf_code {
+	size_t                     size;         /* sizeof(struct jitperf_code) */
+	const char                *name;         /* symbol shown by perf; any bytes but NUL */
+	const void                *addr;         /* first byte of the code */
+	size_t                     len;          /* code length in bytes */
+	const struct jitperf_line *lines;        /* optional source lines -> JIT_CODE_DEBUG_INFO */
+	size_t                     nlines;
+	const void                *eh_frame;     /* optional .eh_frame for this code -> JIT_CODE_UNWINDING_INFO */
+	size_t                     eh_frame_len;
+};
+
+/*
+ * Register code.  On success *index (if not NULL) receives the code index
+ * (unique, increasing per session) used by jitperf_code_move/_unload.
+ * Errors: -EINVAL (NULL name/addr, zero len), -ENOSPC/-EIO (write failed;
+ * the files stay valid), -ENOMEM.
+ */
+JITPERF_API int jitperf_code_load(jitperf *jp, const char *name, const void *addr,
+				  size_t len, uint64_t *index);
+JITPERF_API int jitperf_code_load_ex(jitperf *jp, const struct jitperf_code *code,
+				     uint64_t *index);
+
+/* The code of index was copied to new_addr.  Errors: -EINVAL, -ENOENT (unknown index). */
+JITPERF_API int jitperf_code_move(jitperf *jp, uint64_t index, const void *new_addr);
+
+/*
+ * The code of index is gone.  jitdump has no record for this (CODE_CLOSE ends
+ * the whole runtime); it is kept for the timeline, and a later load at the
+ * same address wins in perf by its timestamp.  Errors: -ENOENT.
+ */
+JITPERF_API int jitperf_code_unload(jitperf *jp, uint64_t index);
+
+/* ---- Instrumentation: precise entry/exit timing of registered functions. */
+
+typedef uint32_t jitperf_fn;    /* 0 = invalid */
+
+/*
+ * Register a function for instrumentation; returns its id, or 0 with errno
+ * set (EINVAL, ENOMEM, ENOSPC when the function table is full).  Returns a
+ * valid id even when tracing and statistics are off.
+ */
+JITPERF_API jitperf_fn jitperf_fn_register(jitperf *jp, const char *name,
+					   const void *addr, size_t len);
+
+/* Hot path: call at function entry / before every return.  Async-signal-safe. */
+JITPERF_API void jitperf_enter(jitperf_fn fn);
+JITPERF_API void jitperf_exit(jitperf_fn fn);
+
+/*
+ * Build a machine-code thunk that records entry of fn, runs entry with the
+ * caller's arguments, records exit and returns its result.  *wrapped gets
+ * the thunk's address.  Errors: -EINVAL, -ENOMEM, -ENOTSUP (architecture).
+ */
+JITPERF_API int jitperf_wrap(jitperf *jp, jitperf_fn fn, const void *entry, void **wrapped);
+
+/*
+ * Inline fast path for C callers: one load and one predictable branch when
+ * no session traces or counts calls.  Define JITPERF_NO_INLINE to always
+ * call the exported functions.  jitperf__probe_active is an implementation
+ * detail: non-zero while any session has JITPERF_TRACE or JITPERF_STATS.
+ */
+JITPERF_API extern volatile int jitperf__probe_active;
+JITPERF_API void jitperf__enter_slow(jitperf_fn fn);
+JITPERF_API void jitperf__exit_slow(jitperf_fn fn);
+
+#if !defined(JITPERF_NO_INLINE) && !defined(JITPERF_BUILDING_LIBRARY) && defined(__GNUC__)
+static inline __attribute__((always_inline, no_instrument_function))
+void jitperf_enter_inline_(jitperf_fn fn)
+{
+	if (__builtin_expect(jitperf__probe_active, 0))
+		jitperf__enter_slow(fn);
+}
+static inline __attribute__((always_inline, no_instrument_function))
+void jitperf_exit_inline_(jitperf_fn fn)
+{
+	if (__builtin_expect(jitperf__probe_active, 0))
+		jitperf__exit_slow(fn);
+}
+# define jitperf_enter(fn) jitperf_enter_inline_(fn)
+# define jitperf_exit(fn)  jitperf_exit_inline_(fn)
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* JITPERF_H */

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Reader of jitperf-<pid>.trace files (format: man/jitperf-trace.5).
+ * Internal: built into the convenience library libjitperf-read.la that the
+ * tools and tests link; not part of libjitperf.so.
+ */
+#ifndef JITPERF_TRACE_READ_H
+#define JITPERF_TRACE_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct jpt_reader;
+
+struct jpt_info {
+	uint32_t           version;       /* format version of the file */
+	uint32_t           pid;
+	const char        *clock;         /* "tsc" or "monotonic": what the probes read */
+	uint64_t           start_ns;      /* CLOCK_MONOTONIC ns at session open */
+	size_t             ncounters;
+	const char *const *counter_names; /* ncounters names, as requested */
+	uint32_t           sample_every;  /* 1 = every call traced */
+	int                truncated;     /* 1 if the file ended inside a block (killed writer) */
+};
+
+struct jpt_fn {
+	uint32_t    id;                   /* jitperf_fn value; 1-based */
+	uint64_t    addr;
+	uint64_t    len;
+	const char *name;                 /* never NULL */
+};
+
+struct jpt_thread {
+	uint32_t    tid;
+	const char *name;                 /* "" if unknown */
+};
+
+/* One completed call, delivered when its exit is read. */
+struct jpt_call {
+	uint32_t        tid;
+	uint32_t        fn;               /* id into the function table */
+	uint32_t        depth;            /* 0 = root of this thread's call tree */
+	uint64_t        start_ns;         /* CLOCK_MONOTONIC ns (same timeline as perf record -k 1) */
+	uint64_t        end_ns;
+	uint64_t        self_ns;          /* end - start minus the time of traced children */
+	const uint64_t *counters;         /* ncounters deltas (NULL if ncounters == 0) */
+	const uint32_t *stack;            /* depth + 1 fn ids, root first, this call last */
+};
+
+/*
+ * Open and validate a trace.  On error returns a negative errno and, if
+ * errbuf is not NULL, a one-line message naming path and the byte offset.
+ */
+int jpt_open(struct jpt_reader **out, const char *path, char *errbuf, size_t errlen);
+void jpt_close(struct jpt_reader *r);
+
+const struct jpt_info   *jpt_info(const struct jpt_reader *r);
+size_t                   jpt_nfns(const struct jpt_reader *r);
+const struct jpt_fn     *jpt_fn(const struct jpt_reader *r, uint32_t id);   /* NULL if unknown */
+size_t                   jpt_nthreads(const struct jpt_reader *r);
+const struct jpt_thread *jpt_thread(const struct jpt_reader *r, size_t i);
+
+/*
+ * Call cb for every completed call, thread by thread, in exit order within
+ * a thread.  cb returning non-zero stops the walk and is returned.  Returns
+ * 0, or a negative errno with errbuf filled (corrupt block: offset named).
+ */
+int jpt_for_each_call(struct jpt_reader *r,
+		      int (*cb)(const struct jpt_call *call, void *arg), void *arg,
+		      char *errbuf, size_t errlen);
+
+#endif /* JITPERF_TRACE_READ_H */

@@ -1,0 +1,21 @@
+# Shared set-up for tests/*.test (sourced).  Each test gets its own
+# temporary directory, removed on exit; exit 77 means "skipped".
+set -eu
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+JITPERF="$top_builddir/tools/jitperf"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/jitperf-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+unset JITPERF_DIR JITPERF_SAMPLE JITPERF_COUNTERS JITPERF_CLOCK JITPERF_DEBUG
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# need_perf: skip unless perf can record here (CI installs it, so there it runs)
+need_perf() {
+	[ -n "${PERF:-}" ] || PERF=$(command -v perf || true)
+	[ -n "$PERF" ] || skip "perf not installed (apt-get install linux-perf)"
+	"$PERF" record -q -k 1 -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1 ||
+		skip "perf record does not work here (perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid))"
+	rm -f "$tmp/probe.data"
+}

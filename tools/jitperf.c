@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * jitperf - the command.  Dispatches to one function per subcommand, as
+ * perf's perf.c does; each lives in tools/<name>.c.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmds.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct cmd cmds[] = {
+	/* subcommands are added here as they are implemented */
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: jitperf COMMAND [ARGS]\n\ncommands:\n");
+	for (const struct cmd *c = cmds; c->name; c++)
+		fprintf(out, "  %-8s %s\n", c->name, c->summary);
+	fprintf(out, "\n'jitperf help COMMAND' or 'jitperf COMMAND --help' for details;"
+		" man jitperf-COMMAND for the whole story.\n");
+}
+
+static const struct cmd *find(const char *name)
+{
+	for (const struct cmd *c = cmds; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("jitperf %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			usage(stdout);
+			return 0;
+		}
+		c = find(argv[2]);
+		if (!c) {
+			fprintf(stderr, "jitperf: '%s' is not a jitperf command\n", argv[2]);
+			return 2;
+		}
+		char *help_argv[] = { argv[2], (char *)"--help", NULL };
+		return c->fn(2, help_argv);
+	}
+	c = find(argv[1]);
+	if (!c) {
+		fprintf(stderr, "jitperf: '%s' is not a jitperf command; see 'jitperf --help'\n", argv[1]);
+		return 2;
+	}
+	return c->fn(argc - 1, argv + 1);
+}
