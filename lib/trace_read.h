@@ -69,4 +69,20 @@ int jpt_for_each_call(struct jpt_reader *r,
 		      int (*cb)(const struct jpt_call *call, void *arg), void *arg,
 		      char *errbuf, size_t errlen);
 
+/* A code load, move or unload that the session saw (for the timeline). */
+struct jpt_code {
+	int         kind;                 /* 0 load, 1 move, 2 unload */
+	uint64_t    ts_ns;                /* CLOCK_MONOTONIC ns */
+	uint32_t    tid;
+	uint64_t    index;                /* code index (as in the jitdump) */
+	uint64_t    addr;
+	uint64_t    len;
+	const char *name;
+};
+
+/* Call cb for every code event in time order; as jpt_for_each_call. */
+int jpt_for_each_code(struct jpt_reader *r,
+		      int (*cb)(const struct jpt_code *code, void *arg), void *arg,
+		      char *errbuf, size_t errlen);
+
 #endif /* JITPERF_TRACE_READ_H */

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The session object and the hooks between the library's parts.  Internal.
+ *
+ * lib/session.c (open/close/default/env), lib/perfmap.c and lib/jitdump.c
+ * own the code-registration side; lib/instrument.c and the files beside it
+ * own the instrumentation side (probes, trace, statistics, counters, wrap)
+ * and keep their state behind jp->instr.
+ */
+#ifndef JITPERF_SESSION_H
+#define JITPERF_SESSION_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "jitperf.h"
+
+#define JP_HIDDEN __attribute__((visibility("hidden")))
+
+struct jp_perfmap;
+struct jp_jitdump;
+struct jp_instr;
+
+struct jitperf {
+	unsigned            outputs;       /* JITPERF_* bits in force */
+	char               *dir;           /* output directory (malloc'ed) */
+	unsigned            sample_every;  /* >= 1 */
+	char               *counters;      /* malloc'ed copy, or NULL */
+	pid_t               pid;           /* pid the files were opened for */
+	pthread_mutex_t     lock;          /* serialises code registration records */
+	struct jp_perfmap  *perfmap;
+	struct jp_jitdump  *jitdump;
+	struct jp_instr    *instr;         /* owned by lib/instrument.c */
+	/* lib/session.c may add fields below */
+};
+
+/* CLOCK_MONOTONIC in ns: the timeline of perf record -k 1. */
+JP_HIDDEN uint64_t jp_monotonic_ns(void);
+
+/*
+ * Instrumentation hooks, implemented in lib/instrument.c, called by
+ * lib/session.c with jp fully set up (outputs, dir, sample_every, counters).
+ *  - jp_instr_open: after the perf map and jitdump are open; returns 0 or -errno.
+ *  - jp_instr_close: flush the trace, write statistics; before CODE_CLOSE.
+ *  - jp_instr_atfork_child: in a child after fork(), once the session has
+ *    reopened its own perf map and jitdump under the child's pid.
+ *  - jp_instr_code_event: every successful code load/move/unload, so the
+ *    trace can put it on the timeline (kind: 0 load, 1 move, 2 unload).
+ */
+JP_HIDDEN int  jp_instr_open(struct jitperf *jp);
+JP_HIDDEN int  jp_instr_close(struct jitperf *jp);
+JP_HIDDEN void jp_instr_atfork_child(struct jitperf *jp);
+JP_HIDDEN void jp_instr_code_event(struct jitperf *jp, int kind, uint64_t index,
+				   uint64_t addr, uint64_t len, const char *name);
+
+#endif /* JITPERF_SESSION_H */
