@@ -86,6 +86,22 @@ struct jitperf_code {
 	const void                *eh_frame;     /* optional .eh_frame for this code -> JIT_CODE_UNWINDING_INFO */
 	size_t                     eh_frame_len;
 };
+/*
+ * eh_frame convention (what perf's genelf does with it): the bytes are the
+ * .eh_frame of this one piece of code -- a CIE, then one or more FDEs, with
+ * or without a 4-byte zero terminator -- laid out AS IF they were loaded at
+ *
+ *	eh_addr = addr + ((len + 7) & ~7)	(right after the code, 8-aligned)
+ *
+ * because that is where perf inject --jit puts .eh_frame relative to .text.
+ * The CIE's FDE pointer encoding must be DW_EH_PE_pcrel|DW_EH_PE_sdata4
+ * (augmentation "zR", R = 0x1b): the pc_begin field at byte offset o of the
+ * buffer holds (int32_t)(addr - (eh_addr + o)), and each FDE must lie inside
+ * [addr, addr + len).  eh_frame_len is a multiple of 4.  The library checks
+ * this (-EINVAL otherwise), builds the .eh_frame_hdr search table itself and
+ * writes .eh_frame + .eh_frame_hdr in the JIT_CODE_UNWINDING_INFO record.
+ * Line addresses (struct jitperf_line.addr) are absolute run-time addresses.
+ */
 
 /*
  * Register code.  On success *index (if not NULL) receives the code index
