@@ -21,6 +21,7 @@
 struct jp_perfmap;
 struct jp_jitdump;
 struct jp_instr;
+struct jp_codetab;
 
 struct jitperf {
 	unsigned            outputs;       /* JITPERF_* bits in force */
@@ -33,6 +34,12 @@ struct jitperf {
 	struct jp_jitdump  *jitdump;
 	struct jp_instr    *instr;         /* owned by lib/instrument.c */
 	/* lib/session.c may add fields below */
+	char               *clock;         /* $JITPERF_CLOCK ("tsc"/"monotonic") or NULL */
+	int                 debug;         /* $JITPERF_DEBUG set: explain errors on stderr */
+	int                 is_default;    /* static storage of jitperf_default(): never freed */
+	int                 closed;        /* jitperf_close ran (the default session stays readable) */
+	struct jp_codetab  *codes;         /* index -> addr/len/name, for move/unload (lib/codetab.c) */
+	struct jitperf     *next_open;     /* list of open sessions, for fork (lib/session.c) */
 };
 
 /* CLOCK_MONOTONIC in ns: the timeline of perf record -k 1. */

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Internal interfaces of the code-registration side: environment, perf map,
+ * jitdump, unwind tables, code index table.  Every function that writes a
+ * record expects the caller to hold jp->lock.
+ */
+#ifndef JITPERF_CORE_H
+#define JITPERF_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "session.h"
+
+/* Debug message on stderr, only when JITPERF_DEBUG is set. */
+JP_HIDDEN void jp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+JP_HIDDEN int jp_debug_enabled(void);
+
+/* Copy a caller's size-prefixed options struct (libbpf OPTS_VALID rules). */
+JP_HIDDEN int jp_opts_copy(void *dst, size_t dst_size, const void *src, size_t src_size);
+
+/* ---- lib/env.c: parsing of the JITPERF* variables */
+JP_HIDDEN int jp_parse_outputs(const char *s, unsigned *outputs);
+JP_HIDDEN int jp_parse_sample(const char *s, unsigned *every);
+JP_HIDDEN int jp_parse_clock(const char *s);
+
+/* ---- lib/fileio.c: whole writes that leave no partial record behind */
+/*
+ * Write iov[0..n) at the end of fd, whose current size is *size.  On any
+ * failure the file is truncated back to *size and -errno returned; on
+ * success *size grows by the bytes written.
+ */
+JP_HIDDEN int jp_write_whole(int fd, struct iovec *iov, int n, uint64_t *size);
+
+/* ---- lib/elfinfo.c */
+JP_HIDDEN unsigned jp_elf_machine(void);
+
+/* ---- lib/perfmap.c */
+JP_HIDDEN int  jp_perfmap_open(struct jp_perfmap **out, pid_t pid);
+JP_HIDDEN int  jp_perfmap_write(struct jp_perfmap *pm, uint64_t addr, uint64_t len,
+				const char *name);
+JP_HIDDEN void jp_perfmap_close(struct jp_perfmap *pm);
+JP_HIDDEN const char *jp_perfmap_path(const struct jp_perfmap *pm);
+JP_HIDDEN uint64_t jp_perfmap_mark(const struct jp_perfmap *pm);
+JP_HIDDEN void jp_perfmap_rollback(struct jp_perfmap *pm, uint64_t mark);
+
+/* ---- lib/ehframe.c: check an .eh_frame by the jitperf.h convention, build .eh_frame_hdr */
+JP_HIDDEN int jp_ehframe_hdr(const void *eh, size_t eh_len, uint64_t addr, uint64_t len,
+			     unsigned char **hdr, size_t *hdr_len);
+
+/* ---- lib/jitdump.c */
+struct jp_jitdump_load {        /* one CODE_LOAD with the records that describe it */
+	const char                *name;
+	uint64_t                   addr;
+	uint64_t                   len;
+	uint64_t                   index;
+	const struct jitperf_line *lines;
+	size_t                     nlines;
+	const void                *eh_frame;
+	size_t                     eh_frame_len;
+	const unsigned char       *eh_hdr;
+	size_t                     eh_hdr_len;
+};
+JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid);
+JP_HIDDEN int  jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld);
+JP_HIDDEN int  jp_jitdump_move(struct jp_jitdump *jd, uint64_t index, uint64_t old_addr,
+			       uint64_t new_addr, uint64_t len);
+JP_HIDDEN int  jp_jitdump_close(struct jp_jitdump *jd);  /* writes CODE_CLOSE */
+JP_HIDDEN const char *jp_jitdump_path(const struct jp_jitdump *jd);
+/* mark/rollback: undo a whole unit when a later output of the same load fails */
+JP_HIDDEN uint64_t jp_jitdump_mark(const struct jp_jitdump *jd);
+JP_HIDDEN void jp_jitdump_rollback(struct jp_jitdump *jd, uint64_t mark);
+JP_HIDDEN void jp_jitdump_drop(struct jp_jitdump *jd);   /* after fork: forget, write nothing */
+
+/* ---- lib/codetab.c: what was loaded under which index */
+struct jp_code_entry {
+	uint64_t addr;
+	uint64_t len;
+	char    *name;
+	int      live;
+};
+JP_HIDDEN int  jp_codetab_add(struct jp_codetab **tab, uint64_t addr, uint64_t len,
+			      const char *name, uint64_t *index);
+JP_HIDDEN void jp_codetab_undo(struct jp_codetab *tab);  /* drop the last add */
+JP_HIDDEN struct jp_code_entry *jp_codetab_get(struct jp_codetab *tab, uint64_t index);
+JP_HIDDEN uint64_t jp_codetab_count(const struct jp_codetab *tab);
+JP_HIDDEN void jp_codetab_free(struct jp_codetab *tab);
+
+/* thread id, cached per thread (reset in a fork child) */
+JP_HIDDEN pid_t jp_gettid(void);
+JP_HIDDEN void  jp_tid_reset(void);
+
+#endif /* JITPERF_CORE_H */

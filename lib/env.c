@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The JITPERF* environment variables, and JITPERF_DEBUG messages. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+int jp_debug_enabled(void)
+{
+	const char *s = getenv("JITPERF_DEBUG");
+
+	return s && *s && strcmp(s, "0") != 0;
+}
+
+void jp_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!jp_debug_enabled())
+		return;
+	va_start(ap, fmt);
+	fputs("jitperf: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static const struct {
+	const char *word;
+	unsigned    bits;
+} output_words[] = {
+	{ "perfmap", JITPERF_PERFMAP },
+	{ "jitdump", JITPERF_JITDUMP },
+	{ "trace",   JITPERF_TRACE },
+	{ "stats",   JITPERF_STATS },
+	{ "all",     JITPERF_PERFMAP | JITPERF_JITDUMP | JITPERF_TRACE | JITPERF_STATS },
+};
+
+/* "perfmap,jitdump" -> bits.  NULL or "" -> 0.  Spaces around words are allowed. */
+int jp_parse_outputs(const char *s, unsigned *outputs)
+{
+	unsigned bits = 0;
+
+	*outputs = 0;
+	if (!s)
+		return 0;
+	while (*s) {
+		size_t n, i;
+
+		while (*s == ' ' || *s == ',')
+			s++;
+		n = strcspn(s, ", ");
+		if (!n)
+			break;
+		for (i = 0; i < sizeof(output_words) / sizeof(output_words[0]); i++)
+			if (strlen(output_words[i].word) == n && !memcmp(s, output_words[i].word, n))
+				break;
+		if (i == sizeof(output_words) / sizeof(output_words[0])) {
+			jp_debug("JITPERF: unknown output '%.*s' (expected perfmap, jitdump, trace, stats or all)",
+				 (int)n, s);
+			return -EINVAL;
+		}
+		bits |= output_words[i].bits;
+		s += n;
+	}
+	*outputs = bits;
+	return 0;
+}
+
+/* JITPERF_SAMPLE: a positive decimal number; NULL or "" leaves *every alone. */
+int jp_parse_sample(const char *s, unsigned *every)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v == 0 || v > 0xffffffffUL || *s == '-') {
+		jp_debug("JITPERF_SAMPLE: '%s' is not a positive number", s);
+		return -EINVAL;
+	}
+	*every = (unsigned)v;
+	return 0;
+}
+
+/* JITPERF_CLOCK: NULL, "", "tsc" or "monotonic". */
+int jp_parse_clock(const char *s)
+{
+	if (!s || !*s || !strcmp(s, "tsc") || !strcmp(s, "monotonic"))
+		return 0;
+	jp_debug("JITPERF_CLOCK: '%s' is neither 'tsc' nor 'monotonic'", s);
+	return -EINVAL;
+}

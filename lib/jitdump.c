@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * <dir>/jit-<pid>.dump: perf's jitdump format, version 1
+ * (tools/perf/Documentation/jitdump-specification.txt).
+ *
+ * - The header names the e_machine of the running executable and uses
+ *   CLOCK_MONOTONIC timestamps (flags 0), the clock of perf record -k 1.
+ * - A PROT_READ|PROT_EXEC mapping of the file is kept for the session's
+ *   life: perf record sees its MMAP event (also when attached late with -p,
+ *   from /proc/<pid>/maps) and perf inject --jit finds the dump that way.
+ * - A CODE_LOAD and the DEBUG_INFO / UNWINDING_INFO records that describe
+ *   it (perf applies them to the next CODE_LOAD) go out in ONE writev() on
+ *   a descriptor only we write, under the session lock, with the timestamp
+ *   taken under that lock: records are in time order, no other thread's
+ *   record comes between them, and a failure cuts the whole unit off again.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+#include "core.h"
+#include "jitdump_format.h"
+
+struct jp_jitdump {
+	int            fd;
+	pid_t          pid;
+	uint64_t       size;        /* file size: where to cut back a failed write */
+	void          *marker;      /* the PROT_EXEC mapping perf record looks for */
+	size_t         marker_len;
+	unsigned char *buf;         /* scratch for record headers (under the session lock) */
+	size_t         buf_cap;
+	char           path[];
+};
+
+#define ALIGN8(x) (((x) + 7) & ~(uint64_t)7)
+
+int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid)
+{
+	struct jitdump_file_header h;
+	struct jp_jitdump *jd;
+	size_t plen = strlen(dir) + 32;
+	struct iovec iov;
+	int err;
+
+	*out = NULL;
+	jd = calloc(1, sizeof(*jd) + plen);
+	if (!jd)
+		return -ENOMEM;
+	jd->pid = pid;
+	snprintf(jd->path, plen, "%s/jit-%d.dump", dir, (int)pid);
+	/* O_RDWR: a PROT_READ mapping needs a readable descriptor.  O_APPEND:
+	 * after a failed write is cut off (ftruncate) the next one follows it. */
+	jd->fd = open(jd->path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+		      0644);
+	if (jd->fd < 0) {
+		err = -errno;
+		jp_debug("cannot create %s: %s", jd->path, strerror(errno));
+		free(jd);
+		return err;
+	}
+
+	memset(&h, 0, sizeof(h));
+	h.magic = JITDUMP_MAGIC;
+	h.version = JITDUMP_VERSION;
+	h.total_size = sizeof(h);
+	h.elf_mach = jp_elf_machine();
+	h.pid = (uint32_t)pid;
+	h.timestamp = jp_monotonic_ns();
+	h.flags = 0;
+	iov.iov_base = &h;
+	iov.iov_len = sizeof(h);
+	err = jp_write_whole(jd->fd, &iov, 1, &jd->size);
+	if (err) {
+		jp_debug("cannot write %s: %s", jd->path, strerror(-err));
+		goto fail;
+	}
+
+	jd->marker_len = (size_t)sysconf(_SC_PAGESIZE);
+	jd->marker = mmap(NULL, jd->marker_len, PROT_READ | PROT_EXEC, MAP_PRIVATE, jd->fd, 0);
+	if (jd->marker == MAP_FAILED) {
+		err = -errno;
+		jd->marker = NULL;
+		jp_debug("cannot map %s executable (noexec mount?): %s; perf would not find it",
+			 jd->path, strerror(errno));
+		goto fail;
+	}
+	*out = jd;
+	return 0;
+fail:
+	close(jd->fd);
+	unlink(jd->path);
+	free(jd);
+	return err;
+}
+
+/* Make the scratch buffer hold n bytes. */
+static int reserve(struct jp_jitdump *jd, size_t n)
+{
+	unsigned char *b;
+	size_t cap = jd->buf_cap ? jd->buf_cap : 1024;
+
+	if (n <= jd->buf_cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	b = realloc(jd->buf, cap);
+	if (!b)
+		return -ENOMEM;
+	jd->buf = b;
+	jd->buf_cap = cap;
+	return 0;
+}
+
+static size_t debug_info_size(const struct jp_jitdump_load *ld)
+{
+	size_t n = sizeof(struct jitdump_debug_info), i;
+
+	for (i = 0; i < ld->nlines; i++)
+		n += sizeof(struct jitdump_debug_entry) + strlen(ld->lines[i].file ? ld->lines[i].file : "") + 1;
+	return ALIGN8(n);
+}
+
+static size_t unwinding_size(const struct jp_jitdump_load *ld)
+{
+	return sizeof(struct jitdump_unwinding_info) + ALIGN8(ld->eh_frame_len + ld->eh_hdr_len);
+}
+
+static unsigned char *put_debug_info(unsigned char *p, const struct jp_jitdump_load *ld,
+				     uint64_t ts, size_t size)
+{
+	struct jitdump_debug_info di;
+	unsigned char *start = p;
+	size_t i;
+
+	di.p.id = JIT_CODE_DEBUG_INFO;
+	di.p.total_size = (uint32_t)size;
+	di.p.timestamp = ts;
+	di.code_addr = ld->addr;
+	di.nr_entry = ld->nlines;
+	memcpy(p, &di, sizeof(di));
+	p += sizeof(di);
+	for (i = 0; i < ld->nlines; i++) {
+		struct jitdump_debug_entry e;
+		const char *f = ld->lines[i].file ? ld->lines[i].file : "";
+		size_t fl = strlen(f) + 1;
+
+		e.addr = ld->lines[i].addr;     /* absolute: perf subtracts code_addr itself */
+		e.lineno = ld->lines[i].line;
+		e.discrim = ld->lines[i].discrim;
+		memcpy(p, &e, sizeof(e));
+		memcpy(p + sizeof(e), f, fl);
+		p += sizeof(e) + fl;
+	}
+	memset(p, 0, size - (size_t)(p - start));
+	return start + size;
+}
+
+static unsigned char *put_unwinding(unsigned char *p, const struct jp_jitdump_load *ld,
+				    uint64_t ts, size_t size)
+{
+	struct jitdump_unwinding_info ui;
+	uint64_t data = ld->eh_frame_len + ld->eh_hdr_len;
+	unsigned char *start = p;
+
+	ui.p.id = JIT_CODE_UNWINDING_INFO;
+	ui.p.total_size = (uint32_t)size;
+	ui.p.timestamp = ts;
+	ui.unwinding_size = data;
+	ui.eh_frame_hdr_size = ld->eh_hdr_len;
+	/* perf maps align8(code) + mapped_size: the map must reach over
+	 * .eh_frame_hdr, which its unwinders read through the map. */
+	ui.mapped_size = ALIGN8(data);
+	memcpy(p, &ui, sizeof(ui));
+	p += sizeof(ui);
+	memcpy(p, ld->eh_frame, ld->eh_frame_len);
+	p += ld->eh_frame_len;
+	memcpy(p, ld->eh_hdr, ld->eh_hdr_len);
+	p += ld->eh_hdr_len;
+	memset(p, 0, size - (size_t)(p - start));
+	return start + size;
+}
+
+int jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld)
+{
+	struct jitdump_code_load cl;
+	size_t dsize = ld->nlines ? debug_info_size(ld) : 0;
+	size_t usize = ld->eh_frame_len ? unwinding_size(ld) : 0;
+	size_t nlen = strlen(ld->name) + 1;
+	uint64_t total = sizeof(cl) + nlen + ld->len;
+	unsigned char *p;
+	struct iovec iov[3];
+	uint64_t ts;
+	int err;
+
+	if (total > UINT32_MAX || dsize > UINT32_MAX || usize > UINT32_MAX)
+		return -E2BIG;
+	err = reserve(jd, dsize + usize + sizeof(cl));
+	if (err)
+		return err;
+	ts = jp_monotonic_ns();
+	p = jd->buf;
+	if (dsize)
+		p = put_debug_info(p, ld, ts, dsize);
+	if (usize)
+		p = put_unwinding(p, ld, ts, usize);
+
+	cl.p.id = JIT_CODE_LOAD;
+	cl.p.total_size = (uint32_t)total;
+	cl.p.timestamp = ts;
+	cl.pid = (uint32_t)jd->pid;
+	cl.tid = (uint32_t)jp_gettid();
+	cl.vma = ld->addr;
+	cl.code_addr = ld->addr;
+	cl.code_size = ld->len;
+	cl.code_index = ld->index;
+	memcpy(p, &cl, sizeof(cl));
+	p += sizeof(cl);
+
+	iov[0].iov_base = jd->buf;
+	iov[0].iov_len = (size_t)(p - jd->buf);
+	iov[1].iov_base = (void *)ld->name;
+	iov[1].iov_len = nlen;
+	iov[2].iov_base = (void *)(uintptr_t)ld->addr;   /* the code bytes themselves */
+	iov[2].iov_len = ld->len;
+	return jp_write_whole(jd->fd, iov, 3, &jd->size);
+}
+
+int jp_jitdump_move(struct jp_jitdump *jd, uint64_t index, uint64_t old_addr,
+		    uint64_t new_addr, uint64_t len)
+{
+	struct jitdump_code_move m;
+	struct iovec iov;
+
+	m.p.id = JIT_CODE_MOVE;
+	m.p.total_size = sizeof(m);
+	m.p.timestamp = jp_monotonic_ns();
+	m.pid = (uint32_t)jd->pid;
+	m.tid = (uint32_t)jp_gettid();
+	m.vma = new_addr;
+	m.old_code_addr = old_addr;
+	m.new_code_addr = new_addr;
+	m.code_size = len;
+	m.code_index = index;
+	iov.iov_base = &m;
+	iov.iov_len = sizeof(m);
+	return jp_write_whole(jd->fd, &iov, 1, &jd->size);
+}
+
+static void release(struct jp_jitdump *jd)
+{
+	if (jd->marker)
+		munmap(jd->marker, jd->marker_len);
+	close(jd->fd);
+	free(jd->buf);
+	free(jd);
+}
+
+int jp_jitdump_close(struct jp_jitdump *jd)
+{
+	struct jitdump_record_header c;
+	struct iovec iov;
+	int err;
+
+	if (!jd)
+		return 0;
+	c.id = JIT_CODE_CLOSE;
+	c.total_size = sizeof(c);
+	c.timestamp = jp_monotonic_ns();
+	iov.iov_base = &c;
+	iov.iov_len = sizeof(c);
+	err = jp_write_whole(jd->fd, &iov, 1, &jd->size);
+	release(jd);
+	return err;
+}
+
+void jp_jitdump_drop(struct jp_jitdump *jd)
+{
+	if (jd)
+		release(jd);
+}
+
+const char *jp_jitdump_path(const struct jp_jitdump *jd)
+{
+	return jd->path;
+}
+
+uint64_t jp_jitdump_mark(const struct jp_jitdump *jd)
+{
+	return jd->size;
+}
+
+void jp_jitdump_rollback(struct jp_jitdump *jd, uint64_t mark)
+{
+	if (mark < jd->size && ftruncate(jd->fd, (off_t)mark) == 0)
+		jd->size = mark;
+}

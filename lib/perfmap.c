@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * /tmp/perf-<pid>.map: one "START SIZE name\n" line (lower-case hex, no 0x,
+ * as perf parses it) per function, each line one write() on an O_APPEND
+ * descriptor, so a crash never leaves half a line and lines of several
+ * threads never mix.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include "core.h"
+
+struct jp_perfmap {
+	int      fd;
+	uint64_t size;      /* bytes written: where to cut back a failed write */
+	char     path[64];
+};
+
+/*
+ * A file of that name may be left by an earlier process that had our pid,
+ * or planted by another user in the sticky /tmp.  We never open the name
+ * itself: we create a fresh file under a random name with O_EXCL|O_NOFOLLOW
+ * (no symlink or existing file can be followed), make it 0644, and rename()
+ * it over the final name.  rename() replaces a stale file or symlink
+ * atomically without following it -- unlike unlink + O_EXCL there is no
+ * moment where the name is free for someone else to take -- and fails
+ * (EPERM) when the stale file belongs to another user, which we report.
+ */
+int jp_perfmap_open(struct jp_perfmap **out, pid_t pid)
+{
+	struct jp_perfmap *pm;
+	char tmp[96];
+	int err, i;
+
+	*out = NULL;
+	pm = calloc(1, sizeof(*pm));
+	if (!pm)
+		return -ENOMEM;
+	snprintf(pm->path, sizeof(pm->path), "/tmp/perf-%d.map", (int)pid);
+	pm->fd = -1;
+	for (i = 0; i < 16 && pm->fd < 0; i++) {
+		unsigned r = (unsigned)jp_monotonic_ns() * 2654435761u ^ (unsigned)i;
+
+		snprintf(tmp, sizeof(tmp), "%s.%08x", pm->path, r);
+		pm->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND,
+			      0644);
+		if (pm->fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (pm->fd < 0) {
+		err = -errno;
+		jp_debug("cannot create %s: %s", tmp, strerror(errno));
+		free(pm);
+		return err;
+	}
+	/* umask may have removed bits perf needs; never more than 0644. */
+	if (fchmod(pm->fd, 0644) < 0 || rename(tmp, pm->path) < 0) {
+		err = -errno;
+		jp_debug("cannot create %s: %s", pm->path, strerror(errno));
+		unlink(tmp);
+		close(pm->fd);
+		free(pm);
+		return err;
+	}
+	*out = pm;
+	return 0;
+}
+
+static char *put_hex(char *p, uint64_t v)
+{
+	char tmp[16];
+	int n = 0;
+
+	do {
+		tmp[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+int jp_perfmap_write(struct jp_perfmap *pm, uint64_t addr, uint64_t len, const char *name)
+{
+	size_t nlen = strlen(name), n;
+	char small[512], *line = small, *p;
+	struct iovec iov;
+	int err;
+
+	if (nlen + 36 > sizeof(small)) {
+		line = malloc(nlen + 36);
+		if (!line)
+			return -ENOMEM;
+	}
+	p = put_hex(line, addr);
+	*p++ = ' ';
+	p = put_hex(p, len);
+	*p++ = ' ';
+	memcpy(p, name, nlen);
+	/* a newline or carriage return would split the line for perf */
+	for (n = 0; n < nlen; n++)
+		if (p[n] == '\n' || p[n] == '\r')
+			p[n] = ' ';
+	p += nlen;
+	*p++ = '\n';
+	iov.iov_base = line;
+	iov.iov_len = (size_t)(p - line);
+	err = jp_write_whole(pm->fd, &iov, 1, &pm->size);
+	if (line != small)
+		free(line);
+	return err;
+}
+
+const char *jp_perfmap_path(const struct jp_perfmap *pm)
+{
+	return pm->path;
+}
+
+/* The file stays: perf reads it after the process is gone. */
+void jp_perfmap_close(struct jp_perfmap *pm)
+{
+	if (!pm)
+		return;
+	close(pm->fd);
+	free(pm);
+}
+
+uint64_t jp_perfmap_mark(const struct jp_perfmap *pm)
+{
+	return pm->size;
+}
+
+void jp_perfmap_rollback(struct jp_perfmap *pm, uint64_t mark)
+{
+	if (mark < pm->size && ftruncate(pm->fd, (off_t)mark) == 0)
+		pm->size = mark;
+}

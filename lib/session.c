@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Sessions: options and environment, opening and closing the outputs, the
+ * process-wide default session, and fork().
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core.h"
+
+/* Open sessions, so the fork handlers can give the child its own files. */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct jitperf *registry;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void atfork_prepare(void);
+static void atfork_parent(void);
+static void atfork_child(void);
+
+static void install_atfork(void)
+{
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+static void registry_add(struct jitperf *jp)
+{
+	pthread_once(&atfork_once, install_atfork);
+	pthread_mutex_lock(&registry_lock);
+	jp->next_open = registry;
+	registry = jp;
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static void registry_remove(struct jitperf *jp)
+{
+	struct jitperf **pp;
+
+	pthread_mutex_lock(&registry_lock);
+	for (pp = &registry; *pp; pp = &(*pp)->next_open)
+		if (*pp == jp) {
+			*pp = jp->next_open;
+			break;
+		}
+	pthread_mutex_unlock(&registry_lock);
+}
+
+/*
+ * libbpf's OPTS_VALID: accept a struct from an older caller (shorter, the
+ * missing fields read as 0) or from a newer one (longer, but only if the
+ * fields we do not know are all zero).
+ */
+int jp_opts_copy(void *dst, size_t dst_size, const void *src, size_t src_size)
+{
+	const unsigned char *tail = (const unsigned char *)src + dst_size;
+	size_t i;
+
+	memset(dst, 0, dst_size);
+	if (src_size < sizeof(size_t))
+		return -EINVAL;
+	for (i = dst_size; i < src_size; i++)
+		if (tail[i - dst_size])
+			return -EINVAL;
+	memcpy(dst, src, src_size < dst_size ? src_size : dst_size);
+	return 0;
+}
+
+static const char *env(const char *name)
+{
+	const char *s = getenv(name);
+
+	return s && *s ? s : NULL;
+}
+
+/* Everything except the files: options, environment, lock. */
+static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
+{
+	struct jitperf_options o;
+	char real[PATH_MAX];
+	const char *dir, *counters;
+	int err;
+
+	if (opts) {
+		err = jp_opts_copy(&o, sizeof(o), opts, opts->size);
+		if (err) {
+			jp_debug("struct jitperf_options: bad size %zu or non-zero unknown fields",
+				 opts->size);
+			return err;
+		}
+	} else {
+		memset(&o, 0, sizeof(o));
+	}
+
+	if (o.outputs & ~(unsigned)(JITPERF_PERFMAP | JITPERF_JITDUMP | JITPERF_TRACE | JITPERF_STATS)) {
+		jp_debug("unknown output bits %#x", o.outputs);
+		return -EINVAL;
+	}
+	jp->outputs = o.outputs;
+	if (!jp->outputs) {
+		err = jp_parse_outputs(getenv("JITPERF"), &jp->outputs);
+		if (err)
+			return err;
+	}
+
+	jp->sample_every = o.sample_every;
+	if (!jp->sample_every) {
+		err = jp_parse_sample(getenv("JITPERF_SAMPLE"), &jp->sample_every);
+		if (err)
+			return err;
+	}
+	if (!jp->sample_every)
+		jp->sample_every = 1;
+
+	err = jp_parse_clock(getenv("JITPERF_CLOCK"));
+	if (err)
+		return err;
+	if (env("JITPERF_CLOCK") && !(jp->clock = strdup(env("JITPERF_CLOCK"))))
+		return -ENOMEM;
+
+	counters = o.counters ? o.counters : env("JITPERF_COUNTERS");
+	if (counters && *counters && !(jp->counters = strdup(counters)))
+		return -ENOMEM;
+
+	/* Absolute, so a child that changed directory writes beside its parent. */
+	dir = o.dir ? o.dir : env("JITPERF_DIR") ? env("JITPERF_DIR") : ".";
+	if (realpath(dir, real))
+		dir = real;
+	jp->dir = strdup(dir);
+	if (!jp->dir)
+		return -ENOMEM;
+
+	jp->debug = jp_debug_enabled();
+	jp->pid = getpid();
+	if (pthread_mutex_init(&jp->lock, NULL))
+		return -ENOMEM;
+	return 0;
+}
+
+static int open_outputs(struct jitperf *jp)
+{
+	int err;
+
+	if (jp->outputs & JITPERF_PERFMAP) {
+		err = jp_perfmap_open(&jp->perfmap, jp->pid);
+		if (err)
+			return err;
+	}
+	if (jp->outputs & JITPERF_JITDUMP) {
+		err = jp_jitdump_open(&jp->jitdump, jp->dir, jp->pid);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Free what session_setup and open_outputs made; the struct itself stays. */
+static void session_release(struct jitperf *jp)
+{
+	jp_jitdump_drop(jp->jitdump);
+	jp->jitdump = NULL;
+	if (jp->perfmap) {
+		/* opened by us and empty: the file is worthless */
+		unlink(jp_perfmap_path(jp->perfmap));
+		jp_perfmap_close(jp->perfmap);
+		jp->perfmap = NULL;
+	}
+	jp_codetab_free(jp->codes);
+	jp->codes = NULL;
+	free(jp->dir);
+	free(jp->counters);
+	free(jp->clock);
+	jp->dir = jp->counters = jp->clock = NULL;
+	jp->outputs = 0;
+}
+
+static int session_init(struct jitperf *jp, const struct jitperf_options *opts)
+{
+	int err;
+
+	err = session_setup(jp, opts);
+	if (err) {
+		session_release(jp);
+		return err;
+	}
+	err = open_outputs(jp);
+	if (!err)
+		err = jp_instr_open(jp);
+	if (err) {
+		session_release(jp);
+		pthread_mutex_destroy(&jp->lock);
+		return err;
+	}
+	registry_add(jp);
+	return 0;
+}
+
+int jitperf_open(jitperf **out, const struct jitperf_options *opts)
+{
+	struct jitperf *jp;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	jp = calloc(1, sizeof(*jp));
+	if (!jp)
+		return -ENOMEM;
+	err = session_init(jp, opts);
+	if (err) {
+		free(jp);
+		return err;
+	}
+	*out = jp;
+	return 0;
+}
+
+int jitperf_close(jitperf *jp)
+{
+	int err, err2;
+
+	if (!jp)
+		return 0;
+	pthread_mutex_lock(&jp->lock);
+	if (jp->closed) {               /* the default session, closed twice */
+		pthread_mutex_unlock(&jp->lock);
+		return 0;
+	}
+	jp->closed = 1;
+	pthread_mutex_unlock(&jp->lock);
+	registry_remove(jp);
+
+	/* statistics and trace first: they may still name code */
+	err = jp_instr_close(jp);
+	pthread_mutex_lock(&jp->lock);
+	err2 = jp_jitdump_close(jp->jitdump);
+	jp->jitdump = NULL;
+	jp_perfmap_close(jp->perfmap);
+	jp->perfmap = NULL;
+	jp->outputs = 0;                /* later calls on the default session: no-ops */
+	jp_codetab_free(jp->codes);
+	jp->codes = NULL;
+	pthread_mutex_unlock(&jp->lock);
+	if (!err)
+		err = err2;
+
+	if (jp->is_default)
+		return err;             /* jitperf_default() keeps returning it */
+	free(jp->dir);
+	free(jp->counters);
+	free(jp->clock);
+	pthread_mutex_destroy(&jp->lock);
+	free(jp);
+	return err;
+}
+
+unsigned jitperf_outputs(const jitperf *jp)
+{
+	return jp ? jp->outputs : 0;
+}
+
+/* ---- the default session */
+
+static struct jitperf default_session;
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+
+static void default_atexit(void)
+{
+	jitperf_close(&default_session);
+}
+
+static void default_init(void)
+{
+	struct jitperf *jp = &default_session;
+	int err;
+
+	jp->is_default = 1;
+	err = session_init(jp, NULL);
+	if (err) {
+		/* never NULL: an inactive session, whose calls are no-ops */
+		jp_debug("JITPERF: default session inactive: %s", jitperf_strerror(err));
+		memset(jp, 0, sizeof(*jp));
+		jp->is_default = 1;
+		jp->sample_every = 1;
+		jp->pid = getpid();
+		pthread_mutex_init(&jp->lock, NULL);
+		jp_instr_open(jp);
+		registry_add(jp);
+	}
+	atexit(default_atexit);
+}
+
+jitperf *jitperf_default(void)
+{
+	pthread_once(&default_once, default_init);
+	return &default_session;
+}
+
+/* ---- fork: the child gets its own files; the parent's stay as they are */
+
+static void atfork_prepare(void)
+{
+	struct jitperf *jp;
+
+	pthread_mutex_lock(&registry_lock);
+	for (jp = registry; jp; jp = jp->next_open)
+		pthread_mutex_lock(&jp->lock);
+}
+
+static void atfork_parent(void)
+{
+	struct jitperf *jp;
+
+	for (jp = registry; jp; jp = jp->next_open)
+		pthread_mutex_unlock(&jp->lock);
+	pthread_mutex_unlock(&registry_lock);
+}
+
+/* Re-announce the code the child inherited, so its samples are named too. */
+static void reannounce(struct jitperf *jp)
+{
+	uint64_t i, n = jp_codetab_count(jp->codes);
+
+	for (i = 1; i <= n; i++) {
+		struct jp_code_entry *e = jp_codetab_get(jp->codes, i);
+		struct jp_jitdump_load ld;
+
+		if (!e->live)
+			continue;
+		if (jp->perfmap)
+			jp_perfmap_write(jp->perfmap, e->addr, e->len, e->name);
+		if (jp->jitdump) {
+			memset(&ld, 0, sizeof(ld));
+			ld.name = e->name;
+			ld.addr = e->addr;
+			ld.len = e->len;
+			ld.index = i;
+			/* code freed without jitperf_code_unload: EFAULT, cut off, skipped */
+			jp_jitdump_load(jp->jitdump, &ld);
+		}
+	}
+}
+
+static void child_reopen(struct jitperf *jp)
+{
+	jp_jitdump_drop(jp->jitdump);   /* unmaps our copy of the marker; parent's file untouched */
+	jp->jitdump = NULL;
+	jp_perfmap_close(jp->perfmap);
+	jp->perfmap = NULL;
+	jp->pid = getpid();
+	if (jp->outputs & JITPERF_PERFMAP) {
+		if (jp_perfmap_open(&jp->perfmap, jp->pid) < 0)
+			jp->outputs &= ~(unsigned)JITPERF_PERFMAP;
+	}
+	if (jp->outputs & JITPERF_JITDUMP) {
+		if (jp_jitdump_open(&jp->jitdump, jp->dir, jp->pid) < 0)
+			jp->outputs &= ~(unsigned)JITPERF_JITDUMP;
+	}
+	reannounce(jp);
+}
+
+static void atfork_child(void)
+{
+	struct jitperf *jp;
+
+	jp_tid_reset();
+	for (jp = registry; jp; jp = jp->next_open) {
+		if (!jp->closed)
+			child_reopen(jp);
+		pthread_mutex_unlock(&jp->lock);
+		jp_instr_atfork_child(jp);
+	}
+	pthread_mutex_unlock(&registry_lock);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* jitperf_strerror: text for every code the library returns. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "jitperf.h"
+
+static const struct {
+	int         err;
+	const char *text;
+} texts[] = {
+	{ 0,            "success" },
+	{ EINVAL,       "invalid argument (NULL name or address, zero length, bad options, "
+			"bad JITPERF* variable or eh_frame)" },
+	{ ENOMEM,       "out of memory" },
+	{ ENOENT,       "no such code index, or the output directory does not exist" },
+	{ ENOSPC,       "no space left on the device of an output file" },
+	{ EDQUOT,       "disk quota exceeded writing an output file" },
+	{ EFBIG,        "output file too large" },
+	{ EIO,          "input/output error writing an output file" },
+	{ EACCES,       "permission denied creating an output file" },
+	{ EPERM,        "operation not permitted (stale /tmp/perf-<pid>.map of another user, "
+			"or the jitdump cannot be mapped executable)" },
+	{ EROFS,        "output directory is on a read-only file system" },
+	{ ENOTDIR,      "output directory is not a directory" },
+	{ ENAMETOOLONG, "output path too long" },
+	{ ELOOP,        "output file is a symbolic link (not followed)" },
+	{ EEXIST,       "output file exists" },
+	{ EMFILE,       "too many open files in this process" },
+	{ ENFILE,       "too many open files in the system" },
+	{ E2BIG,        "record too large for the jitdump format (over 4 GiB)" },
+	{ EFAULT,       "code address is not readable" },
+	{ ENOTSUP,      "not supported on this architecture" },
+	{ EBADF,        "session is closed" },
+};
+
+const char *jitperf_strerror(int err)
+{
+	const char *s;
+	size_t i;
+
+	if (err < 0)
+		err = -err;
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		if (texts[i].err == err)
+			return texts[i].text;
+	/* anything else the system handed us: its own description */
+	s = strerrordesc_np(err);
+	return s ? s : "unknown jitperf error";
+}
