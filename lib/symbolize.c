@@ -1,17 +1,150 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Placeholder symbolizer: gives the "@native:module+0xoff" name back
- * unchanged.  Helper C2 replaces this file with the libdw symbolizer.
+ * Symbolizer for native functions recorded by libjitperf-cyg:
+ * "@native:<module path>+0x<address>" -> "function (file.c:line)".
+ *
+ * <address> is the function's address in the module's own ELF address
+ * space (run-time address minus load bias), as addr2line -e <module>
+ * takes it.  Each module is opened once with libdw (offline reporting, so
+ * separate debuginfo under /usr/lib/debug is found too) and kept for later
+ * names; a module that cannot be opened is remembered as such.
  */
 #include "config.h"
 
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "symbolize.h"
 
+struct module {
+	struct module *next;
+	char          *path;
+	Dwfl          *dwfl;    /* NULL: could not be opened */
+	Dwfl_Module   *mod;
+};
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct module *cache;
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static struct module *module_get(const char *path, size_t pathlen)
+{
+	struct module *m;
+
+	for (m = cache; m; m = m->next)
+		if (strlen(m->path) == pathlen && memcmp(m->path, path, pathlen) == 0)
+			return m;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->path = strndup(path, pathlen);
+	if (!m->path) {
+		free(m);
+		return NULL;
+	}
+	m->dwfl = dwfl_begin(&offline_callbacks);
+	if (m->dwfl) {
+		m->mod = dwfl_report_offline(m->dwfl, m->path, m->path, -1);
+		dwfl_report_end(m->dwfl, NULL, NULL);
+		if (!m->mod) {
+			dwfl_end(m->dwfl);
+			m->dwfl = NULL;
+		}
+	}
+	m->next = cache;
+	cache = m;
+	return m;
+}
+
+/* Free the modules at exit, so leak checkers see a clean reader. */
+static void __attribute__((destructor)) symbolize_cleanup(void)
+{
+	struct module *m, *next;
+
+	for (m = cache; m; m = next) {
+		next = m->next;
+		if (m->dwfl)
+			dwfl_end(m->dwfl);
+		free(m->path);
+		free(m);
+	}
+	cache = NULL;
+}
+
+/* Name and source position of addr (ELF address) in m; 0 or -ENOENT. */
+static int lookup(struct module *m, GElf_Addr addr, char *out, size_t outlen)
+{
+	GElf_Addr bias = 0, off = 0;
+	GElf_Sym sym;
+	const char *fname, *file = NULL, *base;
+	Dwfl_Line *line;
+	int lineno = 0;
+
+	if (!m->dwfl || !dwfl_module_getelf(m->mod, &bias))
+		return -ENOENT;
+	addr += bias;
+	fname = dwfl_module_addrinfo(m->mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (!fname)
+		return -ENOENT;
+	line = dwfl_module_getsrc(m->mod, addr);
+	if (line)
+		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+
+	/* "fn", "fn+0x10" inside a function, then " (file.c:line)" if known */
+	if (off)
+		snprintf(out, outlen, "%s+0x%llx", fname, (unsigned long long)off);
+	else
+		snprintf(out, outlen, "%s", fname);
+	if (file && lineno > 0) {
+		size_t n = strlen(out);
+
+		base = strrchr(file, '/');
+		base = base ? base + 1 : file;
+		if (n < outlen)
+			snprintf(out + n, outlen - n, " (%s:%d)", base, lineno);
+	}
+	return 0;
+}
+
 int jp_symbolize_native(const char *name, char *out, size_t outlen)
 {
-	if (outlen)
+	const char *path, *plus;
+	unsigned long long addr;
+	struct module *m;
+	char *end;
+	int err;
+
+	if (!name || !out || outlen == 0)
+		return -EINVAL;
+	snprintf(out, outlen, "%s", name);
+	if (strncmp(name, JP_NATIVE_PREFIX, strlen(JP_NATIVE_PREFIX)) != 0)
+		return -EINVAL;
+	path = name + strlen(JP_NATIVE_PREFIX);
+	/* the last "+0x": a path may contain '+' */
+	plus = NULL;
+	for (const char *p = strstr(path, "+0x"); p; p = strstr(p + 1, "+0x"))
+		plus = p;
+	if (!plus || plus == path)
+		return -EINVAL;
+	errno = 0;
+	addr = strtoull(plus + 3, &end, 16);
+	if (errno || *end || end == plus + 3)
+		return -EINVAL;
+
+	pthread_mutex_lock(&cache_lock);
+	m = module_get(path, (size_t)(plus - path));
+	err = m ? lookup(m, addr, out, outlen) : -ENOMEM;
+	pthread_mutex_unlock(&cache_lock);
+	if (err)
 		snprintf(out, outlen, "%s", name);
-	return 0;
+	return err;
 }
