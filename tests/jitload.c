@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * jitload: a tiny "JIT" for the integration tests.  It copies small x86-64
+ * functions into executable memory, registers them with jitperf_default()
+ * (so $JITPERF and $JITPERF_DIR decide what is written) and runs them.
+ *
+ *   jitload hot SECONDS          three distinct hot functions jl_alpha/beta/gamma
+ *   jitload twins SECONDS        two functions with identical bytes: twin_left, twin_right
+ *   jitload kill N               register N functions, then SIGKILL ourselves
+ *   jitload fork                 3 loads, fork; child 2 more, parent 1 more
+ *   jitload threads T N          T threads register N functions each
+ *
+ * Exit 77 on other architectures.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "jitperf.h"
+
+typedef unsigned (*loop_fn)(unsigned);
+
+/* mov eax,edi; 1: dec eax; jnz 1b; ret -- padded with an id byte in a nop */
+static const unsigned char loop_code[] = {
+	0x89, 0xf8, 0xff, 0xc8, 0x75, 0xfc, 0xc3,
+};
+
+static unsigned char *code_mem;
+static size_t code_used, code_cap;
+
+static void *emit(const unsigned char *bytes, size_t n, unsigned char tag)
+{
+	unsigned char *p;
+
+	if (code_used + n + 16 > code_cap) {
+		fprintf(stderr, "jitload: out of code space\n");
+		exit(2);
+	}
+	p = code_mem + code_used;
+	memcpy(p, bytes, n);
+	if (tag) {              /* make the bytes distinct: a trailing int3 + tag after ret */
+		p[n] = 0xcc;
+		p[n + 1] = tag;
+		n += 2;
+	}
+	code_used += (n + 15) & ~(size_t)15;
+	return p;
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "jitload: %s: %s\n", what, jitperf_strerror(err));
+	exit(1);
+}
+
+static void *load(const char *name, unsigned char tag)
+{
+	void *f = emit(loop_code, sizeof(loop_code), tag);
+	int err = jitperf_code_load(jitperf_default(), name, f, sizeof(loop_code) + (tag ? 2 : 0), NULL);
+
+	if (err)
+		die(name, err);
+	return f;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void run(void **fns, int n, double seconds)
+{
+	double end = now() + seconds;
+
+	while (now() < end)
+		for (int i = 0; i < n; i++)
+			((loop_fn)fns[i])(2000000);
+}
+
+struct thread_arg {
+	int id, n;
+};
+
+static void *thread_main(void *p)
+{
+	struct thread_arg *a = p;
+	char name[64];
+
+	for (int i = 0; i < a->n; i++) {
+		snprintf(name, sizeof(name), "t%d_fn%d", a->id, i);
+		/* the same code registered again and again: registration is what is tested */
+		int err = jitperf_code_load(jitperf_default(), name, code_mem, sizeof(loop_code), NULL);
+		if (err)
+			die(name, err);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	void *fns[3];
+	const char *mode = argc > 1 ? argv[1] : "";
+
+#if !defined(__x86_64__)
+	fprintf(stderr, "jitload: x86-64 only\n");
+	return 77;
+#endif
+	code_cap = 1 << 20;
+	code_mem = mmap(NULL, code_cap, PROT_READ | PROT_WRITE | PROT_EXEC,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code_mem == MAP_FAILED) {
+		perror("jitload: mmap");
+		return 1;
+	}
+	if (!strcmp(mode, "hot") && argc == 3) {
+		fns[0] = load("jl_alpha", 1);
+		fns[1] = load("jl_beta", 2);
+		fns[2] = load("jl_gamma", 3);
+		run(fns, 3, atof(argv[2]));
+	} else if (!strcmp(mode, "twins") && argc == 3) {
+		fns[0] = load("twin_left", 0);
+		fns[1] = load("twin_right", 0);
+		run(fns, 2, atof(argv[2]));
+	} else if (!strcmp(mode, "kill") && argc == 3) {
+		char name[32];
+		int n = atoi(argv[2]);
+
+		for (int i = 0; i < n; i++) {
+			snprintf(name, sizeof(name), "killed_%d", i);
+			load(name, (unsigned char)i);
+		}
+		kill(getpid(), SIGKILL);
+	} else if (!strcmp(mode, "fork") && argc == 2) {
+		pid_t pid;
+		int st;
+
+		load("before_1", 1);
+		load("before_2", 2);
+		load("before_3", 3);
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0) {
+			perror("jitload: fork");
+			return 1;
+		}
+		if (pid == 0) {
+			load("child_1", 4);
+			load("child_2", 5);
+			printf("child %d\n", (int)getpid());
+			return 0;
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
+		load("parent_1", 6);
+		printf("parent %d\n", (int)getpid());
+	} else if (!strcmp(mode, "threads") && argc == 4) {
+		int nt = atoi(argv[2]);
+		pthread_t th[64];
+		struct thread_arg args[64];
+
+		if (nt < 1 || nt > 64)
+			return 2;
+		for (int i = 0; i < nt; i++) {
+			args[i].id = i;
+			args[i].n = atoi(argv[3]);
+			if (pthread_create(&th[i], NULL, thread_main, &args[i]))
+				return 1;
+		}
+		for (int i = 0; i < nt; i++)
+			pthread_join(th[i], NULL);
+	} else {
+		fprintf(stderr, "usage: jitload hot|twins SECONDS | kill N | fork | threads T N\n");
+		return 2;
+	}
+	return 0;
+}
