@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * jit.h - jitcalc, the example JIT: a tiny language compiled to x86-64.
+ *
+ * Pipeline: parse.c turns source text into a tree IR (struct jc_node),
+ * probes.c optionally rewrites it to call jitperf_enter/jitperf_exit,
+ * codegen_x86_64.c emits machine code, ehframe.c describes its frames,
+ * jit.c places everything in executable memory and registers it with
+ * libjitperf.
+ */
+#ifndef JITCALC_JIT_H
+#define JITCALC_JIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jitperf.h"
+
+#define JC_MAX_PARAMS 6   /* System V integer argument registers */
+
+enum jc_kind {
+	JC_NUM,          /* num */
+	JC_VAR,          /* slot */
+	JC_UNARY,        /* op ('-' or '!'), a */
+	JC_BINARY,       /* op, a, b */
+	JC_CALL,         /* callee, args[nargs] */
+	JC_ASSIGN,       /* slot = a (also "var x = a") */
+	JC_EXPR,         /* a; */
+	JC_IF,           /* if (a) b else c (c may be NULL) */
+	JC_WHILE,        /* while (a) b */
+	JC_RETURN,       /* return a; with probe set, call jitperf_exit first */
+	JC_BLOCK,        /* args[nargs] */
+	JC_PROBE_ENTER,  /* jitperf_enter(id of this function); inserted by jc_instrument */
+};
+
+/* Binary operators besides + - * / %: two-character comparisons. */
+enum { JC_OP_EQ = 256, JC_OP_NE, JC_OP_LE, JC_OP_GE };
+
+struct jc_func;
+
+struct jc_node {
+	enum jc_kind     kind;
+	int              line;     /* source line of the construct */
+	int              op;
+	int64_t          num;
+	int              slot;     /* variable slot in the frame */
+	struct jc_node  *a, *b, *c;
+	struct jc_node **args;     /* call arguments or block statements */
+	int              nargs;
+	char            *callee_name;
+	struct jc_func  *callee;   /* resolved by jc_parse_finish */
+	int              probe;    /* JC_RETURN: call jitperf_exit before returning */
+};
+
+/* Where ehframe.c needs to know the prologue and epilogue are. */
+struct jc_frame_layout {
+	size_t push_end;   /* offset just after "push %rbp" */
+	size_t mov_end;    /* offset just after "mov %rsp,%rbp" */
+	size_t leave_end;  /* offset just after the single "leave" (ret follows) */
+};
+
+struct jc_line_mark { size_t off; int line; };
+struct jc_fixup { size_t off; struct jc_func *callee; };
+
+struct jc_func {
+	char            *name;
+	const char      *file;      /* source file, for error messages and line info */
+	int              line;
+	int              nparams;
+	int              nslots;    /* params + locals + scratch */
+	char           **slot_names;
+	struct jc_node  *body;      /* JC_BLOCK; ends with an implicit "return 0" */
+	int              instrumented;   /* set by jc_instrument */
+	jitperf_fn       probe;          /* id from jitperf_fn_register */
+	/* filled in by code generation (offsets in the program's code buffer) */
+	size_t           off, len;       /* the function's machine code */
+	size_t           eh_off, eh_len;  /* its .eh_frame, right after the code */
+	struct jc_frame_layout frame;
+	struct jc_line_mark *lines;     /* offset of each source line's first instruction */
+	size_t           nlines;
+	struct jc_fixup *calls;         /* rel32 of each call, patched at link time */
+	size_t           ncalls;
+	size_t          *probe_ids;     /* imm32 of each "mov $id,%edi", set at link time */
+	size_t           nprobe_ids;
+};
+
+struct jc_prog {
+	struct jc_func **fn;
+	int              nfn;
+	char            *path;      /* absolute path of the main source file */
+	struct jc_arena *arena;
+	/* after jc_compile */
+	uint8_t         *code;      /* executable mapping */
+	size_t           code_size, map_size;
+	char             err[512];  /* "file:line: what is wrong" */
+};
+
+/* parse.c */
+struct jc_prog *jc_prog_new(void);
+void jc_prog_free(struct jc_prog *p);
+int jc_parse(struct jc_prog *p, const char *text, const char *file);
+int jc_parse_expr(struct jc_prog *p, const char *name, const char *text, const char *file);
+int jc_parse_finish(struct jc_prog *p);
+struct jc_func *jc_find(const struct jc_prog *p, const char *name);
+void *jc_alloc(struct jc_prog *p, size_t size);
+
+/* probes.c: the instrumentation pass over the IR */
+int jc_instrument(struct jc_prog *p);
+
+/* codegen_x86_64.c: append one function's code to out; 0 or -ENOMEM */
+struct jc_buf { uint8_t *b; size_t len, cap; int oom; };
+int jc_codegen(struct jc_prog *p, struct jc_func *f, struct jc_buf *out);
+
+/*
+ * ehframe.c: .eh_frame (one CIE, one FDE, terminator) for a function at
+ * code_addr, as if placed at eh_addr.  Returns its size (0 if cap is too small).
+ */
+size_t jc_ehframe(uint8_t *out, size_t cap, uint64_t code_addr, size_t code_len,
+		  const struct jc_frame_layout *fl, uint64_t eh_addr);
+/* Where perf's injected ELF puts the .eh_frame of code_len bytes of code. */
+uint64_t jc_ehframe_addr(uint64_t code_addr, size_t code_len);
+
+/* jit.c: code generation for all functions, executable memory, registration */
+int jc_compile(struct jc_prog *p, jitperf *jp);
+typedef int64_t (*jc_entry)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
+jc_entry jc_entry_of(const struct jc_prog *p, const struct jc_func *f);
+
+#endif /* JITCALC_JIT_H */

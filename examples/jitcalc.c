@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * jitcalc - the example JIT: compiles a .jc file to x86-64 machine code,
+ * registers it with libjitperf (jitperf_default(), so $JITPERF decides
+ * what is written) and runs it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit.h"
+
+#ifndef JITCALC_DEMO
+# define JITCALC_DEMO "examples/demo.jc"
+#endif
+#define DEFAULT_ROUNDS 5000  /* about 1.5 s of run() on a 2-core VM */
+
+static const char usage[] =
+"Usage: jitcalc [--instrument | --no-instrument] [-e EXPR] [-n N] [-t THREADS] [FILE.jc]\n"
+"Compile FILE.jc (default: the demo, " JITCALC_DEMO ") to x86-64 machine code,\n"
+"register it with libjitperf and run it.\n"
+"\n"
+"  -e EXPR          evaluate EXPR (e.g. 'fib(20)') N times and print its value;\n"
+"                   it runs as a function named 'expr'\n"
+"  -n N             repeat the work N times (default: 1 with -e, else %d calls\n"
+"                   of the file's run(), about 1.5 s)\n"
+"  -t THREADS       do the work in THREADS threads at once (default 1)\n"
+"  --instrument     emit jitperf_enter/jitperf_exit probes in every function\n"
+"  --no-instrument  never emit probes; by default they are emitted when\n"
+"                   $JITPERF asks for trace or stats\n"
+"  -h, --help       show this help\n"
+"\n"
+"Environment: JITPERF=perfmap,jitdump,trace,stats, JITPERF_DIR (see libjitperf(3)).\n";
+
+struct work {
+	jc_entry   entry;
+	long       rounds;
+	int64_t    result;     /* sum of all rounds, wrapping */
+	int64_t    last;       /* value of the last round */
+	pthread_t  thread;
+};
+
+static void *worker(void *arg)
+{
+	struct work *w = arg;
+	int64_t acc = 0;
+
+	for (long i = 0; i < w->rounds; i++) {
+		w->last = w->entry(0, 0, 0, 0, 0, 0);
+		acc = (int64_t)((uint64_t)acc + (uint64_t)w->last);
+	}
+	w->result = acc;
+	return NULL;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f)
+		return NULL;
+	do {
+		if (len + 4096 + 1 > cap) {
+			char *t = realloc(text, cap = (cap ? cap * 2 : 8192));
+
+			if (!t) {
+				free(text);
+				fclose(f);
+				return errno = ENOMEM, NULL;
+			}
+			text = t;
+		}
+		n = fread(text + len, 1, 4096, f);
+		len += n;
+	} while (n);
+	if (ferror(f) || memchr(text, 0, len)) {
+		int err = ferror(f) ? EIO : EILSEQ;
+
+		free(text);
+		fclose(f);
+		return errno = err, NULL;
+	}
+	fclose(f);
+	text[len] = 0;
+	return text;
+}
+
+static long number(const char *s, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 1 || v > INT_MAX) {
+		fprintf(stderr, "jitcalc: %s must be a positive number, not '%s'\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "instrument", no_argument, NULL, 'I' },
+		{ "no-instrument", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *expr = NULL, *file = JITCALC_DEMO;
+	int instrument = -1, c, err;
+	long rounds = 0, threads = 1;
+	char path[PATH_MAX], *text;
+	struct jc_prog *p;
+	struct jc_func *f;
+	struct work *w;
+	jitperf *jp;
+
+	while ((c = getopt_long(argc, argv, "e:n:t:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e': expr = optarg; break;
+		case 'n': rounds = number(optarg, "-n"); break;
+		case 't': threads = number(optarg, "-t"); break;
+		case 'I': instrument = 1; break;
+		case 'N': instrument = 0; break;
+		case 'h': printf(usage, DEFAULT_ROUNDS); return 0;
+		default: fprintf(stderr, usage, DEFAULT_ROUNDS); return 2;
+		}
+	}
+	if (optind < argc)
+		file = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "jitcalc: one source file only ('%s' is one too many)\n", argv[optind]);
+		return 2;
+	}
+	/* line info wants the absolute path, so perf annotate finds the source */
+	if (!realpath(file, path) || !(text = slurp(path))) {
+		fprintf(stderr, "jitcalc: %s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	if (!(p = jc_prog_new())) {
+		fprintf(stderr, "jitcalc: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	err = jc_parse(p, text, path);
+	free(text);
+	if (!err && expr)
+		err = jc_parse_expr(p, "expr", expr, "-e");
+	if (!err)
+		err = jc_parse_finish(p);
+	f = jc_find(p, expr ? "expr" : "run");
+	if (err || !f || f->nparams) {
+		if (err)
+			fprintf(stderr, "%s\n", p->err);
+		else
+			fprintf(stderr, "%s:1: no function 'run()' to run (or use -e)\n", path);
+		jc_prog_free(p);
+		return 1;
+	}
+
+	jp = jitperf_default();
+	if (instrument < 0)
+		instrument = !!(jitperf_outputs(jp) & (JITPERF_TRACE | JITPERF_STATS));
+	if ((instrument && (err = jc_instrument(p))) || (err = jc_compile(p, jp))) {
+		fprintf(stderr, "jitcalc: %s\n", p->err[0] ? p->err : strerror(-err));
+		jc_prog_free(p);
+		return 1;
+	}
+
+	if (!rounds)
+		rounds = expr ? 1 : DEFAULT_ROUNDS;
+	if (!(w = calloc((size_t)threads, sizeof(*w)))) {
+		fprintf(stderr, "jitcalc: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	for (long i = 0; i < threads; i++) {
+		w[i].entry = jc_entry_of(p, f);
+		w[i].rounds = rounds;
+		if (threads == 1) {
+			worker(&w[i]);
+		} else if ((err = pthread_create(&w[i].thread, NULL, worker, &w[i]))) {
+			fprintf(stderr, "jitcalc: pthread_create: %s\n", strerror(err));
+			return 1;
+		}
+	}
+	for (long i = 0; threads > 1 && i < threads; i++)
+		pthread_join(w[i].thread, NULL);
+	if (expr)
+		printf("%" PRId64 "\n", w[0].last);
+	else
+		printf("run() x %ld = %" PRId64 "\n", rounds, w[0].result);
+	fflush(stdout);
+	free(w);
+
+	/* close before freeing the code: statistics and CODE_CLOSE are written here */
+	if ((err = jitperf_close(jp)))
+		fprintf(stderr, "jitcalc: jitperf_close: %s\n", jitperf_strerror(err));
+	jc_prog_free(p);
+	return err ? 1 : 0;
+}
