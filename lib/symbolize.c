@@ -11,6 +11,8 @@
  */
 #include "config.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <pthread.h>
@@ -80,13 +82,42 @@ static void __attribute__((destructor)) symbolize_cleanup(void)
 	cache = NULL;
 }
 
+/*
+ * Where the function at addr (module address) is defined: its DWARF
+ * declaration (DW_AT_decl_file/line, through an abstract origin for
+ * out-of-line copies of inlined functions); else the line of its first
+ * instruction.  Returns the file name (NULL if unknown) and sets *lineno.
+ */
+static const char *source_of(Dwfl_Module *mod, GElf_Addr addr, int *lineno)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+	Dwarf_Die *scopes = NULL;
+	const char *file = NULL;
+	Dwfl_Line *line;
+	int n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+
+	for (int i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		file = dwarf_decl_file(&scopes[i]);
+		if (!file || dwarf_decl_line(&scopes[i], lineno) != 0)
+			file = NULL;
+		break;
+	}
+	free(scopes);
+	if (file)
+		return file;
+	line = dwfl_module_getsrc(mod, addr);
+	return line ? dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL) : NULL;
+}
+
 /* Name and source position of addr (ELF address) in m; 0 or -ENOENT. */
 static int lookup(struct module *m, GElf_Addr addr, char *out, size_t outlen)
 {
 	GElf_Addr bias = 0, off = 0;
 	GElf_Sym sym;
-	const char *fname, *file = NULL, *base;
-	Dwfl_Line *line;
+	const char *fname, *file, *base;
 	int lineno = 0;
 
 	if (!m->dwfl || !dwfl_module_getelf(m->mod, &bias))
@@ -95,9 +126,7 @@ static int lookup(struct module *m, GElf_Addr addr, char *out, size_t outlen)
 	fname = dwfl_module_addrinfo(m->mod, addr, &off, &sym, NULL, NULL, NULL);
 	if (!fname)
 		return -ENOENT;
-	line = dwfl_module_getsrc(m->mod, addr);
-	if (line)
-		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	file = source_of(m->mod, addr, &lineno);
 
 	/* "fn", "fn+0x10" inside a function, then " (file.c:line)" if known */
 	if (off)
