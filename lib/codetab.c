@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Code index -> address, length, name: what jitperf_code_move/_unload need. */
+/*
+ * Code index -> address, length, name: what jitperf_code_move/_unload and
+ * the fork child need.  Names live in a string arena (no malloc per load);
+ * they are freed with the session.
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -8,11 +12,43 @@
 
 #include "core.h"
 
+#define CHUNK_SIZE (64 * 1024)
+
+struct chunk {
+	struct chunk *prev;
+	size_t        used, cap;
+	char          text[];
+};
+
 struct jp_codetab {
+	struct chunk        *names;
 	uint64_t             n;     /* indices 1..n are in use */
 	uint64_t             cap;
 	struct jp_code_entry e[];
 };
+
+static char *arena_copy(struct chunk **top, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	struct chunk *c = *top;
+	char *p;
+
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > CHUNK_SIZE ? n : CHUNK_SIZE;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->prev = *top;
+		c->used = 0;
+		c->cap = cap;
+		*top = c;
+	}
+	p = c->text + c->used;
+	memcpy(p, s, n);
+	c->used += n;
+	return p;
+}
 
 int jp_codetab_add(struct jp_codetab **tabp, uint64_t addr, uint64_t len, const char *name,
 		   uint64_t *index)
@@ -27,12 +63,14 @@ int jp_codetab_add(struct jp_codetab **tabp, uint64_t addr, uint64_t len, const 
 
 		if (!t)
 			return -ENOMEM;
-		if (!tab)
+		if (!tab) {
 			t->n = 0;
+			t->names = NULL;
+		}
 		t->cap = cap;
 		*tabp = tab = t;
 	}
-	copy = strdup(name);
+	copy = arena_copy(&tab->names, name);
 	if (!copy)
 		return -ENOMEM;
 	e = &tab->e[tab->n++];
@@ -44,10 +82,11 @@ int jp_codetab_add(struct jp_codetab **tabp, uint64_t addr, uint64_t len, const 
 	return 0;
 }
 
+/* Drop the last add (its output failed); its name stays in the arena. */
 void jp_codetab_undo(struct jp_codetab *tab)
 {
 	if (tab && tab->n)
-		free(tab->e[--tab->n].name);
+		tab->n--;
 }
 
 struct jp_code_entry *jp_codetab_get(struct jp_codetab *tab, uint64_t index)
@@ -64,11 +103,13 @@ uint64_t jp_codetab_count(const struct jp_codetab *tab)
 
 void jp_codetab_free(struct jp_codetab *tab)
 {
-	uint64_t i;
+	struct chunk *c, *prev;
 
 	if (!tab)
 		return;
-	for (i = 0; i < tab->n; i++)
-		free(tab->e[i].name);
+	for (c = tab->names; c; c = prev) {
+		prev = c->prev;
+		free(c);
+	}
 	free(tab);
 }

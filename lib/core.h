@@ -62,6 +62,7 @@ struct jp_jitdump_load {        /* one CODE_LOAD with the records that describe 
 	size_t                     eh_frame_len;
 	const unsigned char       *eh_hdr;
 	size_t                     eh_hdr_len;
+	int                        checked;   /* copy the code with EFAULT checks (fork child) */
 };
 JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid);
 JP_HIDDEN int  jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld);

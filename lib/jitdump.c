@@ -195,13 +195,14 @@ int jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld)
 	size_t nlen = strlen(ld->name) + 1;
 	uint64_t total = sizeof(cl) + nlen + ld->len;
 	unsigned char *p;
-	struct iovec iov[3];
+	struct iovec iov;
 	uint64_t ts;
 	int err;
 
 	if (total > UINT32_MAX || dsize > UINT32_MAX || usize > UINT32_MAX)
 		return -E2BIG;
-	err = reserve(jd, dsize + usize + sizeof(cl));
+	/* one buffer, one write(): cheaper than writev's iovec import */
+	err = reserve(jd, dsize + usize + (size_t)total);
 	if (err)
 		return err;
 	ts = jp_monotonic_ns();
@@ -222,14 +223,23 @@ int jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld)
 	cl.code_index = ld->index;
 	memcpy(p, &cl, sizeof(cl));
 	p += sizeof(cl);
+	memcpy(p, ld->name, nlen);
+	p += nlen;
+	if (ld->checked) {
+		/* code the JIT may have freed without telling us: copy with the
+		 * kernel's checks (EFAULT) instead of crashing */
+		struct iovec to = { p, ld->len }, from = { (void *)(uintptr_t)ld->addr, ld->len };
 
-	iov[0].iov_base = jd->buf;
-	iov[0].iov_len = (size_t)(p - jd->buf);
-	iov[1].iov_base = (void *)ld->name;
-	iov[1].iov_len = nlen;
-	iov[2].iov_base = (void *)(uintptr_t)ld->addr;   /* the code bytes themselves */
-	iov[2].iov_len = ld->len;
-	return jp_write_whole(jd->fd, iov, 3, &jd->size);
+		if (process_vm_readv(getpid(), &to, 1, &from, 1, 0) != (ssize_t)ld->len)
+			return -EFAULT;
+	} else {
+		memcpy(p, (const void *)(uintptr_t)ld->addr, ld->len);  /* the code bytes */
+	}
+	p += ld->len;
+
+	iov.iov_base = jd->buf;
+	iov.iov_len = (size_t)(p - jd->buf);
+	return jp_write_whole(jd->fd, &iov, 1, &jd->size);
 }
 
 int jp_jitdump_move(struct jp_jitdump *jd, uint64_t index, uint64_t old_addr,

@@ -338,7 +338,7 @@ static void reannounce(struct jitperf *jp)
 			ld.addr = e->addr;
 			ld.len = e->len;
 			ld.index = i;
-			/* code freed without jitperf_code_unload: EFAULT, cut off, skipped */
+			ld.checked = 1;   /* freed without jitperf_code_unload: EFAULT, skipped */
 			jp_jitdump_load(jp->jitdump, &ld);
 		}
 	}
