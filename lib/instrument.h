@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Instrumentation runtime: what the rest of the library (jitperf_wrap in
- * lib/wrap*.c, libjitperf-cyg in lib/cyg.c) may call.  Internal.
+ * lib/wrap*.c) may call.  Internal.  (libjitperf-cyg is a separate library
+ * and uses the public jitperf_fn_register/jitperf__enter_slow instead.)
  *
  * Probe events go to the one "instrumenting" session: the first open
  * session with JITPERF_TRACE or JITPERF_STATS.  Function ids are per
@@ -42,17 +43,6 @@ JP_HIDDEN struct jitperf *jp_instr_active(void) JP_NOINSTR;
  */
 JP_HIDDEN jitperf_fn jp_fn_register(struct jitperf *jp, const char *name,
 				    const void *addr, size_t len) JP_NOINSTR;
-
-/*
- * The id of the native (ahead-of-time compiled) function starting at addr
- * in the instrumenting session, registering it on first sight under the
- * name "@native:<module path>+0x<offset>" (module found with dladdr; the
- * trace reader symbolizes it with libdw).  Lock-free lookup once known
- * (a few ns); the first sight of an address takes a lock and may allocate,
- * so do not call it for the first time from a signal handler.  Returns 0
- * when no session is instrumenting or on error.
- */
-JP_HIDDEN jitperf_fn jp_fn_native(const void *addr) JP_NOINSTR;
 
 /* Name of a registered function of jp (NULL if unknown). */
 JP_HIDDEN const char *jp_fn_name(struct jitperf *jp, jitperf_fn fn) JP_NOINSTR;

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The probes: jitperf_enter/jitperf_exit and what they do when a session
+ * traces or counts calls.
+ *
+ * Everything per event is thread-local: the call stack, the statistics and
+ * the current trace block.  A thread's state is made at its first event
+ * (mmap, async-signal-safe) and linked into the session for good, so the
+ * statistics of threads that have exited are still merged at close.  The
+ * busy flag is both the re-entry guard (a signal handler interrupting a
+ * probe sees it set and records nothing) and the handshake with
+ * jitperf_close, which waits until no probe is inside the session before
+ * freeing it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "instr_priv.h"
+
+#define NOINSTR __attribute__((no_instrument_function))
+#define barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+JITPERF_API volatile int jitperf__probe_active;
+struct jp_instr *jp_cur;
+unsigned jp_cur_gen = 1;
+
+static __thread struct jp_thread *self __attribute__((tls_model("initial-exec")));
+static __thread unsigned self_gen __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+static int membarrier_ok;
+
+static void *map_anon(size_t len) NOINSTR;
+static void *map_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Pop the top frame at time now; cur holds the counters read at now. */
+static inline __attribute__((always_inline, no_instrument_function))
+void finish(struct jp_instr *in, struct jp_thread *t, uint64_t now, const uint64_t *cur,
+	    int repaired)
+{
+	struct jp_frame *f = &t->frames[--t->depth];
+	uint64_t dur = now > f->start ? now - f->start : 0;
+	struct jp_fstat *st = jp_stat(t, f->fn);
+
+	if (__builtin_expect(st != NULL, 1)) {
+		st->calls++;
+		st->total += dur;
+		st->self += dur > f->child ? dur - f->child : 0;
+		if (st->calls == 1 || dur < st->min)
+			st->min = dur;
+		if (dur > st->max)
+			st->max = dur;
+		st->unbalanced += (unsigned)repaired;
+		for (unsigned i = 0; cur && i < in->counters.n; i++)
+			st->ctr[i] += cur[i] - f->ctr[i];
+	}
+	if (t->depth)
+		t->frames[t->depth - 1].child += dur;
+	if (f->traced)
+		jp_trace_event(in, t, repaired ? JPT_EV_EXIT_REPAIRED : JPT_EV_EXIT, f->fn, now, cur);
+}
+
+/* Close the frames a thread left open when it ends. */
+static void thread_gone(void *unused) NOINSTR;
+static void thread_gone(void *unused)
+{
+	struct jp_thread *t = self;
+	int saved = errno;
+
+	(void)unused;
+	if (!t || self_gen != __atomic_load_n(&jp_cur_gen, __ATOMIC_ACQUIRE) || t->busy)
+		return;
+	t->busy = 1;
+	barrier();
+	if (__atomic_load_n(&jp_cur, __ATOMIC_RELAXED) == t->in) {
+		struct jp_instr *in = t->in;
+		uint64_t cur[JPT_MAX_COUNTERS], now;
+
+		if (in->counters.n)
+			jp_counters_read(&in->counters, &t->ctrs, cur);
+		now = jp_ticks();
+		while (t->depth)
+			finish(in, t, now, in->counters.n ? cur : NULL, 1);
+		jp_counters_thread_close(&t->ctrs);
+		munmap(t->frames, JP_STACK_MAX * sizeof(struct jp_frame));
+		t->frames = NULL;
+		t->dead = 1;
+	}
+	self = NULL;
+	barrier();
+	t->busy = 0;
+	errno = saved;
+}
+
+static void make_key(void) NOINSTR;
+static void make_key(void)
+{
+	if (pthread_key_create(&exit_key, thread_gone))
+		exit_key = (pthread_key_t)-1;
+	membarrier_ok = !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
+}
+
+/* A thread's first event in this session: make and link its state. */
+static struct jp_thread *attach(void) NOINSTR;
+static struct jp_thread *attach(void)
+{
+	unsigned gen = __atomic_load_n(&jp_cur_gen, __ATOMIC_ACQUIRE);
+	struct jp_instr *in = __atomic_load_n(&jp_cur, __ATOMIC_ACQUIRE);
+	struct jp_thread *t;
+
+	if (!in || in->gen != gen || (self && self_gen == gen))
+		return NULL;
+	if (!(t = map_anon(sizeof(*t))))
+		return NULL;
+	if (!(t->frames = map_anon(JP_STACK_MAX * sizeof(struct jp_frame)))) {
+		munmap(t, sizeof(*t));
+		return NULL;
+	}
+	t->in = in;
+	t->busy = 1;
+	t->tid = (uint32_t)syscall(SYS_gettid);
+	prctl(PR_GET_NAME, t->name, 0, 0, 0);
+	t->ctrs.leader = -1;
+	for (unsigned i = 0; i < JPT_MAX_COUNTERS; i++)
+		t->ctrs.fd[i] = -1;
+	t->serial = __atomic_fetch_add(&in->nthreads, 1, __ATOMIC_RELAXED);
+	t->next = __atomic_load_n(&in->threads, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&in->threads, &t->next, t, 1,
+					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		;
+	/* Closed meanwhile: close() either saw t (and waits for busy) or we see NULL. */
+	if (__atomic_load_n(&jp_cur, __ATOMIC_SEQ_CST) != in) {
+		t->busy = 0;
+		return NULL;
+	}
+	if (in->counters.n)
+		jp_counters_thread_open(&in->counters, &t->ctrs);
+	pthread_once(&exit_once, make_key);
+	if (exit_key != (pthread_key_t)-1)
+		pthread_setspecific(exit_key, t);
+	self = t;
+	self_gen = gen;
+	barrier();
+	t->busy = 0;
+	return t;
+}
+
+/* Enter the probe: the thread's state, busy set, or NULL (nothing to do). */
+static inline __attribute__((always_inline, no_instrument_function))
+struct jp_thread *probe_begin(void)
+{
+	struct jp_thread *t = self;
+
+	if (__builtin_expect(self_gen != __atomic_load_n(&jp_cur_gen, __ATOMIC_RELAXED) || !t, 0)) {
+		int saved = errno;
+
+		t = attach();
+		errno = saved;
+		if (!t)
+			return NULL;
+	}
+	if (t->busy)
+		return NULL;
+	t->busy = 1;
+	barrier();
+	if (__builtin_expect(__atomic_load_n(&jp_cur, __ATOMIC_RELAXED) != t->in, 0)) {
+		barrier();
+		t->busy = 0;
+		return NULL;
+	}
+	return t;
+}
+
+static inline __attribute__((always_inline, no_instrument_function))
+void probe_end(struct jp_thread *t)
+{
+	barrier();
+	t->busy = 0;
+}
+
+void jp_probe_enter(jitperf_fn fn)
+{
+	struct jp_thread *t = probe_begin();
+	struct jp_instr *in;
+	struct jp_frame *f;
+	int saved;
+
+	if (!t)
+		return;
+	in = t->in;
+	saved = errno;
+	if (__builtin_expect(fn - 1 >= __atomic_load_n(&in->nfns, __ATOMIC_ACQUIRE), 0))
+		goto out;
+	if (__builtin_expect(t->depth >= JP_STACK_MAX, 0)) {
+		t->overflow++;
+		goto out;
+	}
+	f = &t->frames[t->depth];
+	if (t->depth == 0) {
+		/* Sampling is decided at the root: a whole call tree or nothing. */
+		struct jp_fstat *st = jp_stat(t, fn);
+
+		if (__builtin_expect(!st, 0))
+			goto out;
+		f->traced = in->trace && st->roots++ % in->sample_every == 0;
+	} else {
+		f->traced = t->frames[t->depth - 1].traced;
+	}
+	if (in->counters.n)
+		jp_counters_read(&in->counters, &t->ctrs, f->ctr);
+	f->fn = fn;
+	f->child = 0;
+	f->start = jp_ticks();
+	if (f->traced)
+		f->traced = !jp_trace_event(in, t, JPT_EV_ENTER, fn, f->start,
+					    in->counters.n ? f->ctr : NULL);
+	t->depth++;
+out:
+	errno = saved;
+	probe_end(t);
+}
+
+void jp_probe_exit(jitperf_fn fn)
+{
+	struct jp_thread *t = probe_begin();
+	uint64_t now, cur[JPT_MAX_COUNTERS];
+	struct jp_instr *in;
+	uint32_t i;
+	int saved;
+
+	if (!t)
+		return;
+	now = jp_ticks();
+	in = t->in;
+	saved = errno;
+	if (__builtin_expect(fn - 1 >= __atomic_load_n(&in->nfns, __ATOMIC_ACQUIRE), 0))
+		goto out;
+	if (__builtin_expect(t->overflow > 0, 0)) {
+		t->overflow--;
+		goto out;
+	}
+	/* The matching frame; above it, frames whose exit was skipped (longjmp, exception). */
+	for (i = t->depth; i > 0 && t->frames[i - 1].fn != fn; i--)
+		;
+	if (__builtin_expect(i == 0, 0)) {
+		struct jp_fstat *st = jp_stat(t, fn);   /* exit without entry */
+
+		if (st)
+			st->unbalanced++;
+		goto out;
+	}
+	if (in->counters.n)
+		jp_counters_read(&in->counters, &t->ctrs, cur);
+	while (t->depth > i)
+		finish(in, t, now, in->counters.n ? cur : NULL, 1);
+	finish(in, t, now, in->counters.n ? cur : NULL, 0);
+out:
+	errno = saved;
+	probe_end(t);
+}
+
+void jitperf__enter_slow(jitperf_fn fn)
+{
+	jp_probe_enter(fn);
+}
+
+void jitperf__exit_slow(jitperf_fn fn)
+{
+	jp_probe_exit(fn);
+}
+
+void jitperf_enter(jitperf_fn fn)
+{
+	if (__builtin_expect(jitperf__probe_active, 0))
+		jp_probe_enter(fn);
+}
+
+void jitperf_exit(jitperf_fn fn)
+{
+	if (__builtin_expect(jitperf__probe_active, 0))
+		jp_probe_exit(fn);
+}
+
+/*
+ * jp_cur has been cleared: wait until no probe still works on in.  A probe
+ * sets busy and then loads jp_cur; the membarrier makes every running
+ * thread pass a full barrier, so either it saw NULL or we see its busy.
+ */
+void jp_probe_quiesce(struct jp_instr *in)
+{
+	pthread_once(&exit_once, make_key);
+	if (!membarrier_ok || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (struct jp_thread *t = __atomic_load_n(&in->threads, __ATOMIC_ACQUIRE); t; t = t->next)
+		for (unsigned n = 0; t->busy && n < 1000000; n++)
+			sched_yield();
+}
+
+void jp_thread_free(struct jp_thread *t)
+{
+	jp_counters_thread_close(&t->ctrs);
+	for (unsigned c = 0; c < JP_FN_CHUNKS; c++)
+		if (t->stats[c])
+			munmap(t->stats[c], JP_FN_CHUNK * sizeof(struct jp_fstat));
+	if (t->frames)
+		munmap(t->frames, JP_STACK_MAX * sizeof(struct jp_frame));
+	munmap(t, sizeof(*t));
+}
+
+/*
+ * In a child after fork(): only the forking thread is left.  It keeps its
+ * open frames (they return in the child too) but starts counting and
+ * tracing afresh; the others' states are copies of the parent's and go.
+ */
+void jp_probe_fork_child(struct jp_instr *in)
+{
+	struct jp_thread *me = self_gen == jp_cur_gen && self && self->in == in ? self : NULL;
+	struct jp_thread *t, *next;
+
+	for (t = in->threads; t; t = next) {
+		next = t->next;
+		if (t != me)
+			jp_thread_free(t);
+	}
+	in->threads = me;
+	in->nthreads = me ? 1 : 0;
+	if (!me)
+		return;
+	me->next = NULL;
+	me->serial = 0;
+	me->tid = (uint32_t)syscall(SYS_gettid);
+	for (unsigned c = 0; c < JP_FN_CHUNKS; c++)
+		if (me->stats[c])
+			memset(me->stats[c], 0, JP_FN_CHUNK * sizeof(struct jp_fstat));
+	me->blk = NULL;
+	me->pos = me->end = NULL;
+	me->blkseq = 0;
+	me->trace_full = 0;
+	me->last_tick = 0;
+	for (uint32_t i = 0; i < me->depth; i++)
+		me->frames[i].traced = 0;
+	/* The inherited counters count the parent's thread: open ours. */
+	jp_counters_thread_close(&me->ctrs);
+	if (in->counters.n) {
+		uint64_t cur[JPT_MAX_COUNTERS];
+
+		jp_counters_thread_open(&in->counters, &me->ctrs);
+		jp_counters_read(&in->counters, &me->ctrs, cur);
+		for (uint32_t i = 0; i < me->depth; i++)
+			memcpy(me->frames[i].ctr, cur, sizeof(cur));
+	}
+}
