@@ -19,6 +19,7 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	/* subcommands are added here as they are implemented */
+	{ "record",  cmd_record,  "run a command under perf with JIT code made visible" },
 	{ "dump",    cmd_dump,    "print and check a jitdump file, write its functions as ELF" },
 	{ NULL, NULL, NULL },
 };
