@@ -60,37 +60,38 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static char *slurp(const char *path)
+/* The whole file, NUL-terminated; NULL with errno set. *len gets its length. */
+static char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "r");
 	char *text = NULL;
-	size_t len = 0, cap = 0, n;
+	size_t cap = 0, n;
+	int err = 0;
 
+	*len = 0;
 	if (!f)
 		return NULL;
 	do {
-		if (len + 4096 + 1 > cap) {
+		if (*len + 4096 + 1 > cap) {
 			char *t = realloc(text, cap = (cap ? cap * 2 : 8192));
 
 			if (!t) {
-				free(text);
-				fclose(f);
-				return errno = ENOMEM, NULL;
+				err = ENOMEM;
+				break;
 			}
 			text = t;
 		}
-		n = fread(text + len, 1, 4096, f);
-		len += n;
+		n = fread(text + *len, 1, 4096, f);
+		*len += n;
 	} while (n);
-	if (ferror(f) || memchr(text, 0, len)) {
-		int err = ferror(f) ? EIO : EILSEQ;
-
+	if (!err && ferror(f))
+		err = errno ? errno : EIO;
+	fclose(f);
+	if (err) {
 		free(text);
-		fclose(f);
 		return errno = err, NULL;
 	}
-	fclose(f);
-	text[len] = 0;
+	text[*len] = 0;
 	return text;
 }
 
@@ -119,7 +120,8 @@ int main(int argc, char **argv)
 	const char *expr = NULL, *file = JITCALC_DEMO;
 	int instrument = -1, c, err;
 	long rounds = 0, threads = 1;
-	char path[PATH_MAX], *text;
+	char path[PATH_MAX], *text, *nul;
+	size_t len;
 	struct jc_prog *p;
 	struct jc_func *f;
 	struct work *w;
@@ -143,26 +145,39 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* line info wants the absolute path, so perf annotate finds the source */
-	if (!realpath(file, path) || !(text = slurp(path))) {
+	if (!realpath(file, path) || !(text = slurp(path, &len))) {
 		fprintf(stderr, "jitcalc: %s: %s\n", file, strerror(errno));
 		return 1;
 	}
-	if (!(p = jc_prog_new())) {
+	if ((nul = memchr(text, 0, len))) {
+		int line = 1;
+
+		for (const char *q = text; q < nul; q++)
+			line += *q == '\n';
+		fprintf(stderr, "%s:%d: NUL byte in the source\n", file, line);
+		free(text);
+		return 1;
+	}
+	if (!(p = jc_prog_new()) || !(p->path = strdup(path))) {
 		fprintf(stderr, "jitcalc: %s\n", strerror(ENOMEM));
 		return 1;
 	}
-	err = jc_parse(p, text, path);
+	/* errors name the file as the user gave it; line info gets the absolute path */
+	err = jc_parse(p, text, file);
 	free(text);
 	if (!err && expr)
 		err = jc_parse_expr(p, "expr", expr, "-e");
 	if (!err)
 		err = jc_parse_finish(p);
+	for (int i = 0; !err && i < p->nfn; i++)
+		if (!strcmp(p->fn[i]->file, file))
+			p->fn[i]->file = p->path;
 	f = jc_find(p, expr ? "expr" : "run");
 	if (err || !f || f->nparams) {
 		if (err)
 			fprintf(stderr, "%s\n", p->err);
 		else
-			fprintf(stderr, "%s:1: no function 'run()' to run (or use -e)\n", path);
+			fprintf(stderr, "%s:1: no function 'run()' to run (or use -e)\n", file);
 		jc_prog_free(p);
 		return 1;
 	}
