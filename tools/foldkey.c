@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Folded-stack keys: stackcollapse-perf.pl's join(";", pname, frames). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "foldkey.h"
+
+static int reserve(struct foldkey *k, size_t n)
+{
+	size_t cap;
+	char *s;
+
+	if (k->cap >= n)
+		return 0;
+	cap = k->cap ? k->cap : 4096;
+	while (cap < n)
+		cap *= 2;
+	s = realloc(k->s, cap);
+	if (!s)
+		return -ENOMEM;
+	k->s = s;
+	k->cap = cap;
+	return 0;
+}
+
+int foldkey_sample(struct foldkey *k, const struct ps_sample *s)
+{
+	size_t n = s->pname.len, i;
+	char *d;
+
+	for (i = 0; i < s->nframes; i++)
+		n += 1 + s->frames[i].len;
+	if (reserve(k, n))
+		return -ENOMEM;
+	d = k->s;
+	memcpy(d, s->pname.s, s->pname.len);
+	d += s->pname.len;
+	for (i = 0; i < s->nframes; i++) {
+		*d++ = ';';
+		memcpy(d, s->frames[i].s, s->frames[i].len);
+		d += s->frames[i].len;
+	}
+	k->len = n;
+	return 0;
+}
+
+size_t cv_call_root(char *buf, size_t size, const struct cv_call *c, unsigned ps_flags)
+{
+	const char *name = c->thread && *c->thread ? c->thread : NULL;
+	int n;
+
+	if (!name)
+		n = snprintf(buf, size, "%u", c->pid);
+	else if (ps_flags & PS_TID)
+		n = snprintf(buf, size, "%s-%u/%u", name, c->pid, c->tid);
+	else if (ps_flags & PS_PID)
+		n = snprintf(buf, size, "%s-%u", name, c->pid);
+	else
+		n = snprintf(buf, size, "%s", name);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= size)
+		n = size - 1;
+	for (int i = 0; i < n; i++)     /* as perf's pname: no blanks, no separators */
+		if (buf[i] == ' ' || buf[i] == ';' || buf[i] == '\n' || buf[i] == '\r')
+			buf[i] = '_';
+	return n;
+}
+
+/* a function name as one frame: no separator, no line break */
+static char *put_name(char *d, const char *s)
+{
+	for (; *s; s++)
+		*d++ = *s == ';' ? ':' : (*s == '\n' || *s == '\r') ? ' ' : *s;
+	return d;
+}
+
+int foldkey_call(struct foldkey *k, const struct cv_call *c, unsigned ps_flags)
+{
+	char root[256];
+	size_t rn = cv_call_root(root, sizeof(root), c, ps_flags), n = rn, i;
+	char *d;
+
+	for (i = 0; i <= c->depth; i++)
+		n += 1 + strlen(c->stack[i]);
+	if (reserve(k, n))
+		return -ENOMEM;
+	d = k->s;
+	memcpy(d, root, rn);
+	d += rn;
+	for (i = 0; i <= c->depth; i++) {
+		*d++ = ';';
+		d = put_name(d, c->stack[i]);
+	}
+	k->len = d - k->s;
+	return 0;
+}

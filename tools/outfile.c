@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Output files written to a temporary name and renamed on success. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "outfile.h"
+
+#define VBUF_SIZE (1u << 20)
+
+int outfile_open(struct outfile *of, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+	mode_t mask;
+	int fd, err;
+
+	memset(of, 0, sizeof(*of));
+	of->path = path;
+	if (!strcmp(path, "-")) {
+		/* stdio may keep a reference to the buffer: keep it for good */
+		static char stdout_buf[1u << 16];
+
+		of->fp = stdout;
+		setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
+		return 0;
+	}
+	of->vbuf = malloc(VBUF_SIZE);
+	if (!of->vbuf)
+		return -ENOMEM;
+	/* same directory, so that rename() cannot cross file systems */
+	of->tmp = malloc(dirlen + strlen(path + dirlen) + 16);
+	if (!of->tmp) {
+		err = -ENOMEM;
+		goto err_out;
+	}
+	sprintf(of->tmp, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
+	fd = mkstemp(of->tmp);
+	if (fd < 0) {
+		err = -errno;
+		free(of->tmp);
+		of->tmp = NULL;
+		goto err_out;
+	}
+	/* mkstemp makes 0600; a normal file gets 0666 & ~umask */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) < 0 || !(of->fp = fdopen(fd, "w"))) {
+		err = -errno;
+		close(fd);
+		goto err_out;
+	}
+	setvbuf(of->fp, of->vbuf, _IOFBF, VBUF_SIZE);
+	return 0;
+err_out:
+	outfile_abort(of);
+	return err;
+}
+
+int outfile_commit(struct outfile *of)
+{
+	int err = 0;
+
+	if (!of->fp)
+		return -EBADF;
+	if (fflush(of->fp) || ferror(of->fp))
+		err = -(errno ? errno : EIO);
+	if (!of->tmp) {                       /* stdout stays open */
+		of->fp = NULL;
+		return err;
+	}
+	if (fclose(of->fp) && !err)
+		err = -(errno ? errno : EIO);
+	of->fp = NULL;
+	if (!err && rename(of->tmp, of->path) < 0)
+		err = -errno;
+	if (err)
+		unlink(of->tmp);
+	free(of->tmp);
+	of->tmp = NULL;
+	free(of->vbuf);
+	of->vbuf = NULL;
+	return err;
+}
+
+void outfile_abort(struct outfile *of)
+{
+	if (of->fp && of->tmp)
+		fclose(of->fp);
+	else if (of->fp)
+		fflush(of->fp);
+	if (of->tmp)
+		unlink(of->tmp);
+	of->fp = NULL;
+	free(of->tmp);
+	of->tmp = NULL;
+	free(of->vbuf);
+	of->vbuf = NULL;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Output files written whole: the data goes to a temporary file in the
+ * target's directory, which is renamed over the target only when everything
+ * was written.  A failed conversion leaves no file (and keeps an older one).
+ * The path "-" means standard output.
+ */
+#ifndef JITPERF_OUTFILE_H
+#define JITPERF_OUTFILE_H
+
+#include <stdio.h>
+
+struct outfile {
+	const char *path;     /* target, as given */
+	char       *tmp;      /* temporary file, NULL for stdout */
+	FILE       *fp;       /* write here (fully buffered) */
+	char       *vbuf;
+};
+
+/* 0 or -errno; on error nothing is left behind. */
+int outfile_open(struct outfile *of, const char *path);
+/* Flush, close and rename into place: 0 or -errno (the temp file is removed). */
+int outfile_commit(struct outfile *of);
+/* Throw the output away; safe on an outfile that was never opened (zeroed). */
+void outfile_abort(struct outfile *of);
+
+#endif /* JITPERF_OUTFILE_H */

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Streaming parser of `perf script` text.  Each sample is folded into a
+ * stack of frame names following stackcollapse-perf.pl's rules (which frames
+ * are kept, how names are tidied and annotated), so that joining
+ * pname;frame;frame... gives exactly that tool's folded lines.
+ */
+#ifndef JITPERF_PERFSCRIPT_H
+#define JITPERF_PERFSCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum ps_flags {
+	PS_PID      = 1u << 0,  /* process name becomes comm-PID         */
+	PS_TID      = 1u << 1,  /* process name becomes comm-PID/TID     */
+	PS_KERNEL   = 1u << 2,  /* kernel frames get _[k]                */
+	PS_JIT      = 1u << 3,  /* JIT frames (perf map, jitted-*.so) get _[j] */
+	PS_ADDRS    = 1u << 4,  /* [unknown] frames keep their address    */
+	/* Input is our own `perf script -F` output: samples without a call
+	 * graph print their one frame on the (indented) header line. */
+	PS_PERFDATA = 1u << 5,
+};
+
+struct ps_str {
+	const char *s;
+	size_t      len;
+};
+
+struct ps_sample {
+	struct ps_str   pname;      /* process name as stackcollapse-perf.pl prints it */
+	struct ps_str   comm;
+	struct ps_str   event;      /* "" when the header does not name it */
+	uint32_t        pid;        /* 0 with has_pid == 0 when the text has only the tid */
+	uint32_t        tid;
+	int             has_pid;
+	int             has_time;
+	uint64_t        time_ns;
+	uint64_t        period;
+	size_t          nframes;
+	const struct ps_str *frames;  /* root first */
+	uint64_t        line;       /* line number of the sample header */
+};
+
+typedef int (*ps_sample_fn)(const struct ps_sample *s, void *arg);
+
+struct ps_parser;
+
+/* NULL with errno = ENOMEM on failure. */
+struct ps_parser *ps_new(unsigned flags, const char *name, ps_sample_fn fn, void *arg);
+void ps_free(struct ps_parser *p);
+
+/*
+ * Feed bytes; lines may be split anywhere across calls.  Returns 0, the
+ * callback's non-zero value, or -EINVAL/-ENOMEM with ps_error() set to a
+ * one-line message naming the input and the line.
+ */
+int ps_feed(struct ps_parser *p, const char *buf, size_t len);
+/* End of input: reports a last line without its newline as truncation. */
+int ps_finish(struct ps_parser *p);
+/* Read a whole file descriptor through the parser (big reads, no per-line copy). */
+int ps_parse_fd(struct ps_parser *p, int fd);
+
+const char *ps_error(const struct ps_parser *p);
+uint64_t    ps_lines(const struct ps_parser *p);
+uint64_t    ps_samples(const struct ps_parser *p);
+/* The event samples were filtered to (the first one seen), "" if none. */
+const char *ps_event(const struct ps_parser *p);
+int         ps_filtered(const struct ps_parser *p);   /* samples of other events dropped */
+
+#endif /* JITPERF_PERFSCRIPT_H */
