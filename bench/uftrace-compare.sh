@@ -1,0 +1,67 @@
+#!/bin/sh
+# Added time per call of a full entry/exit trace, uftrace vs libjitperf-cyg,
+# on the same -finstrument-functions binary (bench/recurse: naive fib(32),
+# about 7 million calls).  Both record every call to a trace file:
+#   baseline  bench/recurse                       (glibc's empty hooks)
+#   uftrace   uftrace record -d DIR bench/recurse  (libmcount's hooks)
+#   jitperf   LD_PRELOAD=libjitperf-cyg.so JITPERF=trace bench/recurse
+# Each is run RUNS times (default 5); the median wall time is used.
+#
+# usage: bench/uftrace-compare.sh [BUILDDIR] [N]   (run it from anywhere;
+#        BUILDDIR defaults to the current directory; RUNS=n in the environment)
+set -eu
+build=$(cd "${1:-.}" && pwd)
+n=${2:-32}
+runs=${RUNS:-5}
+prog="$build/bench/recurse"
+cyg="$build/lib/.libs/libjitperf-cyg.so"
+[ -x "$prog" ] || { echo "uftrace-compare: $prog not built (run make)" >&2; exit 1; }
+[ -f "$cyg" ] || { echo "uftrace-compare: $cyg not built (run make)" >&2; exit 1; }
+command -v uftrace >/dev/null || { echo "uftrace-compare: uftrace not installed (apt-get install uftrace)" >&2; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/uftrace-compare.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+calls=$("$prog" "$n" | sed -n 's/.*calls=\([0-9]*\).*/\1/p')
+[ -n "$calls" ] || { echo "uftrace-compare: $prog printed no call count" >&2; exit 1; }
+
+now_ns() { date +%s%N; }
+
+# median_ns NAME COMMAND...: run RUNS times, print the median wall time in ns.
+# Trace output goes to $tmp/out, emptied before each run (not timed).
+median_ns() {
+	name=$1
+	shift
+	i=0
+	: > "$tmp/$name.times"
+	while [ "$i" -lt "$runs" ]; do
+		rm -rf "$tmp/out"
+		mkdir "$tmp/out"
+		t0=$(now_ns)
+		"$@" > /dev/null 2>&1 || { echo "uftrace-compare: $name run failed: $*" >&2; exit 1; }
+		t1=$(now_ns)
+		echo $((t1 - t0)) >> "$tmp/$name.times"
+		i=$((i + 1))
+	done
+	sort -n "$tmp/$name.times" | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'
+}
+
+base=$(median_ns baseline nice "$prog" "$n")
+uft=$(median_ns uftrace nice uftrace record -d "$tmp/out/uftrace.data" "$prog" "$n")
+jp=$(median_ns jitperf env LD_PRELOAD="$cyg" JITPERF=trace JITPERF_DIR="$tmp/out" nice "$prog" "$n")
+
+# keep the last jitperf trace size for bytes/event
+rm -rf "$tmp/out"; mkdir "$tmp/out"
+env LD_PRELOAD="$cyg" JITPERF=trace JITPERF_DIR="$tmp/out" "$prog" "$n" > /dev/null
+bytes=$(cat "$tmp"/out/jitperf-*.trace | wc -c)
+
+awk -v calls="$calls" -v base="$base" -v uft="$uft" -v jp="$jp" -v runs="$runs" \
+    -v bytes="$bytes" 'BEGIN {
+	u = (uft - base) / calls; j = (jp - base) / calls
+	printf "recurse: %d calls, medians of %d runs\n", calls, runs
+	printf "  baseline           %8.1f ms\n", base / 1e6
+	printf "  uftrace record     %8.1f ms   %6.1f ns/call added\n", uft / 1e6, u
+	printf "  libjitperf-cyg     %8.1f ms   %6.1f ns/call added   (trace %.1f bytes/event)\n", \
+		jp / 1e6, j, bytes / (2 * calls)
+	printf "  ratio jitperf/uftrace: %.2f (goal <= 0.35)\n", (u > 0 ? j / u : 0)
+}'
