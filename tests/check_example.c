@@ -8,7 +8,11 @@
 #include "config.h"
 
 #include <check.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +147,118 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/*
+ * Unwind info: put fib's code and the .eh_frame jc_ehframe made for it into
+ * an ELF file at the addresses perf inject --jit uses (code at 0x80, the
+ * .eh_frame at ALIGN_8 after it), and ask libdw for the CFA rule and where
+ * %rbp is at every instruction.
+ */
+static char *write_elf(const struct jc_func *f, uint64_t code_addr, uint64_t eh_addr)
+{
+	static const char names[] = "\0.text\0.eh_frame\0.shstrtab";
+	char *path = strdup("/tmp/check_example-XXXXXX");
+	const void *bufs[3] = { prog->code + f->off, prog->code + f->eh_off, names };
+	size_t sizes[3] = { f->len, f->eh_len, sizeof(names) };
+	uint64_t addrs[3] = { code_addr, eh_addr, 0 };
+	unsigned name_off[3] = { 1, 7, 17 };
+	Elf64_Ehdr *eh;
+	Elf *e;
+	int fd;
+
+	ck_assert_ptr_nonnull(path);
+	ck_assert_int_ge(fd = mkstemp(path), 0);
+	ck_assert_int_ne(elf_version(EV_CURRENT), EV_NONE);
+	ck_assert_ptr_nonnull(e = elf_begin(fd, ELF_C_WRITE, NULL));
+	ck_assert_ptr_nonnull(eh = elf64_newehdr(e));
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_machine = EM_X86_64;
+	eh->e_type = ET_DYN;
+	eh->e_version = EV_CURRENT;
+	for (int i = 0; i < 3; i++) {
+		Elf_Scn *scn = elf_newscn(e);
+		Elf_Data *d = elf_newdata(scn);
+		Elf64_Shdr *sh = elf64_getshdr(scn);
+
+		d->d_buf = (void *)bufs[i];
+		d->d_size = sizes[i];
+		d->d_align = 8;
+		d->d_type = ELF_T_BYTE;
+		sh->sh_name = name_off[i];
+		sh->sh_type = i < 2 ? SHT_PROGBITS : SHT_STRTAB;
+		sh->sh_flags = i < 2 ? SHF_ALLOC : 0;
+		sh->sh_addr = addrs[i];
+		if (i == 2)
+			eh->e_shstrndx = (Elf64_Half)elf_ndxscn(scn);
+	}
+	ck_assert_int_gt(elf_update(e, ELF_C_WRITE), 0);
+	elf_end(e);
+	close(fd);
+	return path;
+}
+
+/* CFA = reg + off; rbp_saved: %rbp saved at CFA-16 (else the caller's value) */
+static void expect_frame(Dwarf_CFI *cfi, uint64_t pc, int reg, int off, int rbp_saved)
+{
+	Dwarf_Frame *frame;
+	Dwarf_Op *ops, mem[3];
+	size_t nops;
+
+	ck_assert_msg(dwarf_cfi_addrframe(cfi, pc, &frame) == 0, "no frame at %#lx: %s",
+		      (unsigned long)pc, dwarf_errmsg(-1));
+	ck_assert_int_eq(dwarf_frame_cfa(frame, &ops, &nops), 0);
+	ck_assert_uint_eq(nops, 1);
+	ck_assert_uint_eq(ops[0].atom, DW_OP_bregx);     /* libdw's form of "reg + off" */
+	ck_assert_msg(ops[0].number == (Dwarf_Word)reg && (int64_t)ops[0].number2 == off,
+		      "pc %#lx: CFA is r%ld%+ld, expected r%d%+d", (unsigned long)pc,
+		      (long)ops[0].number, (long)ops[0].number2, reg, off);
+	ck_assert_int_eq(dwarf_frame_register(frame, 6, mem, &ops, &nops), 0);
+	if (rbp_saved) {
+		ck_assert_msg(nops == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+			      (int64_t)ops[1].number == -16, "pc %#lx: rbp not at CFA-16",
+			      (unsigned long)pc);
+	} else {
+		ck_assert_msg(nops == 0, "pc %#lx: rbp should be the caller's", (unsigned long)pc);
+	}
+	free(frame);
+}
+
+START_TEST(test_unwind_table)
+{
+	static const char *const names[] = { "fib", "nested", "six", "nothing" };
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		const struct jc_func *f = jc_find(prog, names[k]);
+		uint64_t lo = 0x80, eh_addr = jc_ehframe_addr(lo, f->len);
+		char *path = write_elf(f, lo, eh_addr);
+		int fd = open(path, O_RDONLY);
+		Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+		Dwarf_CFI *cfi = dwarf_getcfi_elf(e);
+		Dwarf_Frame *frame;
+
+		ck_assert_ptr_nonnull(cfi);
+		ck_assert_uint_eq(f->eh_off - f->off, eh_addr - lo);   /* same place in memory */
+		for (uint64_t pc = lo; pc < lo + f->len; pc++) {
+			size_t o = pc - lo;
+
+			if (o < f->frame.push_end)
+				expect_frame(cfi, pc, 7, 8, 0);
+			else if (o < f->frame.mov_end)
+				expect_frame(cfi, pc, 7, 16, 1);
+			else if (o < f->frame.leave_end)
+				expect_frame(cfi, pc, 6, 16, 1);
+			else
+				expect_frame(cfi, pc, 7, 8, 0);
+		}
+		ck_assert_int_ne(dwarf_cfi_addrframe(cfi, lo + f->len, &frame), 0);
+		dwarf_cfi_end(cfi);
+		elf_end(e);
+		close(fd);
+		unlink(path);
+		free(path);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("Example JIT");
@@ -161,6 +277,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_division);
 	tcase_add_test(tc, test_compare);
 	tcase_add_test(tc, test_probe_code);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("Unwind info");
+	tcase_add_checked_fixture(tc, probed_setup, teardown);
+	tcase_add_test(tc, test_unwind_table);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Source errors");
