@@ -190,7 +190,8 @@ void jp_counters_read(const struct jp_counter_set *cs, struct jp_thread_counters
 		      uint64_t *out)
 {
 	uint64_t buf[1 + JPT_MAX_COUNTERS];
-	int need_read = 0;
+	int need_read = 0, saved;
+	ssize_t got;
 
 	for (unsigned i = 0; i < cs->n; i++) {
 		out[i] = 0;
@@ -205,7 +206,10 @@ void jp_counters_read(const struct jp_counter_set *cs, struct jp_thread_counters
 	if (!need_read || tc->leader < 0)
 		return;
 	/* PERF_FORMAT_GROUP: nr, then one value per member in open order. */
-	if (read(tc->leader, buf, sizeof(buf)) < (ssize_t)(sizeof(uint64_t) * (1 + tc->nopen)))
+	saved = errno;
+	got = read(tc->leader, buf, sizeof(buf));
+	errno = saved;
+	if (got < (ssize_t)(sizeof(uint64_t) * (1 + tc->nopen)))
 		return;
 	for (unsigned i = 0; i < cs->n; i++)
 		if (tc->fd[i] >= 0 && !(tc->page[i] && out[i]))

@@ -71,7 +71,7 @@ JP_HIDDEN void jp_counters_thread_close(struct jp_thread_counters *tc) JP_NOINST
 /* ---- per-thread statistics (stats.c) */
 struct jp_fstat {
 	uint64_t calls, total, self, min, max, unbalanced;
-	uint64_t roots;                         /* calls at depth 0: drive sampling */
+	uint64_t skip;                          /* root calls to leave untraced before the next */
 	uint64_t ctr[JPT_MAX_COUNTERS];
 };
 

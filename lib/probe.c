@@ -54,9 +54,17 @@ void finish(struct jp_instr *in, struct jp_thread *t, uint64_t now, const uint64
 	    int repaired)
 {
 	struct jp_frame *f = &t->frames[--t->depth];
-	uint64_t dur = now > f->start ? now - f->start : 0;
-	struct jp_fstat *st = jp_stat(t, f->fn);
+	uint64_t dur;
+	struct jp_fstat *st;
 
+	if (!in->stats) {               /* trace only: no statistics to keep */
+		if (f->traced)
+			jp_trace_event(in, t, repaired ? JPT_EV_EXIT_REPAIRED : JPT_EV_EXIT,
+				       f->fn, now, cur);
+		return;
+	}
+	dur = now > f->start ? now - f->start : 0;
+	st = jp_stat(t, f->fn);
 	if (__builtin_expect(st != NULL, 1)) {
 		st->calls++;
 		st->total += dur;
@@ -198,12 +206,10 @@ void jp_probe_enter(jitperf_fn fn)
 	struct jp_thread *t = probe_begin();
 	struct jp_instr *in;
 	struct jp_frame *f;
-	int saved;
 
 	if (!t)
 		return;
 	in = t->in;
-	saved = errno;
 	if (__builtin_expect(fn - 1 >= __atomic_load_n(&in->nfns, __ATOMIC_ACQUIRE), 0))
 		goto out;
 	if (__builtin_expect(t->depth >= JP_STACK_MAX, 0)) {
@@ -217,13 +223,24 @@ void jp_probe_enter(jitperf_fn fn)
 
 		if (__builtin_expect(!st, 0))
 			goto out;
-		f->traced = in->trace && st->roots++ % in->sample_every == 0;
+		/* Count down instead of roots % N: no division on the hot path. */
+		if (st->skip) {
+			st->skip--;
+			f->traced = 0;
+		} else {
+			st->skip = in->sample_every - 1;
+			f->traced = in->trace != NULL;
+		}
 	} else {
 		f->traced = t->frames[t->depth - 1].traced;
 	}
+	f->fn = fn;
+	if (!f->traced && !in->stats) {
+		t->depth++;             /* sampled out, nothing to count: no clock */
+		goto out;
+	}
 	if (in->counters.n)
 		jp_counters_read(&in->counters, &t->ctrs, f->ctr);
-	f->fn = fn;
 	f->child = 0;
 	f->start = jp_ticks();
 	if (f->traced)
@@ -231,7 +248,6 @@ void jp_probe_enter(jitperf_fn fn)
 					    in->counters.n ? f->ctr : NULL);
 	t->depth++;
 out:
-	errno = saved;
 	probe_end(t);
 }
 
@@ -241,13 +257,14 @@ void jp_probe_exit(jitperf_fn fn)
 	uint64_t now, cur[JPT_MAX_COUNTERS];
 	struct jp_instr *in;
 	uint32_t i;
-	int saved;
+	int need;
 
 	if (!t)
 		return;
-	now = jp_ticks();
 	in = t->in;
-	saved = errno;
+	/* Sampled out and no statistics: the frame only keeps the tree's shape. */
+	need = in->stats || (t->depth && t->frames[t->depth - 1].traced);
+	now = need ? jp_ticks() : 0;
 	if (__builtin_expect(fn - 1 >= __atomic_load_n(&in->nfns, __ATOMIC_ACQUIRE), 0))
 		goto out;
 	if (__builtin_expect(t->overflow > 0, 0)) {
@@ -264,25 +281,20 @@ void jp_probe_exit(jitperf_fn fn)
 			st->unbalanced++;
 		goto out;
 	}
-	if (in->counters.n)
+	if (need && in->counters.n)
 		jp_counters_read(&in->counters, &t->ctrs, cur);
 	while (t->depth > i)
 		finish(in, t, now, in->counters.n ? cur : NULL, 1);
 	finish(in, t, now, in->counters.n ? cur : NULL, 0);
 out:
-	errno = saved;
 	probe_end(t);
 }
 
-void jitperf__enter_slow(jitperf_fn fn)
-{
-	jp_probe_enter(fn);
-}
-
-void jitperf__exit_slow(jitperf_fn fn)
-{
-	jp_probe_exit(fn);
-}
+/* The slow paths of jitperf.h's inline probes are the probes themselves. */
+extern __typeof__(jp_probe_enter) jitperf__enter_slow
+	__attribute__((alias("jp_probe_enter"), visibility("default")));
+extern __typeof__(jp_probe_exit) jitperf__exit_slow
+	__attribute__((alias("jp_probe_exit"), visibility("default")));
 
 void jitperf_enter(jitperf_fn fn)
 {

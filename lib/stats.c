@@ -20,9 +20,11 @@
 /* mmap, not malloc: probes may run in signal handlers. */
 struct jp_fstat *jp_stat_chunk(struct jp_thread *t, uint32_t chunk)
 {
+	int saved = errno;         /* probes keep the program's errno */
 	void *p = mmap(NULL, JP_FN_CHUNK * sizeof(struct jp_fstat), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
+	errno = saved;
 	if (p == MAP_FAILED)
 		return NULL;
 	t->stats[chunk] = p;

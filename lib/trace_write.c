@@ -138,8 +138,11 @@ int jp_trace_new_block(struct jp_instr *in, struct jp_thread *t)
 {
 	struct jp_trace *tr = in->trace;
 	struct jpt_block_header *b;
+	int saved = errno;         /* called from probes: keep the program's errno */
 
-	if (t->trace_full || !(b = claim(tr, JPT_BLOCK_EVENTS, t->blkseq))) {
+	b = t->trace_full ? NULL : claim(tr, JPT_BLOCK_EVENTS, t->blkseq);
+	errno = saved;
+	if (!b) {
 		t->trace_full = 1;
 		return -ENOSPC;
 	}
