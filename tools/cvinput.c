@@ -52,7 +52,7 @@ static int push(char ***v, size_t *n, const char *dir, const char *name)
 	if (!nv)
 		return -ENOMEM;
 	*v = nv;
-	if (asprintf(&s, "%s/%s", dir, name) < 0)
+	if (dir ? asprintf(&s, "%s/%s", dir, name) < 0 : !(s = strdup(name)))
 		return -ENOMEM;
 	nv[(*n)++] = s;
 	return 0;
@@ -160,9 +160,9 @@ int cv_input_open(struct cv_input *in, const char *path, char *err, size_t errle
 		return in->perfdata ? 0 : -ENOMEM;
 	case CV_TRACE:
 		in->has_calls = 1;
-		return push(&in->traces, &in->ntraces, ".", path) ? -ENOMEM : 0;
+		return push(&in->traces, &in->ntraces, NULL, path) ? -ENOMEM : 0;
 	default:
-		return push(&in->dumps, &in->ndumps, ".", path) ? -ENOMEM : 0;
+		return push(&in->dumps, &in->ndumps, NULL, path) ? -ENOMEM : 0;
 	}
 }
 
@@ -229,6 +229,7 @@ static int read_perfdata(const char *data, unsigned flags, const struct cv_sink 
 	char *name = NULL;
 	struct ps_parser *p;
 	int pfd[2], status, ret;
+	FILE *errf;
 	pid_t pid;
 
 	if (asprintf(&name, "%s (perf script)", data) < 0)
@@ -242,16 +243,21 @@ static int read_perfdata(const char *data, unsigned flags, const struct cv_sink 
 		ps_free(p);
 		return fmt_err(err, errlen, ret, "pipe: %s", strerror(-ret));
 	}
-	pid = fork();
+	/* perf's messages are held back: on failure its last line completes ours */
+	errf = tmpfile();
+	pid = errf ? fork() : -1;
 	if (pid < 0) {
 		ret = -errno;
 		close(pfd[0]);
 		close(pfd[1]);
+		if (errf)
+			fclose(errf);
 		ps_free(p);
 		return fmt_err(err, errlen, ret, "fork: %s", strerror(-ret));
 	}
 	if (pid == 0) {
 		dup2(pfd[1], 1);
+		dup2(fileno(errf), 2);
 		execlp(perf_path(), perf_path(), "script", "-i", data, "-F", fields, "--ns", (char *)NULL);
 		fprintf(stderr, "jitperf convert: cannot run %s: %s%s\n", perf_path(), strerror(errno),
 			errno == ENOENT ? " (install perf: apt-get install linux-perf)" : "");
@@ -265,14 +271,29 @@ static int read_perfdata(const char *data, unsigned flags, const struct cv_sink 
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (!ret && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		char last[256] = "", line[256];
+
+		rewind(errf);
+		while (fgets(line, sizeof(line), errf))
+			if (line[0] != '\n')
+				memcpy(last, line, sizeof(line));
+		last[strcspn(last, "\n")] = 0;
 		ret = -EIO;
 		if (WIFEXITED(status))
-			snprintf(err, errlen, "%s: perf script failed (exit status %d)", data,
-				 WEXITSTATUS(status));
+			snprintf(err, errlen, "%s: perf script failed (exit status %d)%s%s", data,
+				 WEXITSTATUS(status), last[0] ? ": " : "", last);
 		else
 			snprintf(err, errlen, "%s: perf script killed by signal %d", data,
 				 WTERMSIG(status));
+	} else if (!ret) {
+		char buf[4096];
+		size_t n;
+
+		rewind(errf);        /* perf's warnings, e.g. lost samples */
+		while ((n = fread(buf, 1, sizeof(buf), errf)) > 0)
+			fwrite(buf, 1, n, stderr);
 	}
+	fclose(errf);
 	ps_free(p);
 	return ret;
 }

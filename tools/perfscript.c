@@ -774,8 +774,20 @@ static int perfdata_header(struct ps_parser *p, const char *l, size_t n)
 	return ret ? ret : emit(p);
 }
 
+/* the start of a bad line, printable whatever it holds */
+static const char *excerpt(const char *l, size_t n, char *buf)
+{
+	size_t i, k = n > 40 ? 40 : n;
+
+	for (i = 0; i < k; i++)
+		buf[i] = l[i] >= 0x20 && l[i] < 0x7f ? l[i] : '?';
+	strcpy(buf + k, n > k ? "..." : "");
+	return buf;
+}
+
 static int line(struct ps_parser *p, const char *l, size_t n)
 {
+	char ex[48];
 	struct header h;
 	struct stackline st;
 
@@ -805,7 +817,9 @@ static int line(struct ps_parser *p, const char *l, size_t n)
 		return p->have_pname ? stack_frames(p, &st) : 0;
 	if (memchr(l, 0, n))
 		return fail(p, -EINVAL, "binary data, not perf script output");
-	return fail(p, -EINVAL, "not perf script output: '%.40s%s'", l, n > 40 ? "..." : "");
+	if (l[n - 1] == '\r')
+		return fail(p, -EINVAL, "not perf script output (CR LF line ends)");
+	return fail(p, -EINVAL, "not perf script output: '%s'", excerpt(l, n, ex));
 }
 
 int ps_feed(struct ps_parser *p, const char *buf, size_t len)
