@@ -220,6 +220,12 @@ static void NOINSTR shadow_repair(struct shadow *s)
 	shadow_drop(s);
 }
 
+/* sp lies on this thread's own stack (not a signal stack or a coroutine's) */
+static inline int NOINSTR on_stack(const struct shadow *s, uintptr_t sp)
+{
+	return sp >= s->stack_lo && sp < s->stack_hi;
+}
+
 /* Where a thunk returns when the shadow stack has lost its caller. */
 static void __attribute__((noreturn, used)) NOINSTR jp_wrap_lost_return(void)
 {
@@ -239,9 +245,8 @@ const void * NOINSTR jp_wrap_on_enter(struct jp_wrap_slot *slot, uintptr_t *ret_
 	 * Entries of frames at or below this stack pointer on this thread's
 	 * own stack were skipped by a longjmp: no live frame can be there.
 	 */
-	if (sp >= s->stack_lo && sp < s->stack_hi) {
-		while ((e = shadow_peek(s)) && e->sp <= sp &&
-		       e->sp >= s->stack_lo && e->sp < s->stack_hi)
+	if (on_stack(s, sp)) {
+		while ((e = shadow_peek(s)) && e->sp <= sp && on_stack(s, e->sp))
 			shadow_repair(s);
 	}
 
@@ -275,8 +280,10 @@ uintptr_t NOINSTR jp_wrap_on_exit(uintptr_t sp)
 	uintptr_t ret;
 	int saved_errno = errno;
 
-	/* entries above ours belong to frames a longjmp skipped */
-	while ((e = shadow_peek(s)) && e->sp < sp)
+	/* entries above ours belong to frames a longjmp skipped; only an
+	 * entry on the same stack as ours can be compared with it (a signal
+	 * handler may run on an alternate stack at any address) */
+	while ((e = shadow_peek(s)) && e->sp < sp && on_stack(s, e->sp) == on_stack(s, sp))
 		shadow_repair(s);
 	e = shadow_peek(s);
 	if (!e) {

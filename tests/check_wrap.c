@@ -11,6 +11,7 @@
 #include <immintrin.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -403,6 +404,47 @@ START_TEST(test_longjmp)
 }
 END_TEST
 
+/* ---- a signal handler on an alternate stack calls wrapped functions */
+
+static long (*add1_w)(long);
+static volatile long handler_sum;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	for (int i = 0; i < 10; i++)
+		handler_sum += add1_w(i);
+}
+
+static NOINLINE long raise_inside(long x)
+{
+	raise(SIGUSR1);
+	return x * 3;
+}
+
+START_TEST(test_signal_altstack)
+{
+	long (*rw)(long) = (long (*)(long))wrap("raise_inside", (const void *)raise_inside);
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_ONSTACK };
+	stack_t ss = { .ss_size = 1 << 16 };
+
+	add1_w = (long (*)(long))wrap("add1", (const void *)add1);
+	ss.ss_sp = malloc(ss.ss_size);
+	ck_assert_ptr_nonnull(ss.ss_sp);
+	ck_assert_int_eq(sigaltstack(&ss, NULL), 0);
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	ck_assert_int_eq(rw(14), 42);
+	ck_assert_int_eq(rw(1), 3);
+	ck_assert_int_eq(handler_sum, 2 * 55);
+	ss.ss_flags = SS_DISABLE;
+	sigaltstack(&ss, NULL);
+	ck_assert_uint_eq(calls_of("add1"), 20);
+	ck_assert_uint_eq(calls_of("raise_inside"), 2);
+	free(ss.ss_sp);
+}
+END_TEST
+
 /* ---- Errors */
 
 START_TEST(test_errors)
@@ -472,6 +514,7 @@ static Suite *wrap_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_errno);
 	tcase_add_test(tc, test_longjmp);
+	tcase_add_test(tc, test_signal_altstack);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Errors and perf map");
