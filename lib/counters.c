@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -51,6 +52,10 @@ static int event_open(uint32_t type, uint64_t config, int group, int exclude_ker
 	a.size = sizeof(a);
 	a.type = type;
 	a.config = config;
+	/* The leader starts disabled; enabling the whole group at once puts
+	 * every member on the CPU now (members added to a running leader
+	 * would only start counting at the next context switch). */
+	a.disabled = group < 0;
 	a.exclude_kernel = exclude_kernel;
 	a.exclude_hv = exclude_kernel;
 	a.read_format = PERF_FORMAT_GROUP;
@@ -158,6 +163,8 @@ void jp_counters_thread_open(const struct jp_counter_set *cs, struct jp_thread_c
 			tc->page[i] = pg == MAP_FAILED ? NULL : pg;
 		}
 	}
+	if (tc->leader >= 0)
+		ioctl(tc->leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
 }
 
 #if defined(__x86_64__)

@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Probes: exact call counts (nested, recursive, threads), sampling at the
+ * root, repair of unbalanced calls, errno, re-entry from signal handlers,
+ * software counters, fork and SIGKILL.  Each test opens a real session
+ * into its own directory and reads back the statistics file and the trace.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "instr-subr.h"
+
+static char *dir;
+static jitperf_fn fa, fb, fc, ffib;
+
+static void setup(void)
+{
+	dir = instr_mkdir();
+}
+
+static void teardown(void)
+{
+	instr_rmdir(dir);
+	dir = NULL;
+}
+
+static uint64_t row_calls(const char *name)
+{
+	struct instr_row r;
+
+	ck_assert_msg(instr_stats_row(dir, getpid(), name, &r) == 0, "no stats row for %s", name);
+	return r.calls;
+}
+
+/* ---- Registration */
+
+START_TEST(test_register_ids)
+{
+	jitperf *jp = instr_open(dir, 0, 1, NULL);      /* nothing on: ids still valid */
+
+	ck_assert_uint_eq(jitperf_fn_register(jp, "one", (void *)0x1000, 16), 1);
+	ck_assert_uint_eq(jitperf_fn_register(jp, "two", NULL, 0), 2);
+	errno = 0;
+	ck_assert_uint_eq(jitperf_fn_register(jp, NULL, NULL, 0), 0);
+	ck_assert_int_eq(errno, EINVAL);
+	jitperf_enter(1);                               /* no session instruments: no effect */
+	jitperf_exit(1);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+}
+END_TEST
+
+/* ---- Nesting and recursion */
+
+static void nest(int k)
+{
+	for (int i = 0; i < k; i++) {
+		jitperf_enter(fa);
+		jitperf_enter(fb);
+		jitperf_enter(fc);
+		jitperf_exit(fc);
+		jitperf_enter(fc);
+		jitperf_exit(fc);
+		jitperf_exit(fb);
+		jitperf_exit(fa);
+	}
+}
+
+struct depth_arg { struct jpt_reader *r; long by_depth[3]; int bad; };
+
+static int depth_cb(const struct jpt_call *c, void *arg)
+{
+	struct depth_arg *a = arg;
+	const char *want[] = { "a", "b", "c" };
+
+	if (c->depth > 2 || strcmp(jpt_fn(a->r, c->fn)->name, want[c->depth]))
+		a->bad++;
+	else
+		a->by_depth[c->depth]++;
+	for (uint32_t d = 0; d <= c->depth && d < 3; d++)
+		if (strcmp(jpt_fn(a->r, c->stack[d])->name, want[d]))
+			a->bad++;
+	return 0;
+}
+
+START_TEST(test_nested_counts)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 1, NULL);
+	struct depth_arg a = { 0 };
+	char err[512];
+
+	fa = jitperf_fn_register(jp, "a", NULL, 0);
+	fb = jitperf_fn_register(jp, "b", NULL, 0);
+	fc = jitperf_fn_register(jp, "c", NULL, 0);
+	nest(1000);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_uint_eq(row_calls("a"), 1000);
+	ck_assert_uint_eq(row_calls("b"), 1000);
+	ck_assert_uint_eq(row_calls("c"), 2000);
+	a.r = instr_trace_open(dir, getpid());
+	ck_assert_int_eq(jpt_info(a.r)->truncated, 0);
+	ck_assert_int_eq(jpt_for_each_call(a.r, depth_cb, &a, err, sizeof(err)), 0);
+	ck_assert_int_eq(a.bad, 0);
+	ck_assert_int_eq(a.by_depth[0], 1000);
+	ck_assert_int_eq(a.by_depth[1], 1000);
+	ck_assert_int_eq(a.by_depth[2], 2000);
+	jpt_close(a.r);
+}
+END_TEST
+
+static int fib(int n)
+{
+	int r;
+
+	jitperf_enter(ffib);
+	r = n < 2 ? n : fib(n - 1) + fib(n - 2);
+	jitperf_exit(ffib);
+	return r;
+}
+
+struct self_arg { uint64_t self_sum, root_dur; long calls; uint32_t max_depth; };
+
+static int self_cb(const struct jpt_call *c, void *arg)
+{
+	struct self_arg *a = arg;
+
+	a->self_sum += c->self_ns;
+	a->calls++;
+	if (c->depth > a->max_depth)
+		a->max_depth = c->depth;
+	if (c->depth == 0)
+		a->root_dur = c->end_ns - c->start_ns;
+	return 0;
+}
+
+START_TEST(test_recursive_fib)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 1, NULL);
+	struct self_arg a = { 0 };
+	struct jpt_reader *r;
+	struct instr_row row;
+	char err[512];
+
+	ffib = jitperf_fn_register(jp, "fib", (const void *)fib, 64);
+	ck_assert_int_eq(fib(18), 2584);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	/* fib(n) makes 2 * fib(n + 1) - 1 calls: 2 * 4181 - 1 */
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "fib", &row), 0);
+	ck_assert_uint_eq(row.calls, 8361);
+	ck_assert_uint_eq(row.unbalanced, 0);
+	ck_assert_uint_le(row.min, row.mean);
+	ck_assert_uint_le(row.mean, row.max);
+	r = instr_trace_open(dir, getpid());
+	ck_assert_int_eq(jpt_for_each_call(r, self_cb, &a, err, sizeof(err)), 0);
+	ck_assert_int_eq(a.calls, 8361);
+	ck_assert_uint_eq(a.max_depth, 17);
+	/* Self times of one tree add up to the root's duration. */
+	ck_assert_uint_eq(a.self_sum, a.root_dur);
+	ck_assert_ptr_nonnull(jpt_fn(r, 1));
+	ck_assert_str_eq(jpt_fn(r, 1)->name, "fib");
+	ck_assert_uint_eq(jpt_fn(r, 1)->addr, (uintptr_t)fib);
+	ck_assert_uint_eq(jpt_fn(r, 1)->len, 64);
+	jpt_close(r);
+}
+END_TEST
+
+/* ---- Threads */
+
+#define NTHREADS 4
+#define MCALLS   20000
+
+static void *worker(void *arg)
+{
+	int n = (int)(intptr_t)arg;
+
+	for (int i = 0; i < MCALLS * n; i++) {
+		jitperf_enter(fa);
+		jitperf_exit(fa);
+	}
+	return NULL;
+}
+
+struct tid_arg { uint32_t tid[NTHREADS + 1]; long n[NTHREADS + 1]; int ntid; };
+
+static int tid_cb(const struct jpt_call *c, void *arg)
+{
+	struct tid_arg *a = arg;
+	int i;
+
+	for (i = 0; i < a->ntid && a->tid[i] != c->tid; i++)
+		;
+	if (i == a->ntid && a->ntid < NTHREADS + 1)
+		a->tid[a->ntid++] = c->tid;
+	if (i < NTHREADS + 1)
+		a->n[i]++;
+	return 0;
+}
+
+START_TEST(test_threads_exact)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 1, NULL);
+	pthread_t th[NTHREADS];
+	struct tid_arg a = { { 0 }, { 0 }, 0 };
+	struct jpt_reader *r;
+	char err[512];
+	long seen[NTHREADS + 1] = { 0 };
+
+	fa = jitperf_fn_register(jp, "a", NULL, 0);
+	/* Thread i makes (i + 1) * MCALLS calls; all have exited before close. */
+	for (int i = 0; i < NTHREADS; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, worker, (void *)(intptr_t)(i + 1)), 0);
+	for (int i = 0; i < NTHREADS; i++)
+		pthread_join(th[i], NULL);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_uint_eq(row_calls("a"), MCALLS * (1 + 2 + 3 + 4));
+	r = instr_trace_open(dir, getpid());
+	ck_assert_uint_eq(jpt_nthreads(r), NTHREADS);
+	ck_assert_int_eq(jpt_for_each_call(r, tid_cb, &a, err, sizeof(err)), 0);
+	ck_assert_int_eq(a.ntid, NTHREADS);
+	for (int i = 0; i < NTHREADS; i++) {
+		long k = a.n[i] / MCALLS;
+
+		ck_assert_int_eq(a.n[i] % MCALLS, 0);
+		ck_assert(k >= 1 && k <= NTHREADS);
+		ck_assert_int_eq(seen[k]++, 0);             /* each count 1..4 once */
+	}
+	jpt_close(r);
+}
+END_TEST
+
+/* ---- Sampling */
+
+START_TEST(test_sampling_root)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 4, NULL);
+	struct depth_arg a = { 0 };
+	char err[512];
+
+	fa = jitperf_fn_register(jp, "a", NULL, 0);
+	fb = jitperf_fn_register(jp, "b", NULL, 0);
+	fc = jitperf_fn_register(jp, "c", NULL, 0);
+	nest(10);                       /* roots 1, 5 and 9 are traced: whole trees */
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_uint_eq(row_calls("a"), 10);   /* statistics keep every call */
+	ck_assert_uint_eq(row_calls("b"), 10);
+	ck_assert_uint_eq(row_calls("c"), 20);
+	a.r = instr_trace_open(dir, getpid());
+	ck_assert_uint_eq(jpt_info(a.r)->sample_every, 4);
+	ck_assert_int_eq(jpt_for_each_call(a.r, depth_cb, &a, err, sizeof(err)), 0);
+	ck_assert_int_eq(a.bad, 0);
+	ck_assert_int_eq(a.by_depth[0], 3);
+	ck_assert_int_eq(a.by_depth[1], 3);
+	ck_assert_int_eq(a.by_depth[2], 6);
+	jpt_close(a.r);
+}
+END_TEST
+
+START_TEST(test_sampling_trace_only)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE, 1000, NULL);
+
+	fa = jitperf_fn_register(jp, "a", NULL, 0);
+	fb = jitperf_fn_register(jp, "b", NULL, 0);
+	fc = jitperf_fn_register(jp, "c", NULL, 0);
+	nest(2500);                     /* roots 1, 1001, 2001 */
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "a"), 3);
+	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "c"), 6);
+}
+END_TEST
+
+/* ---- Unbalanced calls */
+
+static jmp_buf jb;
+
+static void deep_then_longjmp(void)
+{
+	jitperf_enter(fb);
+	jitperf_enter(fc);
+	longjmp(jb, 1);                 /* skips the exits of c and b */
+}
+
+static void *exit_inside(void *arg)
+{
+	(void)arg;
+	jitperf_enter(fa);
+	jitperf_enter(fb);
+	return NULL;                    /* the thread ends inside b inside a */
+}
+
+START_TEST(test_unbalanced_repairs)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 1, NULL);
+	struct instr_row ra, rb, rc;
+	pthread_t th;
+	struct jpt_reader *r;
+	struct depth_arg a = { 0 };
+	char err[512];
+
+	fa = jitperf_fn_register(jp, "a", NULL, 0);
+	fb = jitperf_fn_register(jp, "b", NULL, 0);
+	fc = jitperf_fn_register(jp, "c", NULL, 0);
+	jitperf_exit(fc);                               /* exit without entry */
+	jitperf_enter(fa);
+	if (!setjmp(jb))
+		deep_then_longjmp();
+	jitperf_exit(fa);                               /* repairs c and b, then a */
+	ck_assert_int_eq(pthread_create(&th, NULL, exit_inside, NULL), 0);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "a", &ra), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "b", &rb), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "c", &rc), 0);
+	ck_assert_uint_eq(ra.calls, 2);
+	ck_assert_uint_eq(ra.unbalanced, 1);            /* closed at thread exit */
+	ck_assert_uint_eq(rb.calls, 2);
+	ck_assert_uint_eq(rb.unbalanced, 2);            /* longjmp + thread exit */
+	ck_assert_uint_eq(rc.calls, 1);
+	ck_assert_uint_eq(rc.unbalanced, 2);            /* exit without entry + longjmp */
+	/* The trace stays well nested: repaired exits are written too. */
+	a.r = r = instr_trace_open(dir, getpid());
+	ck_assert_int_eq(jpt_for_each_call(r, depth_cb, &a, err, sizeof(err)), 0);
+	ck_assert_int_eq(a.bad, 0);
+	ck_assert_int_eq(a.by_depth[0], 2);
+	ck_assert_int_eq(a.by_depth[1], 2);
+	ck_assert_int_eq(a.by_depth[2], 1);
+	jpt_close(r);
+}
+END_TEST
+
+/* ---- errno and re-entry */
+
+START_TEST(test_errno_preserved)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 1, "page-faults,cycles");
+
+	fa = jitperf_fn_register(jp, "a", NULL, 0);
+	/* First event (thread state, counters), and enough events for new blocks. */
+	for (int i = 0; i < 20000; i++) {
+		errno = 4321;
+		jitperf_enter(fa);
+		ck_assert_int_eq(errno, 4321);
+		errno = 1234;
+		jitperf_exit(fa);
+		ck_assert_int_eq(errno, 1234);
+	}
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_uint_eq(row_calls("a"), 20000);
+}
+END_TEST
+
+static volatile sig_atomic_t nsig;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	nsig++;
+	jitperf_enter(fb);              /* lands in the middle of probes often */
+	jitperf_exit(fb);
+}
+
+START_TEST(test_signal_reentry)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 1, NULL);
+	struct itimerval it = { { 0, 100 }, { 0, 100 } };
+	struct sigaction sa;
+	struct instr_row rb;
+	long n = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGPROF, &sa, NULL);
+	fa = jitperf_fn_register(jp, "a", NULL, 0);
+	fb = jitperf_fn_register(jp, "b", NULL, 0);
+	setitimer(ITIMER_PROF, &it, NULL);
+	for (int k = 0; k < 200 && nsig < 200; k++)
+		for (int i = 0; i < 20000; i++, n++) {
+			jitperf_enter(fa);
+			jitperf_exit(fa);
+		}
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_PROF, &it, NULL);
+	signal(SIGPROF, SIG_DFL);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_uint_eq(row_calls("a"), (uint64_t)n);   /* never disturbed */
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "b", &rb), 0);
+	ck_assert_uint_gt(rb.calls, 0);
+	ck_assert_uint_le(rb.calls, (uint64_t)nsig);      /* dropped when inside a probe */
+	ck_assert_uint_eq(rb.unbalanced, 0);
+	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "a"), n);
+}
+END_TEST
+
+/* ---- Software counters (hardware ones are not available in every VM) */
+
+static int event_supported(uint32_t type, uint64_t config)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = type;
+	a.config = config;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#define NPAGES 64
+
+START_TEST(test_software_counters)
+{
+	jitperf *jp;
+	struct instr_row rt, rs;
+	char path[4200], line[256];
+	char *text;
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t t0;
+
+	if (!event_supported(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS))
+		return;                 /* no perf_event_open at all (seccomp, paranoid 3) */
+	jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 1, "page-faults,task-clock,cycles");
+	fa = jitperf_fn_register(jp, "touch", NULL, 0);
+	fb = jitperf_fn_register(jp, "spin", NULL, 0);
+	for (int k = 0; k < 3; k++) {
+		char *p = mmap(NULL, NPAGES * pg, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		ck_assert_ptr_ne(p, MAP_FAILED);
+		jitperf_enter(fa);
+		for (int i = 0; i < NPAGES; i++)
+			p[i * pg] = 1;  /* one minor fault per new page */
+		jitperf_exit(fa);
+		munmap(p, NPAGES * pg);
+	}
+	jitperf_enter(fb);
+	for (t0 = thread_cpu_ns(); thread_cpu_ns() - t0 < 3000000;)
+		;
+	jitperf_exit(fb);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "touch", &rt), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "spin", &rs), 0);
+	ck_assert_int_eq(rt.nctr, 3);
+	ck_assert_uint_ge(strtoull(rt.ctr[0], NULL, 10), 3 * NPAGES);
+	ck_assert_uint_le(strtoull(rt.ctr[0], NULL, 10), 3 * NPAGES + 24);
+	ck_assert_uint_ge(strtoull(rs.ctr[1], NULL, 10), 3000000);   /* task-clock ns */
+	snprintf(path, sizeof(path), "%s/jitperf-%d.stats", dir, (int)getpid());
+	text = instr_slurp(path);
+	ck_assert_ptr_nonnull(text);
+	if (!event_supported(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES)) {
+		snprintf(line, sizeof(line), "\n# unsupported counter cycles: ");
+		ck_assert_ptr_nonnull(strstr(text, line));
+		ck_assert_str_eq(rt.ctr[2], "-");
+	} else {
+		ck_assert_ptr_null(strstr(text, "# unsupported counter"));
+	}
+	free(text);
+}
+END_TEST
+
+/* ---- fork and SIGKILL */
+
+START_TEST(test_fork_child_files)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 1, NULL);
+	pid_t child;
+	int status;
+
+	fa = jitperf_fn_register(jp, "a", NULL, 0);
+	for (int i = 0; i < 10; i++) {
+		jitperf_enter(fa);
+		jitperf_exit(fa);
+	}
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		for (int i = 0; i < 7; i++) {
+			jitperf_enter(fa);
+			jitperf_exit(fa);
+		}
+		_exit(jitperf_close(jp) ? 1 : 0);
+	}
+	for (int i = 0; i < 5; i++) {
+		jitperf_enter(fa);
+		jitperf_exit(fa);
+	}
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_uint_eq(row_calls("a"), 15);
+	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "a"), 15);
+	{
+		struct instr_row rc;
+
+		ck_assert_int_eq(instr_stats_row(dir, child, "a", &rc), 0);
+		ck_assert_uint_eq(rc.calls, 7);
+		ck_assert_int_eq(instr_trace_calls(dir, child, "a"), 7);
+	}
+}
+END_TEST
+
+START_TEST(test_sigkill_keeps_calls)
+{
+	int pfd[2];
+	pid_t child;
+	char c;
+	struct jpt_reader *r;
+
+	ck_assert_int_eq(pipe(pfd), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		jitperf *jp = instr_open(dir, JITPERF_TRACE, 1, NULL);
+		jitperf_fn f = jitperf_fn_register(jp, "done", NULL, 0);
+		jitperf_fn g = jitperf_fn_register(jp, "open", NULL, 0);
+
+		for (int i = 0; i < 12345; i++) {
+			jitperf_enter(f);
+			jitperf_exit(f);
+		}
+		jitperf_enter(g);               /* never completes */
+		if (write(pfd[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pfd[1]);
+	ck_assert_int_eq(read(pfd[0], &c, 1), 1);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(pfd[0]);
+	r = instr_trace_open(dir, child);
+	ck_assert_int_eq(jpt_info(r)->truncated, 1);
+	jpt_close(r);
+	ck_assert_int_eq(instr_trace_calls(dir, child, "done"), 12345);
+	ck_assert_int_eq(instr_trace_calls(dir, child, "open"), 0);
+}
+END_TEST
+
+static Suite *probe_suite(void)
+{
+	Suite *s = suite_create("Probes");
+	TCase *tc;
+
+	tc = tcase_create("Registration");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_register_ids);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("Exact counts");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_nested_counts);
+	tcase_add_test(tc, test_recursive_fib);
+	tcase_add_test(tc, test_threads_exact);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("Sampling");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_sampling_root);
+	tcase_add_test(tc, test_sampling_trace_only);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("Unbalanced calls");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_unbalanced_repairs);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("Not disturbing the program");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_errno_preserved);
+	tcase_add_test(tc, test_signal_reentry);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("Counters");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_software_counters);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("Processes");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_fork_child_files);
+	tcase_add_test(tc, test_sigkill_keeps_calls);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(probe_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
