@@ -353,6 +353,20 @@ static struct jc_node *expr(struct parser *ps)
 
 static struct jc_node *block(struct parser *ps);
 
+/* NAME = ...: look one token ahead and come back */
+static int assignment_ahead(struct parser *ps)
+{
+	struct parser save = *ps;
+	int yes;
+
+	if (ps->tok != T_IDENT)
+		return 0;
+	next(ps);
+	yes = is_punct(ps, '=');
+	*ps = save;
+	return yes;
+}
+
 static struct jc_node *statement(struct parser *ps)
 {
 	struct jc_node *n;
@@ -393,8 +407,7 @@ static struct jc_node *statement(struct parser *ps)
 		if (expect(ps, '='))
 			return NULL;
 		n->a = expr(ps);
-	} else if (ps->tok == T_IDENT && ps->s[strspn(ps->s, " \t")] == '=' &&
-		   ps->s[strspn(ps->s, " \t") + 1] != '=') {
+	} else if (assignment_ahead(ps)) {
 		if (!(n = node(ps, JC_ASSIGN)))
 			return NULL;
 		if ((n->slot = find_slot(ps->fn, ps->ident)) < 0) {

@@ -37,7 +37,8 @@ static const char demo[] =
 	"fn six(a, b, c, d, e, f) { return a - b * 2 + c * 3 - d * 4 + e * 5 - f * 6; }\n"
 	"fn deep(n) { if (n == 0) { return 0; } return 1 + deep(n - 1); }\n"
 	"fn big() { return 1000000000000 + 1; }\n"
-	"fn nothing() { var x = 1; }\n";
+	"fn nothing() { var x = 1; }\n"
+	"fn spaced(a) { a # assignment over a comment and a line break\n = a == 1; return a; }\n";
 
 static struct jc_prog *prog;
 
@@ -81,6 +82,7 @@ START_TEST(test_results)
 	ck_assert_int_eq(call("deep", 10000, 0), 10000);
 	ck_assert_int_eq(call("big", 0, 0), 1000000000001);
 	ck_assert_int_eq(call("nothing", 0, 0), 0);
+	ck_assert_int_eq(call("spaced", 1, 0), 1);
 	ck_assert_int_eq(jc_entry_of(prog, jc_find(prog, "six"))(1, 2, 3, 4, 5, 6),
 			 1 - 4 + 9 - 16 + 25 - 36);
 }
