@@ -95,7 +95,7 @@ struct jc_prog {
 	char             err[512];  /* "file:line: what is wrong" */
 };
 
-/* parse.c */
+/* prog.c: program, IR arena, function lookup; parse.c: source text to IR */
 struct jc_prog *jc_prog_new(void);
 void jc_prog_free(struct jc_prog *p);
 int jc_parse(struct jc_prog *p, const char *text, const char *file);
