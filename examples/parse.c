@@ -4,11 +4,12 @@
  *
  *   fn NAME(a, b) { var x = a * 2; while (x > b) { x = x - 1; } return x; }
  *
- * Integers are 64-bit; operators + - * / % == != < <= > >= unary - and !;
- * statements: var, assignment, if/else, while, return, calls (recursion
- * included); '#' starts a comment.  Variables are function-wide.  A
- * function that falls off its end returns 0.  Errors are reported once as
- * "file:line: what is wrong" in p->err.
+ * Integers are 64-bit and wrap; operators + - * / % == != < <= > >= unary
+ * - and ! (comparisons give 0 or 1; x / 0 and x % 0 are 0, so no program
+ * can trap); statements: var, assignment, if/else, while, return, calls
+ * (recursion included, up to 6 arguments); '#' starts a comment.
+ * Variables are function-wide.  A function that falls off its end returns
+ * 0.  Errors are reported once as "file:line: what is wrong" in p->err.
  */
 #include "config.h"
 
