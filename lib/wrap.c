@@ -205,18 +205,15 @@ static inline void NOINSTR shadow_drop(struct shadow *s)
 }
 
 /*
- * A frame the shadow stack still holds but that a longjmp (or a thread
- * cancellation unwinding) skipped: its exit is recorded now, so the probe
- * stack stays balanced, and it is counted.
+ * A frame the shadow stack still holds but that a longjmp skipped: drop it
+ * and record its exit now, so the probes' call stack stays in step with
+ * the real one (the call ends when the skip is noticed).
  */
-static unsigned long wrap_repaired;
-
 static void NOINSTR shadow_repair(struct shadow *s)
 {
 	struct shadow_ent *e = shadow_peek(s);
 
 	jp_probe_exit(e->slot->fn);
-	__atomic_fetch_add(&wrap_repaired, 1, __ATOMIC_RELAXED);
 	shadow_drop(s);
 }
 
