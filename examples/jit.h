@@ -2,12 +2,11 @@
 /*
  * jit.h - jitcalc, the example JIT: a tiny language compiled to x86-64.
  *
- * Pipeline: parse.c turns source text into a tree IR (struct jc_node,
- * kept in prog.c's arena),
- * probes.c optionally rewrites it to call jitperf_enter/jitperf_exit,
- * codegen_x86_64.c emits machine code, ehframe.c describes its frames,
- * jit.c places everything in executable memory and registers it with
- * libjitperf.
+ * Pipeline: parse.c turns source text into a tree IR (struct jc_node, in
+ * prog.c's arena), probes.c optionally rewrites it to call jitperf_enter /
+ * jitperf_exit, codegen_x86_64.c emits machine code, ehframe.c describes
+ * its frames, jit.c places everything in executable memory and registers
+ * it with libjitperf.
  */
 #ifndef JITCALC_JIT_H
 #define JITCALC_JIT_H
