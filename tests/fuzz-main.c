@@ -107,6 +107,7 @@ static size_t mutate(uint8_t *buf, size_t len, size_t max)
 
 	while (rounds--) {
 		size_t a = below(len + 1), b, n;
+		uint8_t piece[256];
 		const struct seed *o;
 
 		switch (below(8)) {
@@ -141,14 +142,14 @@ static size_t mutate(uint8_t *buf, size_t len, size_t max)
 		case 5:                 /* duplicate a range */
 			if (a >= len)
 				break;
-			n = 1 + below(len - a < 256 ? len - a : 256);
+			n = 1 + below(len - a < sizeof(piece) ? len - a : sizeof(piece));
+			b = below(len + 1);
 			if (len + n > max)
 				break;
-			b = below(len + 1);
-			if (b > len)
-				break;
-			memmove(buf + b + n, buf + b, len - b);
-			memmove(buf + b, buf + (a < b ? a : a + n), n);
+			memcpy(piece, buf + a, n);
+			for (size_t i = len; i-- > b;)
+				buf[i + n] = buf[i];
+			memcpy(buf + b, piece, n);
 			len += n;
 			break;
 		case 6:                 /* splice in a piece of another seed */
