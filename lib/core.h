@@ -50,6 +50,12 @@ JP_HIDDEN void jp_perfmap_rollback(struct jp_perfmap *pm, uint64_t mark);
 JP_HIDDEN int jp_ehframe_hdr(const void *eh, size_t eh_len, uint64_t addr, uint64_t len,
 			     unsigned char **hdr, size_t *hdr_len);
 
+/* ---- lib/twins.c: code bytes this session has written before */
+struct jp_twins;
+JP_HIDDEN uint64_t jp_code_hash(const void *code, size_t len);
+JP_HIDDEN int  jp_twins_seen(struct jp_twins **t, uint64_t hash);  /* 1 seen, 0 new, -ENOMEM */
+JP_HIDDEN void jp_twins_free(struct jp_twins *t);
+
 /* ---- lib/jitdump.c */
 struct jp_jitdump_load {        /* one CODE_LOAD with the records that describe it */
 	const char                *name;

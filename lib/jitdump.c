@@ -35,6 +35,7 @@ struct jp_jitdump {
 	void          *marker;      /* the PROT_EXEC mapping perf record looks for */
 	size_t         marker_len;
 	unsigned char *buf;         /* scratch for record headers (under the session lock) */
+	struct jp_twins *twins;     /* hashes of the code written so far */
 	size_t         buf_cap;
 	char           path[];
 };
@@ -187,6 +188,37 @@ static unsigned char *put_unwinding(unsigned char *p, const struct jp_jitdump_lo
 	return start + size;
 }
 
+/*
+ * Code bytes this dump already holds (another function with identical code)
+ * get 1..8 bytes of their code index appended, and code_size grows by that
+ * much: perf's injected ELF for it then has a build-id of its own also
+ * where perf computes build-ids from the code alone (newer than 6.1).  The
+ * tail stays inside align8(len) whenever len is not a multiple of 8, so
+ * perf's mapping and the .eh_frame position do not move; with .eh_frame
+ * and len a multiple of 8 the tail would move the .eh_frame, so such code
+ * is written as it is.  Returns the bytes added after code (at code + len).
+ */
+static size_t tell_twins_apart(struct jp_jitdump *jd, struct jitdump_code_load *cl,
+			       unsigned char *clp, unsigned char *code,
+			       const struct jp_jitdump_load *ld)
+{
+	size_t k = ld->len % 8 ? 8 - ld->len % 8 : 8;
+	uint64_t index = ld->index;
+
+	if (jp_twins_seen(&jd->twins, jp_code_hash(code, ld->len)) != 1)
+		return 0;
+	if (ld->eh_frame_len && ld->len % 8 == 0) {
+		jp_debug("%s: same code as an earlier function; with .eh_frame and a length "
+			 "that is a multiple of 8 it is written unchanged", ld->name);
+		return 0;
+	}
+	memcpy(code + ld->len, &index, k);      /* k bytes of the index (low ones on x86) */
+	cl->code_size += k;
+	cl->p.total_size += (uint32_t)k;
+	memcpy(clp, cl, sizeof(*cl));
+	return k;
+}
+
 int jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld)
 {
 	struct jitdump_code_load cl;
@@ -194,7 +226,7 @@ int jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld)
 	size_t usize = ld->eh_frame_len ? unwinding_size(ld) : 0;
 	size_t nlen = strlen(ld->name) + 1;
 	uint64_t total = sizeof(cl) + nlen + ld->len;
-	unsigned char *p;
+	unsigned char *p, *clp;
 	struct iovec iov;
 	uint64_t ts;
 	int err;
@@ -202,7 +234,7 @@ int jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld)
 	if (total > UINT32_MAX || dsize > UINT32_MAX || usize > UINT32_MAX)
 		return -E2BIG;
 	/* one buffer, one write(): cheaper than writev's iovec import */
-	err = reserve(jd, dsize + usize + (size_t)total);
+	err = reserve(jd, dsize + usize + (size_t)total + 8);
 	if (err)
 		return err;
 	ts = jp_monotonic_ns();
@@ -221,6 +253,7 @@ int jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld)
 	cl.code_addr = ld->addr;
 	cl.code_size = ld->len;
 	cl.code_index = ld->index;
+	clp = p;
 	memcpy(p, &cl, sizeof(cl));
 	p += sizeof(cl);
 	memcpy(p, ld->name, nlen);
@@ -235,6 +268,7 @@ int jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld)
 	} else {
 		memcpy(p, (const void *)(uintptr_t)ld->addr, ld->len);  /* the code bytes */
 	}
+	p += tell_twins_apart(jd, &cl, clp, p, ld);
 	p += ld->len;
 
 	iov.iov_base = jd->buf;
@@ -269,6 +303,7 @@ static void release(struct jp_jitdump *jd)
 		munmap(jd->marker, jd->marker_len);
 	close(jd->fd);
 	free(jd->buf);
+	jp_twins_free(jd->twins);
 	free(jd);
 }
 

@@ -564,15 +564,16 @@ START_TEST(test_full_disk)
 	}
 	o.dir = mnt;
 	ck_assert_int_eq(jitperf_open(&full, &o), 0);
-	while (!err && n < 1000) {
-		err = jitperf_code_load(full, "filler", code, sizeof(code), NULL);
+	while (!err && n < 500) {
+		/* distinct code for each load (identical code would get a tail, see Twins) */
+		err = jitperf_code_load(full, "filler", code + n, 512, NULL);
 		if (!err)
 			n++;
 	}
 	ck_assert_int_eq(err, -ENOSPC);
 	ck_assert_int_gt(n, 0);
 	/* still full: still an error, never a half record */
-	ck_assert_int_eq(jitperf_code_load(full, "more", code, sizeof(code), NULL), -ENOSPC);
+	ck_assert_int_eq(jitperf_code_load(full, "more", code + 500, 512, NULL), -ENOSPC);
 	jitperf_close(full);    /* CODE_CLOSE may not fit: the file stays valid either way */
 
 	snprintf(path, sizeof(path), "%s/jit-%d.dump", mnt, (int)getpid());
@@ -582,7 +583,7 @@ START_TEST(test_full_disk)
 		const unsigned char *p = next_record(&d, &id, &size, &ts);
 
 		ck_assert_ptr_nonnull(p);
-		check_load(p, size, "filler", code, sizeof(code), (uint64_t)i + 1);
+		check_load(p, size, "filler", code + i, 512, (uint64_t)i + 1);
 	}
 	if (next_record(&d, &id, &size, &ts))
 		ck_assert_uint_eq(id, JIT_CODE_CLOSE);
@@ -590,6 +591,62 @@ START_TEST(test_full_disk)
 	free(d.buf);
 	ck_assert_int_eq(umount(mnt), 0);
 	snprintf(dump_path, sizeof(dump_path), "%s/jit-%d.dump", dir, (int)getpid());
+}
+END_TEST
+
+/* ---- identical code */
+
+static void check_twin(const unsigned char *p, uint32_t size, const char *name,
+		       const void *addr, size_t len, uint64_t index, size_t tail)
+{
+	struct jitdump_code_load cl;
+	size_t nlen = strlen(name) + 1;
+
+	memcpy(&cl, p, sizeof(cl));
+	ck_assert_uint_eq(cl.code_size, len + tail);
+	ck_assert_uint_eq(size, sizeof(cl) + nlen + len + tail);
+	ck_assert_uint_eq(cl.code_addr, (uintptr_t)addr);
+	ck_assert_uint_eq(cl.code_index, index);
+	ck_assert_str_eq((const char *)p + sizeof(cl), name);
+	ck_assert_mem_eq(p + sizeof(cl) + nlen, addr, len);             /* the real code first */
+	ck_assert_mem_eq(p + sizeof(cl) + nlen + len, &index, tail);    /* then the index */
+}
+
+START_TEST(test_twins)
+{
+	static unsigned char twin[2][64];
+	unsigned char eh[64];
+	struct jitperf_code c = { .size = sizeof(c), .name = "twin_eh", .addr = twin[1], .len = 16,
+				  .eh_frame = eh };
+	uint32_t id, size;
+	uint64_t ts;
+	const unsigned char *p;
+	struct dump d;
+
+	memcpy(twin[0], code, 64);
+	memcpy(twin[1], code, 64);
+	c.eh_frame_len = make_eh_frame(eh, 16, 0x1b);
+	ck_assert_int_eq(jitperf_code_load(jp, "first", twin[0], 7, NULL), 0);   /* 1 */
+	ck_assert_int_eq(jitperf_code_load(jp, "second", twin[1], 7, NULL), 0);  /* 2: same bytes */
+	ck_assert_int_eq(jitperf_code_load(jp, "third", twin[0], 16, NULL), 0);  /* 3: new */
+	ck_assert_int_eq(jitperf_code_load(jp, "fourth", twin[1], 16, NULL), 0); /* 4: same as 3 */
+	ck_assert_int_eq(jitperf_code_load_ex(jp, &c, NULL), 0);                 /* 5: same, eh_frame */
+
+	dump_read(&d);
+	p = next_record(&d, &id, &size, &ts);
+	check_load(p, size, "first", twin[0], 7, 1);
+	p = next_record(&d, &id, &size, &ts);
+	check_twin(p, size, "second", twin[1], 7, 2, 1);        /* up to align8(7): 1 byte */
+	p = next_record(&d, &id, &size, &ts);
+	check_load(p, size, "third", twin[0], 16, 3);
+	p = next_record(&d, &id, &size, &ts);
+	check_twin(p, size, "fourth", twin[1], 16, 4, 8);       /* a multiple of 8: 8 bytes */
+	p = next_record(&d, &id, &size, &ts);
+	ck_assert_uint_eq(id, JIT_CODE_UNWINDING_INFO);
+	p = next_record(&d, &id, &size, &ts);
+	check_load(p, size, "twin_eh", twin[1], 16, 5);         /* a tail would move .eh_frame */
+	ck_assert_ptr_null(next_record(&d, &id, &size, &ts));
+	free(d.buf);
 }
 END_TEST
 
@@ -612,6 +669,7 @@ static Suite *jitdump_suite(void)
 	tcase_add_test(tc, test_debug_and_unwinding_together);
 	tcase_add_test(tc, test_move_and_unload);
 	tcase_add_test(tc, test_close_record);
+	tcase_add_test(tc, test_twins);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Errors leave the file valid");

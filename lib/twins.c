@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Has this session already written these exact code bytes?  perf inject
+ * --jit names each injected ELF by a build-id; perf 6.1 draws it at random,
+ * but newer perf hashes only the code bytes, so two functions with
+ * identical code would share a build-id and perf (through its build-id
+ * cache) could show one's name for the other.  lib/jitdump.c asks here and
+ * gives every repeat a few distinguishing bytes after its code.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+struct jp_twins {
+	size_t    cap;      /* power of two */
+	size_t    n;
+	uint64_t *slot;     /* 0 = empty */
+};
+
+uint64_t jp_code_hash(const void *code, size_t len)
+{
+	const unsigned char *p = code;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, v;
+
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&v, p, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	v = 0;
+	memcpy(&v, p, len);
+	h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 29;
+	return h ? h : 1;
+}
+
+static int grow(struct jp_twins *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 256, i;
+	uint64_t *slot = calloc(cap, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++) {
+		size_t j;
+
+		if (!t->slot[i])
+			continue;
+		for (j = t->slot[i] & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
+			;
+		slot[j] = t->slot[i];
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->cap = cap;
+	return 0;
+}
+
+int jp_twins_seen(struct jp_twins **tp, uint64_t hash)
+{
+	struct jp_twins *t = *tp;
+	size_t j;
+
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		*tp = t;
+	}
+	if (2 * (t->n + 1) > t->cap && grow(t) < 0)
+		return -ENOMEM;
+	for (j = hash & (t->cap - 1); t->slot[j]; j = (j + 1) & (t->cap - 1))
+		if (t->slot[j] == hash)
+			return 1;
+	t->slot[j] = hash;
+	t->n++;
+	return 0;
+}
+
+void jp_twins_free(struct jp_twins *t)
+{
+	if (t) {
+		free(t->slot);
+		free(t);
+	}
+}
