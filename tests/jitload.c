@@ -127,6 +127,8 @@ int main(int argc, char **argv)
 		fns[0] = load("jl_alpha", 1);
 		fns[1] = load("jl_beta", 2);
 		fns[2] = load("jl_gamma", 3);
+		printf("ready %d\n", (int)getpid());   /* for perf record -p */
+		fflush(stdout);
 		run(fns, 3, atof(argv[2]));
 	} else if (!strcmp(mode, "twins") && argc == 3) {
 		fns[0] = load("twin_left", 0);
