@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "jitperf.h"
@@ -41,6 +42,8 @@ const char *jitperf_strerror(int err)
 	const char *s;
 	size_t i;
 
+	if (err == INT_MIN)
+		return "unknown jitperf error";
 	if (err < 0)
 		err = -err;
 	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
