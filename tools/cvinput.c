@@ -306,7 +306,9 @@ static int read_text(struct cv_input *in, unsigned flags, const struct cv_sink *
 
 	if (!p)
 		return -ENOMEM;
-	ret = ps_feed(p, in->peek, in->npeek);
+	/* a file is read again from its start (the parser maps it); a pipe
+	 * continues after the bytes read to recognise it */
+	ret = in->fd > 0 && lseek(in->fd, 0, SEEK_SET) == 0 ? 0 : ps_feed(p, in->peek, in->npeek);
 	if (!ret)
 		ret = ps_parse_fd(p, in->fd);
 	if (ret)

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "perfscript.h"
@@ -575,28 +577,18 @@ static int put_func(struct ps_parser *p, const char *f, size_t fn, const char *p
 			}
 	}
 	d = a->s + off;
-	if (src == d) {          /* built in place: filter in place */
+	if (src != d)
+		memcpy(d, src, cut);
+	a->len = off + cut;
+	if (memchr(d, ';', cut) || memchr(d, '"', cut) || memchr(d, '\'', cut)) {
 		size_t o = 0;
 
 		for (i = 0; i < cut; i++) {
-			char c = src[i];
+			char c = d[i];
 
 			if (c == '"' || c == '\'')
 				continue;
 			d[o++] = c == ';' ? ':' : c;
-		}
-		a->len = off + o;
-	} else {
-		size_t o = 0;
-
-		for (i = 0; i < cut; i++) {
-			char c = src[i];
-
-			if (c == ';')
-				c = ':';
-			else if (c == '"' || c == '\'')
-				continue;
-			d[o++] = c;
 		}
 		a->len = off + o;
 	}
@@ -652,12 +644,15 @@ static int match_stack(const char *l, size_t n, struct stackline *s)
 	P = rp - l;
 	if (P < 2)
 		return 0;
-	for (I = P - 2;; I--) {
-		if (l[I] == ' ' && l[I + 1] == '(')
-			break;
-		if (I == 0)
+	/* the last '(' at 1..P-1 with a blank before it */
+	for (rp = l + P;;) {
+		rp = memrchr(l + 1, '(', rp - (l + 1));
+		if (!rp)
 			return 0;
+		if (rp[-1] == ' ')
+			break;
 	}
+	I = rp - 1 - l;
 	if (I < a + 2)
 		return 0;
 	q = w;
@@ -672,6 +667,18 @@ static int match_stack(const char *l, size_t n, struct stackline *s)
 	s->mod = l + I + 2;
 	s->modn = P - (I + 2);
 	return 1;
+}
+
+static const char *find_arrow(const char *s, size_t n)
+{
+	const char *e = s + n;
+
+	while ((s = memchr(s, '-', e - s)) && s + 1 < e) {
+		if (s[1] == '>')
+			return s;
+		s++;
+	}
+	return NULL;
 }
 
 static int stack_frames(struct ps_parser *p, const struct stackline *s)
@@ -693,7 +700,7 @@ static int stack_frames(struct ps_parser *p, const struct stackline *s)
 	first = p->nframes;
 	/* split /->/: empty trailing pieces are dropped, inner ones kept */
 	while (n > 0) {
-		const char *arrow = find(f, n, "->", 2);
+		const char *arrow = find_arrow(f, n);
 		size_t len = arrow ? (size_t)(arrow - f) : n;
 		size_t rest = arrow ? n - len - 2 : 0;
 
@@ -882,10 +889,42 @@ int ps_finish(struct ps_parser *p)
 	return 0;
 }
 
+/* a regular file is mapped in pieces: no copy through read() */
+static int parse_mapped(struct ps_parser *p, int fd, off_t size)
+{
+	const size_t window = 64u << 20;
+	off_t off = 0;
+	int ret = 0;
+
+	while (off < size && !ret) {
+		size_t len = size - off > (off_t)window ? window : (size_t)(size - off);
+		void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, off);
+
+		if (m == MAP_FAILED)
+			return 1;          /* fall back to read() from here */
+		madvise(m, len, MADV_SEQUENTIAL | MADV_WILLNEED);
+		ret = ps_feed(p, m, len);
+		munmap(m, len);
+		off += len;
+		if (lseek(fd, off, SEEK_SET) < 0)
+			return -errno;
+	}
+	return ret ? ret : ps_finish(p);
+}
+
 int ps_parse_fd(struct ps_parser *p, int fd)
 {
-	char *buf = malloc(READ_CHUNK);
+	struct stat st;
+	char *buf;
 	int ret = 0;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    lseek(fd, 0, SEEK_CUR) == 0) {
+		ret = parse_mapped(p, fd, st.st_size);
+		if (ret <= 0)
+			return ret;
+	}
+	buf = malloc(READ_CHUNK);
 
 	if (!buf)
 		return fail(p, -ENOMEM, "out of memory");
