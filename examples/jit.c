@@ -34,7 +34,8 @@ static int pad(struct jc_buf *b, size_t to)
 		b->b = n;
 		b->cap = cap;
 	}
-	memset(b->b + b->len, 0xcc, to - b->len);   /* int3 */
+	if (to > b->len)
+		memset(b->b + b->len, 0xcc, to - b->len);   /* int3 */
 	b->len = to;
 	return 0;
 }
