@@ -12,6 +12,12 @@
 
 #include "core.h"
 
+/* Read without the lock (jitperf_close may clear it): an atomic load. */
+static unsigned outputs_of(const jitperf *jp)
+{
+	return __atomic_load_n(&jp->outputs, __ATOMIC_RELAXED);
+}
+
 static int check_code(const struct jitperf_code *c)
 {
 	uint64_t start = (uintptr_t)c->addr, i;
@@ -59,14 +65,14 @@ int jitperf_code_load_ex(jitperf *jp, const struct jitperf_code *code, uint64_t 
 		*index = 0;
 	if (!jp || !code)
 		return -EINVAL;
-	if (!jp->outputs)
+	if (!outputs_of(jp))
 		return 0;       /* inactive: a cheap no-op */
 	err = jp_opts_copy(&c, sizeof(c), code, code->size);
 	if (!err)
 		err = check_code(&c);
 	if (err)
 		return err;
-	if (c.eh_frame_len && (jp->outputs & JITPERF_JITDUMP)) {
+	if (c.eh_frame_len && (outputs_of(jp) & JITPERF_JITDUMP)) {
 		err = jp_ehframe_hdr(c.eh_frame, c.eh_frame_len, (uintptr_t)c.addr, c.len,
 				     &hdr, &hdr_len);
 		if (err)
@@ -125,7 +131,7 @@ int jitperf_code_move(jitperf *jp, uint64_t index, const void *new_addr)
 
 	if (!jp || !new_addr)
 		return -EINVAL;
-	if (!jp->outputs)
+	if (!outputs_of(jp))
 		return 0;
 	pthread_mutex_lock(&jp->lock);
 	e = jp_codetab_get(jp->codes, index);
@@ -161,7 +167,7 @@ int jitperf_code_unload(jitperf *jp, uint64_t index)
 
 	if (!jp)
 		return -EINVAL;
-	if (!jp->outputs)
+	if (!outputs_of(jp))
 		return 0;
 	pthread_mutex_lock(&jp->lock);
 	e = jp_codetab_get(jp->codes, index);

@@ -240,7 +240,7 @@ int jitperf_close(jitperf *jp)
 	jp->jitdump = NULL;
 	jp_perfmap_close(jp->perfmap);
 	jp->perfmap = NULL;
-	jp->outputs = 0;                /* later calls on the default session: no-ops */
+	__atomic_store_n(&jp->outputs, 0, __ATOMIC_RELAXED);   /* later calls: no-ops */
 	jp_codetab_free(jp->codes);
 	jp->codes = NULL;
 	pthread_mutex_unlock(&jp->lock);
@@ -259,7 +259,7 @@ int jitperf_close(jitperf *jp)
 
 unsigned jitperf_outputs(const jitperf *jp)
 {
-	return jp ? jp->outputs : 0;
+	return jp ? __atomic_load_n(&jp->outputs, __ATOMIC_RELAXED) : 0;
 }
 
 /* ---- the default session */
