@@ -117,4 +117,11 @@ struct jpt_meta_cal {         /* a later calibration pair */
 	uint64_t ns;
 };
 
+/* The offsets jitperf-trace(5) documents. */
+_Static_assert(__builtin_offsetof(struct jpt_file_header, counter_names) == 136, "header layout");
+_Static_assert(sizeof(struct jpt_file_header) <= JPT_HEADER_SIZE, "header size");
+_Static_assert(sizeof(struct jpt_block_header) == 64, "block header layout");
+_Static_assert(sizeof(struct jpt_meta_fn) == 32 && sizeof(struct jpt_meta_code) == 48,
+	       "metadata layout");
+
 #endif /* JITPERF_TRACE_FORMAT_H */
