@@ -154,19 +154,40 @@ static char *esc(struct chrome *c, const char *s, size_t n, size_t *len)
 	return c->esc;
 }
 
-/* digits of v, no allocation, no locale */
+static int ndigits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10000) {
+		v /= 10000;
+		n += 4;
+	}
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/* digits of v, written from the end two at a time; no locale */
 static char *put_u64(char *d, uint64_t v)
 {
-	char tmp[24];
-	int n = 0;
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	int n = ndigits(v);
+	char *p = d + n;
 
-	do {
-		tmp[n++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	while (n)
-		*d++ = tmp[--n];
-	return d;
+	while (v >= 100) {
+		p -= 2;
+		p[0] = pairs[(v % 100) * 2];
+		p[1] = pairs[(v % 100) * 2 + 1];
+		v /= 100;
+	}
+	if (v >= 10) {
+		p[-2] = pairs[v * 2];
+		p[-1] = pairs[v * 2 + 1];
+	} else {
+		p[-1] = '0' + v;
+	}
+	return d + n;
 }
 
 /* ns as µs with three decimals */
@@ -191,14 +212,23 @@ static void sep(struct chrome *c)
 	putc_unlocked('\n', c->fp);
 }
 
-/* one complete event; name already escaped */
+/* one complete event, written with one fwrite; name already escaped */
 static int put_x(struct chrome *c, const char *cat, const char *name, size_t nlen,
 		 uint32_t pid, uint32_t tid, uint64_t ts, uint64_t dur, const char *args, size_t alen)
 {
-	char head[160], *d;
+	char small[512], *buf = small, *d;
+	size_t need = 160 + nlen + alen;
 
-	sep(c);
-	d = head;
+	if (need > sizeof(small) && !(buf = malloc(need)))
+		return -ENOMEM;
+	d = buf;
+	if (c->first) {
+		c->first = 0;
+		*d++ = '\n';
+	} else {
+		*d++ = ',';
+		*d++ = '\n';
+	}
 	memcpy(d, "{\"ph\":\"X\",\"cat\":\"", 17);
 	d += 17;
 	d = stpcpy(d, cat);
@@ -212,15 +242,21 @@ static int put_x(struct chrome *c, const char *cat, const char *name, size_t nle
 	d = put_us(d + 7, dur);
 	memcpy(d, ",\"name\":\"", 9);
 	d += 9;
-	fwrite_unlocked(head, 1, d - head, c->fp);
-	fwrite_unlocked(name, 1, nlen, c->fp);
+	memcpy(d, name, nlen);
+	d += nlen;
 	if (alen) {
-		fwrite_unlocked("\",\"args\":{", 1, 10, c->fp);
-		fwrite_unlocked(args, 1, alen, c->fp);
-		fwrite_unlocked("}}", 1, 2, c->fp);
+		memcpy(d, "\",\"args\":{", 10);
+		memcpy(d + 10, args, alen);
+		d += 10 + alen;
+		*d++ = '}';
+		*d++ = '}';
 	} else {
-		fwrite_unlocked("\"}", 1, 2, c->fp);
+		*d++ = '"';
+		*d++ = '}';
 	}
+	fwrite_unlocked(buf, 1, d - buf, c->fp);
+	if (buf != small)
+		free(buf);
 	return 0;
 }
 
@@ -233,8 +269,9 @@ static int close_frames(struct chrome *c, struct thr *t, size_t keep, uint64_t e
 
 		if (!e)
 			return -ENOMEM;
-		put_x(c, "perf", e, n, t->pid, t->tid, f->start, end > f->start ? end - f->start : 0,
-		      NULL, 0);
+		if (put_x(c, "perf", e, n, t->pid, t->tid, f->start, end > f->start ? end - f->start : 0,
+			  NULL, 0))
+			return -ENOMEM;
 		t->alen = f->off;
 	}
 	return 0;

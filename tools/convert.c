@@ -100,7 +100,7 @@ static int to_all_threads(const struct cv_thread *t, void *arg)
 	return 0;
 }
 
-static const struct cv_sink sink = {
+static struct cv_sink sink = {
 	.sample = to_all_samples,
 	.call   = to_all_calls,
 	.code   = to_all_codes,
@@ -245,6 +245,9 @@ int cmd_convert(int argc, char **argv)
 		}
 	}
 
+	for (size_t i = 0; i < c.nouts; i++)      /* Chrome needs only the callee */
+		if (c.outs[i].ops != &cv_chrome_ops && c.o.source == CV_CALLS)
+			sink.call_stacks = 1;
 	ret = cv_input_read(&in, c.o.ps_flags, &sink, &c, err, sizeof(err));
 	if (ret) {
 		if (ret == -ENOMEM && !err[0])

@@ -12,6 +12,7 @@ struct cv_sink {
 	int (*call)(const struct cv_call *c, void *arg);
 	int (*code)(const struct cv_code *c, void *arg);
 	int (*thread)(const struct cv_thread *t, void *arg);
+	int call_stacks;   /* calls need every frame's name, not only their own */
 };
 
 enum cv_kind { CV_TEXT, CV_PERFDATA, CV_TRACE, CV_JITDUMP, CV_DIR };

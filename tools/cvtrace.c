@@ -70,7 +70,8 @@ static int on_call(const struct jpt_call *jc, void *arg)
 		w->stack = s;
 		w->cap_stack = cap;
 	}
-	for (i = 0; i <= jc->depth; i++)
+	/* the callers' names are looked up only for folded stacks of calls */
+	for (i = w->sink->call_stacks ? 0 : jc->depth; i <= jc->depth; i++)
 		if (!(w->stack[i] = fn_name(w, jc->stack[i])))
 			return -ENOMEM;
 	c = (struct cv_call){
