@@ -254,6 +254,7 @@ END_TEST
 
 static int in_child(void (*fn)(void))
 {
+	char map[64];
 	int st;
 	pid_t pid = fork();
 
@@ -263,6 +264,8 @@ static int in_child(void (*fn)(void))
 		_exit(0);
 	}
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
+	unlink(map);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
