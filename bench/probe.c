@@ -10,7 +10,9 @@
  *   sampled  JITPERF_TRACE with sample_every=1000 (999 of 1000 trees skipped)
  * and the trace file's bytes per event.  Time is the thread's CPU time, so
  * other processes on a loaded machine do not count.  Run it with nice:
- *   nice bench/probe [DIR]
+ *   nice bench/probe [DIR [MODE]]
+ * DIR receives the trace files (default: a new directory under /tmp);
+ * MODE runs only the measurement of that name.
  */
 #include "config.h"
 
@@ -106,54 +108,57 @@ static jitperf *open_session(const char *dir, unsigned outputs, unsigned sample)
 	return jp;
 }
 
+static const struct mode {
+	const char *name;
+	unsigned    outputs;              /* 0: no session */
+	unsigned    sample_every;
+	int         iters;
+	double    (*run)(int);
+	const char *what;
+} modes[] = {
+	{ "off",        0, 1, ITERS * 10, nest_inline, "inline fast path, nothing on" },
+	{ "off-call",   0, 1, ITERS * 10, nest_call, "exported functions, nothing on" },
+	{ "traced",     JITPERF_TRACE, 1, ITERS, nest_inline, "trace, nested 3 deep" },
+	{ "stats",      JITPERF_TRACE | JITPERF_STATS, 1, ITERS, nest_inline,
+	  "trace+stats, nested 3 deep" },
+	{ "stats-only", JITPERF_STATS, 1, ITERS, nest_inline, "stats, nested 3 deep" },
+	{ "sampled",    JITPERF_TRACE, 1000, ITERS * 10, nest_inline, "trace, 1 tree in 1000" },
+};
+
 int main(int argc, char **argv)
 {
-	char dir[] = "/tmp/jitperf-bench.XXXXXX", path[4200];
+	char dir[] = "/tmp/jitperf-bench.XXXXXX", trace[4200], stats[4200];
 	const char *d = argc > 1 ? argv[1] : mkdtemp(dir);
-	jitperf *jp;
-	struct stat st;
-	double v;
+	const char *only = argc > 2 ? argv[2] : NULL;
 
 	if (!d) {
 		perror("bench/probe: mkdtemp");
 		return 1;
 	}
 	unsetenv("JITPERF");
-	printf("off       %6.2f ns/pair (inline fast path)\n", median(nest_inline, ITERS * 10));
-	printf("off-call  %6.2f ns/pair (exported functions)\n", median(nest_call, ITERS * 10));
+	snprintf(trace, sizeof(trace), "%s/jitperf-%d.trace", d, (int)getpid());
+	snprintf(stats, sizeof(stats), "%s/jitperf-%d.stats", d, (int)getpid());
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		const struct mode *m = &modes[i];
+		jitperf *jp = NULL;
+		struct stat st;
+		double v;
 
-	jp = open_session(d, JITPERF_TRACE, 1);
-	v = median(nest_inline, ITERS);
-	snprintf(path, sizeof(path), "%s/jitperf-%d.trace", d, (int)getpid());
-	jitperf_close(jp);
-	printf("traced    %6.2f ns/pair (trace, nested 3 deep)\n", v);
-	if (!stat(path, &st))
-		printf("trace     %6.2f bytes/event (%lld bytes, %d events)\n",
-		       (double)st.st_size / ((RUNS + 0.1) * ITERS * 6), (long long)st.st_size,
-		       (int)((RUNS + 0.1) * ITERS * 6));
-	unlink(path);
-
-	jp = open_session(d, JITPERF_TRACE | JITPERF_STATS, 1);
-	v = median(nest_inline, ITERS);
-	jitperf_close(jp);
-	printf("stats     %6.2f ns/pair (trace+stats, nested 3 deep)\n", v);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/jitperf-%d.stats", d, (int)getpid());
-	unlink(path);
-
-	jp = open_session(d, JITPERF_STATS, 1);
-	v = median(nest_inline, ITERS);
-	jitperf_close(jp);
-	printf("stats-only%6.2f ns/pair (stats, nested 3 deep)\n", v);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/jitperf-%d.trace", d, (int)getpid());
-
-	jp = open_session(d, JITPERF_TRACE, 1000);
-	v = median(nest_inline, ITERS * 10);
-	jitperf_close(jp);
-	printf("sampled   %6.2f ns/pair (trace, 1 tree in 1000)\n", v);
-	snprintf(path, sizeof(path), "%s/jitperf-%d.trace", d, (int)getpid());
-	unlink(path);
+		if (only && strcmp(only, m->name))
+			continue;
+		if (m->outputs)
+			jp = open_session(d, m->outputs, m->sample_every);
+		v = median(m->run, m->iters);
+		jitperf_close(jp);
+		printf("%-10s %6.2f ns/pair (%s)\n", m->name, v, m->what);
+		/* warm-up + RUNS runs of iters x 6 events, all traced */
+		if (m->outputs == JITPERF_TRACE && m->sample_every == 1 && !stat(trace, &st))
+			printf("%-10s %6.2f bytes/event (%lld bytes, %.0f events)\n", "trace",
+			       (double)st.st_size / ((RUNS + 0.1) * m->iters * 6),
+			       (long long)st.st_size, (RUNS + 0.1) * m->iters * 6);
+		unlink(trace);
+		unlink(stats);
+	}
 	if (d == dir)
 		rmdir(dir);
 	return 0;

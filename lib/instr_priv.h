@@ -85,15 +85,22 @@ struct jp_frame {
 };
 
 struct jp_thread {
-	struct jp_thread   *next;               /* session's list (never unlinked) */
+	/* what every event touches first, together in one cache line */
+	volatile int        busy;               /* inside a probe: re-entry guard + close handshake */
+	uint32_t            depth;              /* frames in use */
+	struct jp_frame    *frames;             /* JP_STACK_MAX frames (mmap) */
+	uint32_t            nfns;               /* ids below this are known to be valid */
+	uint8_t             stats_on;           /* copies of the session's settings */
+	uint8_t             trace_on;
+	uint8_t             nctr;               /* counters requested (values per event) */
+	uint32_t            sample_every;
+	uint32_t            event_size;         /* bytes per entry/exit event */
+	uint32_t            overflow;           /* entries beyond JP_STACK_MAX not yet exited */
 	struct jp_instr    *in;
+	struct jp_thread   *next;               /* session's list (never unlinked) */
 	uint32_t            serial;             /* 0-based, per session */
 	uint32_t            tid;
-	volatile int        busy;               /* inside a probe: re-entry guard + close handshake */
 	volatile int        dead;               /* thread has exited */
-	uint32_t            depth;              /* frames in use */
-	uint32_t            overflow;           /* entries beyond JP_STACK_MAX not yet exited */
-	struct jp_frame    *frames;             /* JP_STACK_MAX frames (mmap) */
 	struct jp_fstat    *stats[JP_FN_CHUNKS];/* chunks of JP_FN_CHUNK, mmapped on demand */
 	/* trace window: the current block of the shared file mapping */
 	struct jpt_block_header *blk;
@@ -183,20 +190,19 @@ JP_HIDDEN void jp_trace_meta_cal(struct jp_instr *in) JP_NOINSTR;
 
 /*
  * Append one event to t's block: the only per-event work of tracing.
- * ctr: ncounters values or NULL.  Commits with a release store.
+ * ctr: t->nctr values or NULL.  Commits with a release store.
  * Returns 0, or -1 when the trace is full (the event is dropped).
  */
 static inline __attribute__((always_inline, no_instrument_function))
-int jp_trace_event(struct jp_instr *in, struct jp_thread *t, unsigned type,
-		    jitperf_fn fn, uint64_t now, const uint64_t *ctr)
+int jp_trace_event(struct jp_thread *t, unsigned type, jitperf_fn fn, uint64_t now,
+		   const uint64_t *ctr)
 {
-	struct jp_trace *tr = in->trace;
-	size_t need = tr->event_size + 16;      /* event + a possible TIME event */
 	uint64_t delta;
 	uint64_t *w;
 
-	if (__builtin_expect((size_t)(t->end - t->pos) < need, 0) &&
-	    jp_trace_new_block(in, t))
+	/* room for the event and a possible TIME event */
+	if (__builtin_expect((size_t)(t->end - t->pos) < t->event_size + 16u, 0) &&
+	    jp_trace_new_block(t->in, t))
 		return -1;
 	w = (uint64_t *)t->pos;
 	delta = now - t->last_tick;
@@ -207,7 +213,7 @@ int jp_trace_event(struct jp_instr *in, struct jp_thread *t, unsigned type,
 	}
 	t->last_tick = now;
 	*w++ = type | (uint64_t)fn << 2 | delta << JPT_EV_DELTA_SHIFT;
-	for (unsigned i = 0; ctr && i < in->counters.n; i++)
+	for (unsigned i = 0; ctr && i < t->nctr; i++)
 		*w++ = ctr[i];
 	t->pos = (char *)w;
 	__atomic_store_n(&t->blk->used,

@@ -155,6 +155,8 @@ void jp_instr_atfork_child(struct jitperf *jp)
 		jp_trace_close(in, 0);   /* the parent's file stays the parent's */
 		if (jp_trace_open(in)) {
 			in->tracing = 0;
+			for (struct jp_thread *t = in->threads; t; t = t->next)
+				t->trace_on = 0;
 			return;
 		}
 		n = __atomic_load_n(&in->nfns, __ATOMIC_ACQUIRE);

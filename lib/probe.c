@@ -48,39 +48,35 @@ static void *map_anon(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* Pop the top frame at time now; cur holds the counters read at now. */
+/* Pop the top frame at time now; cur holds the counters read at now (or NULL). */
 static inline __attribute__((always_inline, no_instrument_function))
-void finish(struct jp_instr *in, struct jp_thread *t, uint64_t now, const uint64_t *cur,
-	    int repaired)
+void finish(struct jp_thread *t, uint64_t now, const uint64_t *cur, int repaired)
 {
 	struct jp_frame *f = &t->frames[--t->depth];
+	unsigned type = repaired ? JPT_EV_EXIT_REPAIRED : JPT_EV_EXIT;
 	uint64_t dur;
 	struct jp_fstat *st;
 
-	if (!in->stats) {               /* trace only: no statistics to keep */
-		if (f->traced)
-			jp_trace_event(in, t, repaired ? JPT_EV_EXIT_REPAIRED : JPT_EV_EXIT,
-				       f->fn, now, cur);
-		return;
+	if (t->stats_on) {
+		dur = now > f->start ? now - f->start : 0;
+		st = jp_stat(t, f->fn);
+		if (__builtin_expect(st != NULL, 1)) {
+			st->calls++;
+			st->total += dur;
+			st->self += dur > f->child ? dur - f->child : 0;
+			if (st->calls == 1 || dur < st->min)
+				st->min = dur;
+			if (dur > st->max)
+				st->max = dur;
+			st->unbalanced += (unsigned)repaired;
+			for (unsigned i = 0; cur && i < t->nctr; i++)
+				st->ctr[i] += cur[i] - f->ctr[i];
+		}
+		if (t->depth)
+			f[-1].child += dur;
 	}
-	dur = now > f->start ? now - f->start : 0;
-	st = jp_stat(t, f->fn);
-	if (__builtin_expect(st != NULL, 1)) {
-		st->calls++;
-		st->total += dur;
-		st->self += dur > f->child ? dur - f->child : 0;
-		if (st->calls == 1 || dur < st->min)
-			st->min = dur;
-		if (dur > st->max)
-			st->max = dur;
-		st->unbalanced += (unsigned)repaired;
-		for (unsigned i = 0; cur && i < in->counters.n; i++)
-			st->ctr[i] += cur[i] - f->ctr[i];
-	}
-	if (t->depth)
-		t->frames[t->depth - 1].child += dur;
 	if (f->traced)
-		jp_trace_event(in, t, repaired ? JPT_EV_EXIT_REPAIRED : JPT_EV_EXIT, f->fn, now, cur);
+		jp_trace_event(t, type, f->fn, now, cur);
 }
 
 /* Close the frames a thread left open when it ends. */
@@ -99,11 +95,11 @@ static void thread_gone(void *unused)
 		struct jp_instr *in = t->in;
 		uint64_t cur[JPT_MAX_COUNTERS], now;
 
-		if (in->counters.n)
+		if (t->nctr)
 			jp_counters_read(&in->counters, &t->ctrs, cur);
 		now = jp_ticks();
 		while (t->depth)
-			finish(in, t, now, in->counters.n ? cur : NULL, 1);
+			finish(t, now, t->nctr ? cur : NULL, 1);
 		jp_counters_thread_close(&t->ctrs);
 		munmap(t->frames, JP_STACK_MAX * sizeof(struct jp_frame));
 		t->frames = NULL;
@@ -141,6 +137,11 @@ static struct jp_thread *attach(void)
 	}
 	t->in = in;
 	t->busy = 1;
+	t->stats_on = (uint8_t)in->stats;
+	t->trace_on = in->trace != NULL;
+	t->nctr = (uint8_t)in->counters.n;
+	t->sample_every = in->sample_every;
+	t->event_size = 8 + 8 * t->nctr;
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
 	t->ctrs.leader = -1;
@@ -173,20 +174,24 @@ static inline __attribute__((always_inline, no_instrument_function))
 struct jp_thread *probe_begin(void)
 {
 	struct jp_thread *t = self;
+	unsigned gen = self_gen;
 
-	if (__builtin_expect(self_gen != __atomic_load_n(&jp_cur_gen, __ATOMIC_RELAXED) || !t, 0)) {
+	if (__builtin_expect(gen != __atomic_load_n(&jp_cur_gen, __ATOMIC_RELAXED) || !t, 0)) {
 		int saved = errno;
 
 		t = attach();
 		errno = saved;
 		if (!t)
 			return NULL;
+		gen = self_gen;
 	}
 	if (t->busy)
 		return NULL;
 	t->busy = 1;
 	barrier();
-	if (__builtin_expect(__atomic_load_n(&jp_cur, __ATOMIC_RELAXED) != t->in, 0)) {
+	/* Closed since the test above?  (jitperf_close changes the generation,
+	 * then waits for busy threads: see jp_probe_quiesce.) */
+	if (__builtin_expect(gen != __atomic_load_n(&jp_cur_gen, __ATOMIC_RELAXED), 0)) {
 		barrier();
 		t->busy = 0;
 		return NULL;
@@ -201,92 +206,111 @@ void probe_end(struct jp_thread *t)
 	t->busy = 0;
 }
 
+/* Is fn a registered id?  Refreshes the thread's copy of the table size. */
+static int known_fn(struct jp_thread *t, jitperf_fn fn) NOINSTR;
+static int known_fn(struct jp_thread *t, jitperf_fn fn)
+{
+	t->nfns = __atomic_load_n(&t->in->nfns, __ATOMIC_ACQUIRE);
+	return fn - 1 < t->nfns;
+}
+
+/* Trace this root call?  One in sample_every of each function, counted down. */
+static inline __attribute__((always_inline, no_instrument_function))
+int root_traced(struct jp_thread *t, jitperf_fn fn)
+{
+	struct jp_fstat *st = jp_stat(t, fn);
+
+	if (__builtin_expect(!st, 0))
+		return 0;
+	if (st->skip) {
+		st->skip--;
+		return 0;
+	}
+	st->skip = t->sample_every - 1;
+	return t->trace_on;
+}
+
 void jp_probe_enter(jitperf_fn fn)
 {
 	struct jp_thread *t = probe_begin();
-	struct jp_instr *in;
 	struct jp_frame *f;
+	uint32_t d;
 
 	if (!t)
 		return;
-	in = t->in;
-	if (__builtin_expect(fn - 1 >= __atomic_load_n(&in->nfns, __ATOMIC_ACQUIRE), 0))
+	d = t->depth;
+	if (__builtin_expect(fn - 1 >= t->nfns, 0) && !known_fn(t, fn))
 		goto out;
-	if (__builtin_expect(t->depth >= JP_STACK_MAX, 0)) {
+	if (__builtin_expect(d >= JP_STACK_MAX, 0)) {
 		t->overflow++;
 		goto out;
 	}
-	f = &t->frames[t->depth];
-	if (t->depth == 0) {
-		/* Sampling is decided at the root: a whole call tree or nothing. */
-		struct jp_fstat *st = jp_stat(t, fn);
-
-		if (__builtin_expect(!st, 0))
-			goto out;
-		/* Count down instead of roots % N: no division on the hot path. */
-		if (st->skip) {
-			st->skip--;
-			f->traced = 0;
-		} else {
-			st->skip = in->sample_every - 1;
-			f->traced = in->trace != NULL;
-		}
-	} else {
-		f->traced = t->frames[t->depth - 1].traced;
-	}
+	f = &t->frames[d];
 	f->fn = fn;
-	if (!f->traced && !in->stats) {
-		t->depth++;             /* sampled out, nothing to count: no clock */
-		goto out;
-	}
-	if (in->counters.n)
-		jp_counters_read(&in->counters, &t->ctrs, f->ctr);
+	/* Sampling is decided at the root: a whole call tree or nothing. */
+	f->traced = d ? f[-1].traced : (uint32_t)root_traced(t, fn);
+	t->depth = d + 1;
+	if (!f->traced && !t->stats_on)
+		goto out;               /* sampled out, nothing to count: no clock */
+	if (__builtin_expect(t->nctr != 0, 0))
+		jp_counters_read(&t->in->counters, &t->ctrs, f->ctr);
 	f->child = 0;
 	f->start = jp_ticks();
 	if (f->traced)
-		f->traced = !jp_trace_event(in, t, JPT_EV_ENTER, fn, f->start,
-					    in->counters.n ? f->ctr : NULL);
-	t->depth++;
+		f->traced = !jp_trace_event(t, JPT_EV_ENTER, fn, f->start, t->nctr ? f->ctr : NULL);
 out:
 	probe_end(t);
+}
+
+/* Exits that are not the plain return of the top call, and calls with counters. */
+static void exit_general(struct jp_thread *t, jitperf_fn fn) NOINSTR;
+static void exit_general(struct jp_thread *t, jitperf_fn fn)
+{
+	uint64_t now, cur[JPT_MAX_COUNTERS];
+	uint32_t i;
+	/* Sampled out and no statistics: the frame only keeps the tree's shape. */
+	int need = t->stats_on || (t->depth && t->frames[t->depth - 1].traced);
+
+	now = need ? jp_ticks() : 0;
+	if (fn - 1 >= t->nfns && !known_fn(t, fn))
+		return;
+	if (t->overflow > 0) {
+		t->overflow--;
+		return;
+	}
+	/* The matching frame; above it, frames whose exit was skipped (longjmp, exception). */
+	for (i = t->depth; i > 0 && t->frames[i - 1].fn != fn; i--)
+		;
+	if (i == 0) {
+		struct jp_fstat *st = t->stats_on ? jp_stat(t, fn) : NULL;
+
+		if (st)
+			st->unbalanced++;       /* exit without entry */
+		return;
+	}
+	if (need && t->nctr)
+		jp_counters_read(&t->in->counters, &t->ctrs, cur);
+	while (t->depth > i)
+		finish(t, now, t->nctr ? cur : NULL, 1);
+	finish(t, now, t->nctr ? cur : NULL, 0);
 }
 
 void jp_probe_exit(jitperf_fn fn)
 {
 	struct jp_thread *t = probe_begin();
-	uint64_t now, cur[JPT_MAX_COUNTERS];
-	struct jp_instr *in;
-	uint32_t i;
-	int need;
+	uint32_t d;
 
 	if (!t)
 		return;
-	in = t->in;
-	/* Sampled out and no statistics: the frame only keeps the tree's shape. */
-	need = in->stats || (t->depth && t->frames[t->depth - 1].traced);
-	now = need ? jp_ticks() : 0;
-	if (__builtin_expect(fn - 1 >= __atomic_load_n(&in->nfns, __ATOMIC_ACQUIRE), 0))
-		goto out;
-	if (__builtin_expect(t->overflow > 0, 0)) {
-		t->overflow--;
-		goto out;
+	d = t->depth;
+	if (__builtin_expect(d && t->frames[d - 1].fn == fn && !t->overflow && !t->nctr, 1)) {
+		if (t->stats_on || t->frames[d - 1].traced)
+			finish(t, jp_ticks(), NULL, 0);
+		else
+			t->depth = d - 1;       /* sampled out: no clock */
+	} else {
+		exit_general(t, fn);
 	}
-	/* The matching frame; above it, frames whose exit was skipped (longjmp, exception). */
-	for (i = t->depth; i > 0 && t->frames[i - 1].fn != fn; i--)
-		;
-	if (__builtin_expect(i == 0, 0)) {
-		struct jp_fstat *st = jp_stat(t, fn);   /* exit without entry */
-
-		if (st)
-			st->unbalanced++;
-		goto out;
-	}
-	if (need && in->counters.n)
-		jp_counters_read(&in->counters, &t->ctrs, cur);
-	while (t->depth > i)
-		finish(in, t, now, in->counters.n ? cur : NULL, 1);
-	finish(in, t, now, in->counters.n ? cur : NULL, 0);
-out:
 	probe_end(t);
 }
 

@@ -469,7 +469,8 @@ START_TEST(test_software_counters)
 	ck_assert_int_eq(rt.nctr, 3);
 	ck_assert_uint_ge(strtoull(rt.ctr[0], NULL, 10), 3 * NPAGES);
 	ck_assert_uint_le(strtoull(rt.ctr[0], NULL, 10), 3 * NPAGES + 24);
-	ck_assert_uint_ge(strtoull(rs.ctr[1], NULL, 10), 3000000);   /* task-clock ns */
+	/* task-clock (ns) and the thread CPU clock tick apart: allow 10% */
+	ck_assert_uint_ge(strtoull(rs.ctr[1], NULL, 10), 2700000);
 	snprintf(path, sizeof(path), "%s/jitperf-%d.stats", dir, (int)getpid());
 	text = instr_slurp(path);
 	ck_assert_ptr_nonnull(text);
