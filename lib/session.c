@@ -60,7 +60,8 @@ int jp_opts_copy(void *dst, size_t dst_size, const void *src, size_t src_size)
 	size_t i;
 
 	memset(dst, 0, dst_size);
-	if (src_size < sizeof(size_t))
+	/* a garbage size (an uninitialised struct) must not make us read far */
+	if (src_size < sizeof(size_t) || src_size > dst_size + 4096)
 		return -EINVAL;
 	for (i = dst_size; i < src_size; i++)
 		if (tail[i - dst_size])

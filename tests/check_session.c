@@ -225,6 +225,59 @@ START_TEST(test_env_sample_counters_clock)
 }
 END_TEST
 
+/* Run jitperf_open(NULL) with stderr caught in a file; returns what was printed. */
+static char *stderr_of_open(int *err)
+{
+	char path[600];
+	size_t len;
+	char *text;
+	jitperf *jp;
+	int fd, saved;
+
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fd, 2);
+	*err = jitperf_open(&jp, NULL);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	if (!*err)
+		jitperf_close(jp);
+	text = (char *)slurp(path, &len);
+	ck_assert_ptr_nonnull(text);
+	unlink(path);
+	return text;
+}
+
+START_TEST(test_debug_messages)
+{
+	char *text;
+	int err;
+
+	setenv("JITPERF", "perfmap,bogus", 1);
+	text = stderr_of_open(&err);
+	ck_assert_int_eq(err, -EINVAL);
+	ck_assert_str_eq(text, "");             /* silent unless asked */
+	free(text);
+	setenv("JITPERF_DEBUG", "1", 1);
+	text = stderr_of_open(&err);
+	ck_assert_int_eq(err, -EINVAL);
+	ck_assert_str_eq(text, "jitperf: JITPERF: unknown output 'bogus' "
+			 "(expected perfmap, jitdump, trace, stats or all)\n");
+	free(text);
+	setenv("JITPERF", "jitdump", 1);
+	setenv("JITPERF_DIR", "/nonexistent/dir", 1);
+	text = stderr_of_open(&err);
+	ck_assert_int_eq(err, -ENOENT);
+	ck_assert_ptr_nonnull(strstr(text, "/nonexistent/dir/jit-"));   /* names the file */
+	free(text);
+}
+END_TEST
+
 /* ---- inactive */
 
 START_TEST(test_inactive_noop)
@@ -380,6 +433,7 @@ static Suite *session_suite(void)
 	tcase_add_test(tc, test_env_outputs);
 	tcase_add_test(tc, test_env_dir);
 	tcase_add_test(tc, test_env_sample_counters_clock);
+	tcase_add_test(tc, test_debug_messages);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Inactive session");
