@@ -87,8 +87,10 @@ START_TEST(test_options_size)
 	ck_assert_int_eq(jitperf_open(&jp, &big.o), -EINVAL);
 	ck_assert_ptr_null(jp);
 	big.future[1] = 0;
-	/* no size at all */
+	/* no size at all, or garbage */
 	big.o.size = 0;
+	ck_assert_int_eq(jitperf_open(&jp, &big.o), -EINVAL);
+	big.o.size = (size_t)1 << 40;
 	ck_assert_int_eq(jitperf_open(&jp, &big.o), -EINVAL);
 	/* output bits that do not exist */
 	big.o.size = sizeof(big.o);
