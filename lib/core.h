@@ -34,6 +34,9 @@ JP_HIDDEN int jp_parse_clock(const char *s);
  */
 JP_HIDDEN int jp_write_whole(int fd, struct iovec *iov, int n, uint64_t *size);
 
+/* Create path as a new 0644 file (replacing, never following, what is there). */
+JP_HIDDEN int jp_create_fresh(const char *path, int flags, int *fd);
+
 /* ---- lib/elfinfo.c */
 JP_HIDDEN unsigned jp_elf_machine(void);
 

@@ -57,12 +57,11 @@ int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid)
 	jd->pid = pid;
 	snprintf(jd->path, plen, "%s/jit-%d.dump", dir, (int)pid);
 	/* O_RDWR: a PROT_READ mapping needs a readable descriptor.  O_APPEND:
-	 * after a failed write is cut off (ftruncate) the next one follows it. */
-	jd->fd = open(jd->path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
-		      0644);
-	if (jd->fd < 0) {
-		err = -errno;
-		jp_debug("cannot create %s: %s", jd->path, strerror(errno));
+	 * after a failed write is cut off (ftruncate) the next one follows it.
+	 * Created afresh like the perf map: JITPERF_DIR may be a shared
+	 * directory, and a stale dump of our pid is replaced, not truncated. */
+	err = jp_create_fresh(jd->path, O_RDWR | O_APPEND, &jd->fd);
+	if (err) {
 		free(jd);
 		return err;
 	}

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include "core.h"
@@ -24,49 +23,20 @@ struct jp_perfmap {
 	char     path[64];
 };
 
-/*
- * A file of that name may be left by an earlier process that had our pid,
- * or planted by another user in the sticky /tmp.  We never open the name
- * itself: we create a fresh file under a random name with O_EXCL|O_NOFOLLOW
- * (no symlink or existing file can be followed), make it 0644, and rename()
- * it over the final name.  rename() replaces a stale file or symlink
- * atomically without following it -- unlike unlink + O_EXCL there is no
- * moment where the name is free for someone else to take -- and fails
- * (EPERM) when the stale file belongs to another user, which we report.
- */
 int jp_perfmap_open(struct jp_perfmap **out, pid_t pid)
 {
 	struct jp_perfmap *pm;
-	char tmp[96];
-	int err, i;
+	int err;
 
 	*out = NULL;
 	pm = calloc(1, sizeof(*pm));
 	if (!pm)
 		return -ENOMEM;
 	snprintf(pm->path, sizeof(pm->path), "/tmp/perf-%d.map", (int)pid);
-	pm->fd = -1;
-	for (i = 0; i < 16 && pm->fd < 0; i++) {
-		unsigned r = (unsigned)jp_monotonic_ns() * 2654435761u ^ (unsigned)i;
-
-		snprintf(tmp, sizeof(tmp), "%s.%08x", pm->path, r);
-		pm->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND,
-			      0644);
-		if (pm->fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (pm->fd < 0) {
-		err = -errno;
-		jp_debug("cannot create %s: %s", tmp, strerror(errno));
-		free(pm);
-		return err;
-	}
-	/* umask may have removed bits perf needs; never more than 0644. */
-	if (fchmod(pm->fd, 0644) < 0 || rename(tmp, pm->path) < 0) {
-		err = -errno;
-		jp_debug("cannot create %s: %s", pm->path, strerror(errno));
-		unlink(tmp);
-		close(pm->fd);
+	/* a stale map of an earlier process with our pid, or a planted symlink,
+	 * is replaced, never followed or appended to: see jp_create_fresh() */
+	err = jp_create_fresh(pm->path, O_WRONLY | O_APPEND, &pm->fd);
+	if (err) {
 		free(pm);
 		return err;
 	}

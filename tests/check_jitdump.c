@@ -179,6 +179,34 @@ START_TEST(test_marker_mapping)
 }
 END_TEST
 
+START_TEST(test_stale_dump_replaced)
+{
+	char victim[700];
+	unsigned char *v;
+	struct dump d;
+	size_t len;
+	int fd;
+
+	/* a symlink where our dump goes (a shared JITPERF_DIR): replaced, not followed */
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	fd = open(victim, O_WRONLY | O_CREAT, 0644);
+	ck_assert_int_eq(write(fd, "precious", 8), 8);
+	close(fd);
+	ck_assert_int_eq(unlink(dump_path), 0);
+	ck_assert_int_eq(symlink(victim, dump_path), 0);
+	open_session();
+	v = slurp(victim, &len);
+	ck_assert_uint_eq(len, 8);
+	ck_assert_mem_eq(v, "precious", 8);
+	free(v);
+	dump_read(&d);
+	ck_assert_uint_eq(d.len, 40);
+	ck_assert_mem_eq(d.buf, "DTiJ", 4);
+	free(d.buf);
+}
+END_TEST
+
 /* ---- records */
 
 START_TEST(test_code_load)
@@ -659,6 +687,7 @@ static Suite *jitdump_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_header);
 	tcase_add_test(tc, test_marker_mapping);
+	tcase_add_test(tc, test_stale_dump_replaced);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Records");
