@@ -9,10 +9,12 @@
  *   life: perf record sees its MMAP event (also when attached late with -p,
  *   from /proc/<pid>/maps) and perf inject --jit finds the dump that way.
  * - A CODE_LOAD and the DEBUG_INFO / UNWINDING_INFO records that describe
- *   it (perf applies them to the next CODE_LOAD) go out in ONE writev() on
+ *   it (perf applies them to the next CODE_LOAD) go out in ONE write() on
  *   a descriptor only we write, under the session lock, with the timestamp
  *   taken under that lock: records are in time order, no other thread's
  *   record comes between them, and a failure cuts the whole unit off again.
+ * - Code whose bytes were written before gets a short tail (see
+ *   tell_twins_apart) so perf never gives two functions one build-id.
  */
 #include "config.h"
 
@@ -34,9 +36,9 @@ struct jp_jitdump {
 	uint64_t       size;        /* file size: where to cut back a failed write */
 	void          *marker;      /* the PROT_EXEC mapping perf record looks for */
 	size_t         marker_len;
-	unsigned char *buf;         /* scratch for record headers (under the session lock) */
-	struct jp_twins *twins;     /* hashes of the code written so far */
+	unsigned char *buf;         /* the unit being written (under the session lock) */
 	size_t         buf_cap;
+	struct jp_twins *twins;     /* hashes of the code written so far */
 	char           path[];
 };
 
