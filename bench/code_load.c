@@ -2,7 +2,8 @@
 /*
  * bench/code_load: median cost of jitperf_code_load per function with the
  * perf map and the jitdump on (256-byte functions, 100k per round), next to
- * a plain write() of the same bytes for scale.  Writes into a temporary
+ * a plain write() of the same bytes for scale, and two plain writes (a map
+ * line and a record: the floor of a writer without buffering).  Writes into a temporary
  * directory and removes it, and its /tmp/perf-<pid>.map, afterwards.
  *
  *   bench/code_load [FUNCTIONS [ROUNDS]]
@@ -93,12 +94,49 @@ static double round_write(const char *dir, const unsigned char *code, int n)
 	return (t1 - t0) / n;
 }
 
+/*
+ * The floor of any writer that keeps both files complete at every moment:
+ * one perf map line and one jitdump record (name + 256 bytes), each a
+ * write() of its own.
+ */
+static double round_write2(const char *dir, const unsigned char *code, int n)
+{
+	char path[4096], rec[64 + 32 + CODE_LEN];
+	double t0, t1;
+	int fd1, fd2;
+
+	snprintf(path, sizeof(path), "%s/plain.map", dir);
+	fd1 = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/plain.dump", dir);
+	fd2 = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	unlink(path);
+	if (fd1 < 0 || fd2 < 0) {
+		perror("code_load");
+		exit(1);
+	}
+	memset(rec, 0, sizeof(rec));
+	t0 = now_ns();
+	for (int i = 0; i < n; i++) {
+		memcpy(rec + 96, code + (size_t)i * CODE_LEN, CODE_LEN);
+		if (write(fd1, "7f0000001000 100 jit_fn_12345\n", 30) != 30 ||
+		    write(fd2, rec, sizeof(rec)) != (ssize_t)sizeof(rec)) {
+			perror("write");
+			exit(1);
+		}
+	}
+	t1 = now_ns();
+	close(fd1);
+	close(fd2);
+	return (t1 - t0) / n;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 100000;
 	int rounds = argc > 2 ? atoi(argv[2]) : 7;
 	char dir[] = "/tmp/jitperf-bench.XXXXXX", path[4096];
-	double *load, *plain;
+	double *load, *plain, *plain2;
 	unsigned char *code;
 	char **names;
 
@@ -109,8 +147,9 @@ int main(int argc, char **argv)
 	code = malloc((size_t)n * CODE_LEN);
 	load = calloc((size_t)rounds, sizeof(*load));
 	plain = calloc((size_t)rounds, sizeof(*plain));
+	plain2 = calloc((size_t)rounds, sizeof(*plain2));
 	names = calloc((size_t)n, sizeof(*names));
-	if (!code || !load || !plain || !names || !mkdtemp(dir)) {
+	if (!code || !load || !plain || !plain2 || !names || !mkdtemp(dir)) {
 		perror("code_load");
 		return 1;
 	}
@@ -134,11 +173,12 @@ int main(int argc, char **argv)
 	for (int r = 0; r < rounds; r++) {
 		load[r] = round_load(dir, code, names, n);
 		plain[r] = round_write(dir, code, n);
+		plain2[r] = round_write2(dir, code, n);
 	}
-	printf("jitperf_code_load (perfmap+jitdump, %d-byte code, %d functions): median %.0f ns/function over %d rounds\n",
-	       CODE_LEN, n, median(load, rounds), rounds);
-	printf("plain write() of %d bytes:                                       median %.0f ns/call over %d rounds\n",
-	       CODE_LEN, median(plain, rounds), rounds);
+	printf("%d functions of %d bytes, median of %d rounds:\n", n, CODE_LEN, rounds);
+	printf("  jitperf_code_load, perf map + jitdump  %6.0f ns/function\n", median(load, rounds));
+	printf("  plain write() of the code bytes         %6.0f ns/call\n", median(plain, rounds));
+	printf("  two plain write()s: map line + record   %6.0f ns/function\n", median(plain2, rounds));
 	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)getpid());
 	unlink(path);
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
@@ -150,5 +190,6 @@ int main(int argc, char **argv)
 	free(code);
 	free(load);
 	free(plain);
+	free(plain2);
 	return 0;
 }
