@@ -213,7 +213,8 @@ static void NOINSTR shadow_repair(struct shadow *s)
 {
 	struct shadow_ent *e = shadow_peek(s);
 
-	jp_probe_exit(e->slot->fn);
+	if (jitperf__probe_active)
+		jp_probe_exit(e->slot->fn);
 	shadow_drop(s);
 }
 
@@ -265,7 +266,8 @@ const void * NOINSTR jp_wrap_on_enter(struct jp_wrap_slot *slot, uintptr_t *ret_
 	e->sp = sp;
 	e->slot = slot;
 
-	jp_probe_enter(slot->fn);
+	if (jitperf__probe_active)
+		jp_probe_enter(slot->fn);
 	errno = saved_errno;
 	return slot->entry;
 }
@@ -287,7 +289,8 @@ uintptr_t NOINSTR jp_wrap_on_exit(uintptr_t sp)
 		errno = saved_errno;
 		return (uintptr_t)jp_wrap_lost_return;
 	}
-	jp_probe_exit(e->slot->fn);
+	if (jitperf__probe_active)
+		jp_probe_exit(e->slot->fn);
 	ret = e->ret;
 	shadow_drop(s);
 	errno = saved_errno;

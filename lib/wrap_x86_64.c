@@ -48,91 +48,199 @@ ROUTINE(avx)
 ROUTINE(avx512)
 
 /*
- * \mov is the vector store/load and \r the register prefix; \v is the
- * vector register size.  Enter frame: 8 GPRs then 8 vector registers, and
- * 64 + 8v is a multiple of 16, so the helper call is aligned (the routine
- * is entered with rsp = 0 mod 16: the stub was entered at 8 mod 16 and
- * called us).  Exit frame: rax rdx then 2 vector registers.
+ * SSE build: frame of 8 GPRs then xmm0-7 (64 + 128 bytes, a multiple of
+ * 16, so the helper call is aligned: the routine is entered with
+ * rsp = 0 mod 16, as the stub was entered at 8 mod 16 and called us).
+ * Exit frame: rax rdx xmm0 xmm1.
+ */
+#define SAVE_GPRS \
+	"	mov %rdi, 0(%rsp)\n" \
+	"	mov %rsi, 8(%rsp)\n" \
+	"	mov %rdx, 16(%rsp)\n" \
+	"	mov %rcx, 24(%rsp)\n" \
+	"	mov %r8, 32(%rsp)\n" \
+	"	mov %r9, 40(%rsp)\n" \
+	"	mov %rax, 48(%rsp)\n" \
+	"	mov %r10, 56(%rsp)\n"
+#define LOAD_GPRS \
+	"	mov 0(%rsp), %rdi\n" \
+	"	mov 8(%rsp), %rsi\n" \
+	"	mov 16(%rsp), %rdx\n" \
+	"	mov 24(%rsp), %rcx\n" \
+	"	mov 32(%rsp), %r8\n" \
+	"	mov 40(%rsp), %r9\n" \
+	"	mov 48(%rsp), %rax\n" \
+	"	mov 56(%rsp), %r10\n"
+
+/*
+ * GAS macros: \v is the vector register size, \mov its full-width move,
+ * \r the register prefix.  JP_VECS applies an instruction pattern to
+ * vector registers 0-7 at offsets base + i * v.
  */
 __asm__(
-	".macro JP_WRAP_ROUTINES sfx, v, mov, r\n"
-	".text\n"
+	".macro JP_VEC8_STORE mov, r, base, v\n"
+	"	.irp i, 0, 1, 2, 3, 4, 5, 6, 7\n"
+	"	\\mov %\\r\\i, (\\base + \\i * \\v)(%rsp)\n"
+	"	.endr\n"
+	".endm\n"
+	".macro JP_VEC8_LOAD mov, r, base, v\n"
+	"	.irp i, 0, 1, 2, 3, 4, 5, 6, 7\n"
+	"	\\mov (\\base + \\i * \\v)(%rsp), %\\r\\i\n"
+	"	.endr\n"
+	".endm\n"
+
+	/* ZF = 1 when bits 128 and up of the OR of regs 0..n-1 are zero;
+	 * uses only scratch registers 8-11 (never arguments or results) */
+	".macro JP_UPPER_ymm n\n"
+	"	.if \\n == 8\n"
+	"	vorps %ymm1, %ymm0, %ymm8\n"
+	"	vorps %ymm3, %ymm2, %ymm9\n"
+	"	vorps %ymm5, %ymm4, %ymm10\n"
+	"	vorps %ymm7, %ymm6, %ymm11\n"
+	"	vorps %ymm9, %ymm8, %ymm8\n"
+	"	vorps %ymm11, %ymm10, %ymm10\n"
+	"	vorps %ymm10, %ymm8, %ymm8\n"
+	"	.else\n"
+	"	vorps %ymm1, %ymm0, %ymm8\n"
+	"	.endif\n"
+	"	vextractf128 $1, %ymm8, %xmm8\n"
+	"	vptest %xmm8, %xmm8\n"
+	".endm\n"
+	".macro JP_UPPER_zmm n\n"
+	"	.if \\n == 8\n"
+	"	vporq %zmm1, %zmm0, %zmm8\n"
+	"	vporq %zmm3, %zmm2, %zmm9\n"
+	"	vporq %zmm5, %zmm4, %zmm10\n"
+	"	vporq %zmm7, %zmm6, %zmm11\n"
+	"	vporq %zmm9, %zmm8, %zmm8\n"
+	"	vporq %zmm11, %zmm10, %zmm10\n"
+	"	vporq %zmm10, %zmm8, %zmm8\n"
+	"	.else\n"
+	"	vporq %zmm1, %zmm0, %zmm8\n"
+	"	.endif\n"
+	"	vextracti64x4 $1, %zmm8, %ymm9\n"
+	"	vextracti128 $1, %ymm8, %xmm10\n"
+	"	vpor %ymm10, %ymm9, %ymm9\n"
+	"	vptest %ymm9, %ymm9\n"
+	".endm\n"
+
+	".macro JP_FUNC name\n"
 	".p2align 4\n"
-	".globl jp_wrap_enter_\\sfx\n"
-	".hidden jp_wrap_enter_\\sfx\n"
-	".type jp_wrap_enter_\\sfx, @function\n"
-	"jp_wrap_enter_\\sfx:\n"
+	".globl \\name\n"
+	".hidden \\name\n"
+	".type \\name, @function\n"
+	"\\name:\n"
 	"	endbr64\n"
-	"	sub $(64 + 8 * \\v), %rsp\n"
-	"	mov %rdi, 0(%rsp)\n"
-	"	mov %rsi, 8(%rsp)\n"
-	"	mov %rdx, 16(%rsp)\n"
-	"	mov %rcx, 24(%rsp)\n"
-	"	mov %r8, 32(%rsp)\n"
-	"	mov %r9, 40(%rsp)\n"
-	"	mov %rax, 48(%rsp)\n"
-	"	mov %r10, 56(%rsp)\n"
-	"	\\mov %\\r\\()0, 64 + 0 * \\v(%rsp)\n"
-	"	\\mov %\\r\\()1, 64 + 1 * \\v(%rsp)\n"
-	"	\\mov %\\r\\()2, 64 + 2 * \\v(%rsp)\n"
-	"	\\mov %\\r\\()3, 64 + 3 * \\v(%rsp)\n"
-	"	\\mov %\\r\\()4, 64 + 4 * \\v(%rsp)\n"
-	"	\\mov %\\r\\()5, 64 + 5 * \\v(%rsp)\n"
-	"	\\mov %\\r\\()6, 64 + 6 * \\v(%rsp)\n"
-	"	\\mov %\\r\\()7, 64 + 7 * \\v(%rsp)\n"
-	"	mov %r11, %rdi\n"                       /* slot */
-	"	lea (64 + 8 * \\v + 8)(%rsp), %rsi\n"   /* &caller's return address */
+	".endm\n"
+	".text\n"
+
+	/* ---- SSE */
+	"JP_FUNC jp_wrap_enter_sse\n"
+	"	sub $192, %rsp\n"
+	SAVE_GPRS
+	"	JP_VEC8_STORE movaps, xmm, 64, 16\n"
+	"	mov %r11, %rdi\n"               /* slot */
+	"	lea 200(%rsp), %rsi\n"          /* &caller's return address */
 	"	call jp_wrap_on_enter\n"
-	"	mov %rax, %r11\n"                       /* target */
-	"	mov (64 + 8 * \\v)(%rsp), %rax\n"       /* our return address (stub) */
-	"	mov %rax, (64 + 8 * \\v + 8)(%rsp)\n"   /* ... replaces the caller's */
-	"	\\mov 64 + 0 * \\v(%rsp), %\\r\\()0\n"
-	"	\\mov 64 + 1 * \\v(%rsp), %\\r\\()1\n"
-	"	\\mov 64 + 2 * \\v(%rsp), %\\r\\()2\n"
-	"	\\mov 64 + 3 * \\v(%rsp), %\\r\\()3\n"
-	"	\\mov 64 + 4 * \\v(%rsp), %\\r\\()4\n"
-	"	\\mov 64 + 5 * \\v(%rsp), %\\r\\()5\n"
-	"	\\mov 64 + 6 * \\v(%rsp), %\\r\\()6\n"
-	"	\\mov 64 + 7 * \\v(%rsp), %\\r\\()7\n"
-	"	mov 0(%rsp), %rdi\n"
-	"	mov 8(%rsp), %rsi\n"
-	"	mov 16(%rsp), %rdx\n"
-	"	mov 24(%rsp), %rcx\n"
-	"	mov 32(%rsp), %r8\n"
-	"	mov 40(%rsp), %r9\n"
-	"	mov 48(%rsp), %rax\n"
-	"	mov 56(%rsp), %r10\n"
-	"	lea (64 + 8 * \\v + 8)(%rsp), %rsp\n"
+	"	mov %rax, %r11\n"               /* target */
+	"	mov 192(%rsp), %rax\n"          /* our return address (into the stub) */
+	"	mov %rax, 200(%rsp)\n"          /* ... replaces the caller's */
+	"	JP_VEC8_LOAD movaps, xmm, 64, 16\n"
+	LOAD_GPRS
+	"	lea 200(%rsp), %rsp\n"
+	"	ret\n"
+	".size jp_wrap_enter_sse, . - jp_wrap_enter_sse\n"
+
+	"JP_FUNC jp_wrap_exit_sse\n"
+	"	sub $48, %rsp\n"
+	"	mov %rax, 0(%rsp)\n"
+	"	mov %rdx, 8(%rsp)\n"
+	"	movaps %xmm0, 16(%rsp)\n"
+	"	movaps %xmm1, 32(%rsp)\n"
+	"	lea 48(%rsp), %rdi\n"           /* the sp recorded on entry */
+	"	call jp_wrap_on_exit\n"
+	"	mov %rax, %r11\n"               /* caller's return address */
+	"	mov 0(%rsp), %rax\n"
+	"	mov 8(%rsp), %rdx\n"
+	"	movaps 16(%rsp), %xmm0\n"
+	"	movaps 32(%rsp), %xmm1\n"
+	"	lea 48(%rsp), %rsp\n"
+	"	push %r11\n"
+	"	ret\n"
+	".size jp_wrap_exit_sse, . - jp_wrap_exit_sse\n"
+
+	/*
+	 * AVX and AVX-512: the same, but the full registers are saved, and
+	 * vzeroupper runs before the helper, whose SSE code would otherwise
+	 * pay the SSE/AVX transition penalty on every instruction (measured:
+	 * 150+ ns per call).  The full width is restored only when some upper
+	 * half was non-zero (__m256/__m512 arguments or results); otherwise
+	 * the xmm parts are, and the upper state stays clean for the caller.
+	 * Enter frame: 8 GPRs, 8 vector registers, a flag, padding to 16.
+	 */
+	".macro JP_WRAP_WIDE sfx, v, mov, r\n"
+	"JP_FUNC jp_wrap_enter_\\sfx\n"
+	"	sub $(64 + 8 * \\v + 16), %rsp\n"
+	SAVE_GPRS
+	"	JP_VEC8_STORE \\mov, \\r, 64, \\v\n"
+	"	JP_UPPER_\\r 8\n"
+	"	setnz (64 + 8 * \\v)(%rsp)\n"
+	"	vzeroupper\n"
+	"	mov %r11, %rdi\n"
+	"	lea (64 + 8 * \\v + 24)(%rsp), %rsi\n"
+	"	call jp_wrap_on_enter\n"
+	"	mov %rax, %r11\n"
+	"	mov (64 + 8 * \\v + 16)(%rsp), %rax\n"
+	"	mov %rax, (64 + 8 * \\v + 24)(%rsp)\n"
+	"	cmpb $0, (64 + 8 * \\v)(%rsp)\n"
+	"	jne 1f\n"
+	"	JP_VEC8_LOAD movaps, xmm, 64, \\v\n"
+	"	jmp 2f\n"
+	"1:\n"
+	"	JP_VEC8_LOAD \\mov, \\r, 64, \\v\n"
+	"2:\n"
+	LOAD_GPRS
+	"	lea (64 + 8 * \\v + 24)(%rsp), %rsp\n"
 	"	ret\n"
 	".size jp_wrap_enter_\\sfx, . - jp_wrap_enter_\\sfx\n"
-	"\n"
-	".p2align 4\n"
-	".globl jp_wrap_exit_\\sfx\n"
-	".hidden jp_wrap_exit_\\sfx\n"
-	".type jp_wrap_exit_\\sfx, @function\n"
-	"jp_wrap_exit_\\sfx:\n"
-	"	endbr64\n"
-	"	sub $(16 + 2 * \\v), %rsp\n"
+
+	"JP_FUNC jp_wrap_exit_\\sfx\n"
+	"	sub $(16 + 2 * \\v + 16), %rsp\n"
 	"	mov %rax, 0(%rsp)\n"
 	"	mov %rdx, 8(%rsp)\n"
 	"	\\mov %\\r\\()0, 16(%rsp)\n"
-	"	\\mov %\\r\\()1, 16 + \\v(%rsp)\n"
-	"	lea (16 + 2 * \\v)(%rsp), %rdi\n"       /* the sp recorded on entry */
+	"	\\mov %\\r\\()1, (16 + \\v)(%rsp)\n"
+	"	JP_UPPER_\\r 2\n"
+	"	setnz (16 + 2 * \\v)(%rsp)\n"
+	"	vzeroupper\n"
+	"	lea (16 + 2 * \\v + 16)(%rsp), %rdi\n"
 	"	call jp_wrap_on_exit\n"
-	"	mov %rax, %r11\n"                       /* caller's return address */
+	"	mov %rax, %r11\n"
+	"	cmpb $0, (16 + 2 * \\v)(%rsp)\n"
+	"	jne 1f\n"
+	"	movaps 16(%rsp), %xmm0\n"
+	"	movaps (16 + \\v)(%rsp), %xmm1\n"
+	"	jmp 2f\n"
+	"1:\n"
+	"	\\mov 16(%rsp), %\\r\\()0\n"
+	"	\\mov (16 + \\v)(%rsp), %\\r\\()1\n"
+	"2:\n"
 	"	mov 0(%rsp), %rax\n"
 	"	mov 8(%rsp), %rdx\n"
-	"	\\mov 16(%rsp), %\\r\\()0\n"
-	"	\\mov 16 + \\v(%rsp), %\\r\\()1\n"
-	"	lea (16 + 2 * \\v)(%rsp), %rsp\n"
+	"	lea (16 + 2 * \\v + 16)(%rsp), %rsp\n"
 	"	push %r11\n"
 	"	ret\n"
 	".size jp_wrap_exit_\\sfx, . - jp_wrap_exit_\\sfx\n"
 	".endm\n"
-	"JP_WRAP_ROUTINES sse, 16, movaps, xmm\n"
-	"JP_WRAP_ROUTINES avx, 32, vmovdqu, ymm\n"
-	"JP_WRAP_ROUTINES avx512, 64, vmovdqu64, zmm\n"
-	".purgem JP_WRAP_ROUTINES\n"
+
+	"JP_WRAP_WIDE avx, 32, vmovdqu, ymm\n"
+	"JP_WRAP_WIDE avx512, 64, vmovdqu64, zmm\n"
+	".purgem JP_WRAP_WIDE\n"
+	".purgem JP_FUNC\n"
+	".purgem JP_UPPER_zmm\n"
+	".purgem JP_UPPER_ymm\n"
+	".purgem JP_VEC8_LOAD\n"
+	".purgem JP_VEC8_STORE\n"
 	".previous\n");
 
 size_t jp_wrap_arch_stub_size(void)
