@@ -3,8 +3,8 @@
  * bench/code_load: median cost of jitperf_code_load per function with the
  * perf map and the jitdump on (256-byte functions, 100k per round), next to
  * a plain write() of the same bytes for scale, and two plain writes (a map
- * line and a record: the floor of a writer without buffering).  Writes into a temporary
- * directory and removes it, and its /tmp/perf-<pid>.map, afterwards.
+ * line and a record: the floor of a writer without buffering).  Writes into
+ * a temporary directory and removes it, and its /tmp/perf-<pid>.map.
  *
  *   bench/code_load [FUNCTIONS [ROUNDS]]
  */
