@@ -445,6 +445,26 @@ START_TEST(test_signal_altstack)
 }
 END_TEST
 
+/* ---- more thunks than fit one page: the pool grows, older stubs keep working */
+
+START_TEST(test_many_thunks)
+{
+	enum { N = 600 };
+	static long (*w[N])(long);
+	char name[32];
+
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "add1_%d", i);
+		w[i] = (long (*)(long))wrap(name, (const void *)add1);
+	}
+	for (int i = 0; i < N; i++)
+		ck_assert_int_eq(w[i](i), i + 1);
+	ck_assert_int_eq(w[0](-1), 0);
+	ck_assert_uint_eq(calls_of("add1_0"), 2);
+	ck_assert_uint_eq(calls_of("add1_599"), 1);
+}
+END_TEST
+
 /* ---- Errors */
 
 START_TEST(test_errors)
@@ -517,9 +537,10 @@ static Suite *wrap_suite(void)
 	tcase_add_test(tc, test_signal_altstack);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("Errors and perf map");
+	tc = tcase_create("Errors, perf map and stub pool");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_many_thunks);
 	tcase_add_test(tc, test_perf_map);
 	suite_add_tcase(s, tc);
 	return s;
