@@ -204,17 +204,23 @@ static inline void NOINSTR shadow_drop(struct shadow *s)
 	s->top--;
 }
 
+/* Fallback until the probes provide a repaired exit: a plain exit. */
+__attribute__((weak)) void NOINSTR jp_probe_unwind(jitperf_fn fn)
+{
+	jp_probe_exit(fn);
+}
+
 /*
  * A frame the shadow stack still holds but that a longjmp skipped: drop it
- * and record its exit now, so the probes' call stack stays in step with
- * the real one (the call ends when the skip is noticed).
+ * and end its call now, so the probes' call stack stays in step with the
+ * real one (the call ends when the skip is noticed).
  */
 static void NOINSTR shadow_repair(struct shadow *s)
 {
 	struct shadow_ent *e = shadow_peek(s);
 
 	if (jitperf__probe_active)
-		jp_probe_exit(e->slot->fn);
+		jp_probe_unwind(e->slot->fn);
 	shadow_drop(s);
 }
 
