@@ -48,7 +48,8 @@ static const char usage_text[] =
 	"  -q, --quiet           no summary\n"
 	"  -h, --help            show this help\n"
 	"\n"
-	"Exits with COMMAND's status (128+N if killed by signal N).\n";
+	"Exits with COMMAND's status (128+N if killed by signal N, or if jitperf\n"
+	"itself got SIGINT or SIGTERM N and stopped the recording).\n";
 
 struct record_opts {
 	const char *dir, *event, *freq, *callgraph, *counters;
@@ -58,6 +59,7 @@ struct record_opts {
 };
 
 static pid_t child = -1;
+static volatile sig_atomic_t interrupted;   /* signal sent to jitperf itself */
 
 /*
  * Ctrl-C reaches perf and the command through the terminal; a SIGINT or
@@ -67,8 +69,10 @@ static pid_t child = -1;
 static void forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	if (child > 0 && si->si_code != SI_KERNEL)
+	if (child > 0 && si->si_code != SI_KERNEL) {
+		interrupted = sig;
 		kill(child, sig);
+	}
 }
 
 static int run(char **argv, int *status)
@@ -301,8 +305,8 @@ static void summary(const struct record_opts *o, const char *event, int fell_bac
 	if (have_samples)
 		fprintf(stderr, " %" PRIu64 " samples (%s%s),", samples, event,
 			fell_back ? ", no hardware events here" : "");
-	fprintf(stderr, " %" PRIu64 " JIT functions registered by %zu process%s", loads,
-		rd.ndumps, rd.ndumps == 1 ? "" : "es");
+	fprintf(stderr, " %" PRIu64 " JIT function%s registered by %zu process%s", loads,
+		loads == 1 ? "" : "s", rd.ndumps, rd.ndumps == 1 ? "" : "es");
 	if (o->instrument)
 		fprintf(stderr, ", %" PRIu64 " calls instrumented", calls);
 	fprintf(stderr, "\njitperf record: files in %s/:%s%s %zu jitdump%s", o->dir,
@@ -468,5 +472,8 @@ int cmd_record(int argc, char **argv)
 	free(jitdata);
 	free(absdir);
 	free(perf);
-	return err ? 1 : status;
+	if (err)
+		return 1;
+	/* stopped by the user: perf ended the command with SIGTERM; say interrupted */
+	return interrupted ? 128 + interrupted : status;
 }
