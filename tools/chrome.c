@@ -310,7 +310,8 @@ static int chrome_sample(void *w, const struct ps_sample *s)
 			ret = close_frames(c, th, 0, end);
 		} else {
 			while (k < th->nopen && k < s->nframes && th->open[k].len == s->frames[k].len &&
-			       !memcmp(th->arena + th->open[k].off, s->frames[k].s, s->frames[k].len))
+			       (!s->frames[k].len ||
+				!memcmp(th->arena + th->open[k].off, s->frames[k].s, s->frames[k].len)))
 				k++;
 			ret = close_frames(c, th, k, t);
 		}
@@ -341,7 +342,8 @@ static int chrome_sample(void *w, const struct ps_sample *s)
 			th->arena = a;
 			th->acap = cap;
 		}
-		memcpy(th->arena + th->alen, f->s, f->len);
+		if (f->len)             /* empty names exist; the arena may be NULL */
+			memcpy(th->arena + th->alen, f->s, f->len);
 		th->open[th->nopen++] = (struct open_frame){ th->alen, f->len, t };
 		th->alen += f->len;
 	}
