@@ -6,7 +6,9 @@
  * line and a record: the floor of a writer without buffering).  Writes into
  * a temporary directory and removes it, and its /tmp/perf-<pid>.map.
  *
- *   bench/code_load [FUNCTIONS [ROUNDS]]
+ *   bench/code_load [FUNCTIONS [ROUNDS [perfmap|jitdump]]]
+ *
+ * The third argument times one output alone.
  */
 #include "config.h"
 
@@ -43,10 +45,11 @@ static double median(double *v, int n)
 }
 
 /* One round: n registrations in a fresh session; ns per function. */
+static unsigned outputs = JITPERF_PERFMAP | JITPERF_JITDUMP;
+
 static double round_load(const char *dir, const unsigned char *code, char **names, int n)
 {
-	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_PERFMAP | JITPERF_JITDUMP,
-				     .dir = dir };
+	struct jitperf_options o = { .size = sizeof(o), .outputs = outputs, .dir = dir };
 	jitperf *jp;
 	double t0, t1;
 	int err;
@@ -140,8 +143,11 @@ int main(int argc, char **argv)
 	unsigned char *code;
 	char **names;
 
-	if (n < 1 || rounds < 1) {
-		fprintf(stderr, "usage: code_load [FUNCTIONS [ROUNDS]]\n");
+	if (argc > 3)
+		outputs = !strcmp(argv[3], "perfmap") ? JITPERF_PERFMAP :
+			  !strcmp(argv[3], "jitdump") ? JITPERF_JITDUMP : 0;
+	if (n < 1 || rounds < 1 || !outputs) {
+		fprintf(stderr, "usage: code_load [FUNCTIONS [ROUNDS [perfmap|jitdump]]]\n");
 		return 2;
 	}
 	code = malloc((size_t)n * CODE_LEN);
@@ -176,7 +182,9 @@ int main(int argc, char **argv)
 		plain2[r] = round_write2(dir, code, n);
 	}
 	printf("%d functions of %d bytes, median of %d rounds:\n", n, CODE_LEN, rounds);
-	printf("  jitperf_code_load, perf map + jitdump  %6.0f ns/function\n", median(load, rounds));
+	printf("  jitperf_code_load, %-19s %6.0f ns/function\n",
+	       outputs == JITPERF_PERFMAP ? "perf map only" : outputs == JITPERF_JITDUMP ?
+	       "jitdump only" : "perf map + jitdump", median(load, rounds));
 	printf("  plain write() of the code bytes         %6.0f ns/call\n", median(plain, rounds));
 	printf("  two plain write()s: map line + record   %6.0f ns/function\n", median(plain2, rounds));
 	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)getpid());

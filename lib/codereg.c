@@ -58,7 +58,7 @@ int jitperf_code_load_ex(jitperf *jp, const struct jitperf_code *code, uint64_t 
 	struct jp_jitdump_load ld;
 	unsigned char *hdr = NULL;
 	size_t hdr_len = 0;
-	uint64_t idx = 0, dump_mark = 0;
+	uint64_t idx = 0, dump_mark = 0, hash;
 	int err;
 
 	if (index)
@@ -78,6 +78,9 @@ int jitperf_code_load_ex(jitperf *jp, const struct jitperf_code *code, uint64_t 
 		if (err)
 			return err;
 	}
+
+	/* hashing the code (for twins) needs no lock */
+	hash = outputs_of(jp) & JITPERF_JITDUMP ? jp_code_hash(c.addr, c.len) : 0;
 
 	pthread_mutex_lock(&jp->lock);
 	if (!jp->outputs) {             /* closed meanwhile */
@@ -100,6 +103,7 @@ int jitperf_code_load_ex(jitperf *jp, const struct jitperf_code *code, uint64_t 
 		ld.eh_frame_len = c.eh_frame_len;
 		ld.eh_hdr = hdr;
 		ld.eh_hdr_len = hdr_len;
+		ld.code_hash = hash;
 		dump_mark = jp_jitdump_mark(jp->jitdump);
 		err = jp_jitdump_load(jp->jitdump, &ld);
 	}

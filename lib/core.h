@@ -57,6 +57,7 @@ JP_HIDDEN int jp_ehframe_hdr(const void *eh, size_t eh_len, uint64_t addr, uint6
 struct jp_twins;
 JP_HIDDEN uint64_t jp_code_hash(const void *code, size_t len);
 JP_HIDDEN int  jp_twins_seen(struct jp_twins **t, uint64_t hash);  /* 1 seen, 0 new, -ENOMEM */
+JP_HIDDEN void jp_twins_prefetch(const struct jp_twins *t, uint64_t hash);
 JP_HIDDEN void jp_twins_free(struct jp_twins *t);
 
 /* ---- lib/jitdump.c */
@@ -72,6 +73,7 @@ struct jp_jitdump_load {        /* one CODE_LOAD with the records that describe 
 	const unsigned char       *eh_hdr;
 	size_t                     eh_hdr_len;
 	int                        checked;   /* copy the code with EFAULT checks (fork child) */
+	uint64_t                   code_hash; /* jp_code_hash of the code, 0 = compute it here */
 };
 JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid);
 JP_HIDDEN int  jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld);

@@ -206,7 +206,9 @@ static size_t tell_twins_apart(struct jp_jitdump *jd, struct jitdump_code_load *
 	size_t k = ld->len % 8 ? 8 - ld->len % 8 : 8;
 	uint64_t index = ld->index;
 
-	if (jp_twins_seen(&jd->twins, jp_code_hash(code, ld->len)) != 1)
+	uint64_t hash = ld->code_hash ? ld->code_hash : jp_code_hash(code, ld->len);
+
+	if (jp_twins_seen(&jd->twins, hash) != 1)
 		return 0;
 	if (ld->eh_frame_len && ld->len % 8 == 0) {
 		jp_debug("%s: same code as an earlier function; with .eh_frame and a length "
@@ -234,6 +236,8 @@ int jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld)
 
 	if (total > UINT32_MAX || dsize > UINT32_MAX || usize > UINT32_MAX)
 		return -E2BIG;
+	if (ld->code_hash)
+		jp_twins_prefetch(jd->twins, ld->code_hash);
 	/* one buffer, one write(): cheaper than writev's iovec import */
 	err = reserve(jd, dsize + usize + (size_t)total + 8);
 	if (err)
