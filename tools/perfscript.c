@@ -77,6 +77,7 @@ static inline int is_word(unsigned char c)
 	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
+__attribute__((format(printf, 3, 4)))
 static int fail(struct ps_parser *p, int err, const char *fmt, ...)
 {
 	va_list ap;
