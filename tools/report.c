@@ -56,6 +56,7 @@ struct table {
 	char        **counters;         /* names, from the first stats file */
 	uint64_t      total_samples;
 	int           have_perf, have_children;
+	int           bad_input;        /* a file could not be read: exit 1 after the table */
 };
 
 static uint64_t hash(const char *s)
@@ -131,6 +132,7 @@ static int add_jitdump_names(struct table *t, const struct rundir *rd)
 
 		if (jd_open(&f, rd->dumps[i], err, sizeof(err))) {
 			fprintf(stderr, "jitperf report: %s\n", err);
+			t->bad_input = 1;
 			continue;
 		}
 		while ((r = jd_next(f, &rec, err, sizeof(err))) != 0) {
@@ -138,6 +140,7 @@ static int add_jitdump_names(struct table *t, const struct rundir *rd)
 
 			if (r == -EBADMSG) {
 				fprintf(stderr, "jitperf report: %s\n", err);
+				t->bad_input = 1;
 				break;
 			}
 			if (r != 1 || rec.id != JIT_CODE_LOAD)
@@ -162,6 +165,7 @@ static int add_stats(struct table *t, const struct rundir *rd)
 
 		if (stats_read(rd->stats[i], &s, err, sizeof(err))) {
 			fprintf(stderr, "jitperf report: %s\n", err);
+			t->bad_input = 1;
 			continue;
 		}
 		if (!t->counters && s->ncounters) {
@@ -474,5 +478,5 @@ int cmd_report(int argc, char **argv)
 	table_free(&t);
 	rundir_free(&rd);
 	free(data);
-	return err ? 1 : 0;
+	return err || t.bad_input ? 1 : 0;
 }
