@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "perfscript.h"
+#include "stackframe.h"
 
 #define MAX_LINE    (64u << 20)   /* longer lines are rejected, not buffered */
 #define MAX_FRAMES  (1u << 20)    /* frames of one sample */
@@ -469,151 +470,16 @@ static int add_frame(struct ps_parser *p, size_t off)
 	return 0;
 }
 
-static const char *find(const char *s, size_t n, const char *pat, size_t m)
-{
-	return memmem(s, n, pat, m);
-}
-
-/* /\.\(.*\)\./ : a Go method name such as net/http.(*Client).Do */
-static int looks_go(const char *s, size_t n)
-{
-	const char *a = find(s, n, ".(", 2);
-	const char *b;
-
-	if (!a)
-		return 0;
-	for (b = s + n - 2; b >= a + 2; b--)
-		if (b[0] == ')' && b[1] == '.')
-			return 1;
-	return 0;
-}
-
-/* mod =~ m:/tmp/perf-\d+\.map: */
-static int is_perfmap(const char *m, size_t n)
-{
-	const char *e = m + n, *s = m;
-
-	while ((s = find(s, e - s, "/tmp/perf-", 10))) {
-		const char *d = s + 10, *q = d;
-
-		while (q < e && is_digit(*q))
-			q++;
-		if (q > d && e - q >= 4 && !memcmp(q, ".map", 4))
-			return 1;
-		s++;
-	}
-	return 0;
-}
-
-/* perf inject --jit's images: .../jitted-PID-INDEX.so (jitperf's addition) */
-static int is_jitted(const char *m, size_t n)
-{
-	const char *b = m + n;
-	const char *q;
-
-	while (b > m && b[-1] != '/')
-		b--;
-	if ((size_t)(m + n - b) < 13 || memcmp(b, "jitted-", 7) || memcmp(m + n - 3, ".so", 3))
-		return 0;
-	q = b + 7;
-	if (!is_digit(*q))
-		return 0;
-	while (is_digit(*q))
-		q++;
-	if (*q++ != '-' || !is_digit(*q))
-		return 0;
-	while (is_digit(*q))
-		q++;
-	return q == m + n - 3;
-}
-
 /* one "->"-separated piece of a frame, tidied and annotated into the arena */
-static int put_func(struct ps_parser *p, const char *f, size_t fn, const char *pc, size_t pcn,
-		    const char *mod, size_t modn, int inlined)
+static int put_func(struct ps_parser *p, const char *f, size_t fn, const struct sf_ctx *ctx,
+		    int inlined)
 {
 	struct buf *a = &p->arena;
-	size_t off = a->len, i, cut;
-	const char *src = f;
-	char *d;
-	int unknown_frame = fn == 9 && !memcmp(f, "[unknown]", 9);
+	size_t off = a->len;
 
-	if (buf_reserve(a, fn + modn + pcn + 16))
+	if (buf_reserve(a, SF_MAX(fn, ctx)))
 		return fail(p, -ENOMEM, "out of memory");
-	if (unknown_frame) {
-		/* use the module's base name instead, if known */
-		char *w = a->s + a->len;
-
-		*w++ = '[';
-		if (modn == 9 && !memcmp(mod, "[unknown]", 9)) {
-			memcpy(w, "unknown", 7);
-			w += 7;
-		} else {
-			const char *b = mod + modn;
-
-			while (b > mod && b[-1] != '/')
-				b--;
-			memcpy(w, b, mod + modn - b);
-			w += mod + modn - b;
-		}
-		if (p->flags & PS_ADDRS) {
-			*w++ = ' ';
-			*w++ = '<';
-			memcpy(w, pc, pcn);
-			w += pcn;
-			*w++ = '>';
-		}
-		*w++ = ']';
-		src = a->s + off;
-		fn = w - src;
-	}
-	/* tidy_generic: ';' -> ':', drop from the first '(' (except an
-	 * "(anonymous namespace)") unless it is a Go method, drop quotes */
-	cut = fn;
-	if (memchr(src, '(', fn) && !looks_go(src, fn)) {
-		for (i = 0; i < fn; i++)
-			if (src[i] == '(' && !(fn - i - 1 >= 20 &&
-					       !memcmp(src + i + 1, "anonymous namespace)", 20))) {
-				cut = i;
-				break;
-			}
-	}
-	d = a->s + off;
-	if (src != d)
-		memcpy(d, src, cut);
-	a->len = off + cut;
-	if (memchr(d, ';', cut) || memchr(d, '"', cut) || memchr(d, '\'', cut)) {
-		size_t o = 0;
-
-		for (i = 0; i < cut; i++) {
-			char c = d[i];
-
-			if (c == '"' || c == '\'')
-				continue;
-			d[o++] = c == ';' ? ':' : c;
-		}
-		a->len = off + o;
-	}
-	/* tidy_java: drop the "L" of a Java signature.  FlameGraph's published
-	 * test results only do this for a process named exactly "java" (not
-	 * "java-PID" under --pid/--tid), so neither do we. */
-	if (p->pname.len == 4 && !memcmp(p->pname.s, "java", 4) && a->len > off &&
-	    a->s[off] == 'L' && memchr(a->s + off, '/', a->len - off)) {
-		memmove(a->s + off, a->s + off + 1, a->len - off - 1);
-		a->len--;
-	}
-	/* annotations */
-	d = a->s + off;
-	if (inlined) {
-		if (!find(d, a->len - off, "_[i]", 4))
-			memcpy(a->s + a->len, "_[i]", 4), a->len += 4;
-	} else if ((p->flags & PS_KERNEL) &&
-		   ((modn > 0 && mod[0] == '[') || (modn >= 7 && !memcmp(mod + modn - 7, "vmlinux", 7))) &&
-		   !find(mod, modn, "unknown", 7)) {
-		memcpy(a->s + a->len, "_[k]", 4), a->len += 4;
-	} else if ((p->flags & PS_JIT) && (is_perfmap(mod, modn) || is_jitted(mod, modn))) {
-		if (!find(d, a->len - off, "_[j]", 4))
-			memcpy(a->s + a->len, "_[j]", 4), a->len += 4;
-	}
+	a->len += sf_tidy(a->s + off, f, fn, ctx, inlined);
 	return add_frame(p, off);
 }
 
@@ -687,6 +553,13 @@ static int stack_frames(struct ps_parser *p, const struct stackline *s)
 	const char *f = s->func, *e;
 	size_t n = s->funcn, first;
 	int ret, inl = 0;
+	/* tidy_java: FlameGraph's published test results shorten Java names
+	 * only for a process named exactly "java" (not "java-PID" under
+	 * --pid/--tid), so this does too */
+	struct sf_ctx ctx = {
+		.flags = p->flags, .pc = s->pc, .pcn = s->pcn, .mod = s->mod, .modn = s->modn,
+		.java = p->pname.len == 4 && !memcmp(p->pname.s, "java", 4),
+	};
 
 	/* s/\+0x[\da-f]+$// : perf >= 4.8 prints symbol offsets */
 	for (e = f + n; e > f && ((*(e - 1) >= '0' && *(e - 1) <= '9') ||
@@ -717,7 +590,7 @@ static int stack_frames(struct ps_parser *p, const struct stackline *s)
 		}
 		if (len == 0 && (!arrow || rest == 0))
 			break;   /* trailing empty pieces */
-		ret = put_func(p, f, len, s->pc, s->pcn, s->mod, s->modn, inl);
+		ret = put_func(p, f, len, &ctx, inl);
 		if (ret)
 			return ret;
 		inl = 1;
