@@ -33,6 +33,11 @@ struct open_frame {
 	uint64_t start;
 };
 
+struct pend {              /* a closed sample slice not written yet */
+	uint64_t ts, dur;
+	size_t   depth, off, len;
+};
+
 struct thr {
 	uint64_t           key;   /* pid << 32 | tid */
 	uint32_t           pid, tid;
@@ -45,6 +50,10 @@ struct thr {
 	size_t             alen, acap;
 	uint64_t           last_t, last_p;
 	int                started;
+	struct pend       *pend;
+	size_t             npend, cap_pend;
+	char              *pnames;  /* their escaped names */
+	size_t             plen, pcap;
 };
 
 struct chrome {
@@ -260,6 +269,36 @@ static int put_x(struct chrome *c, const char *cat, const char *name, size_t nle
 	return 0;
 }
 
+/* parents first among slices that start together, as viewers read them */
+static int by_start(const void *a, const void *b)
+{
+	const struct pend *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+/* write a thread's closed slices once its flame chart is empty again */
+static int flush_pending(struct chrome *c, struct thr *t)
+{
+	qsort(t->pend, t->npend, sizeof(*t->pend), by_start);
+	for (size_t i = 0; i < t->npend; i++) {
+		const struct pend *p = &t->pend[i];
+
+		if (put_x(c, "perf", t->pnames + p->off, p->len, t->pid, t->tid, p->ts, p->dur, NULL, 0))
+			return -ENOMEM;
+	}
+	t->npend = 0;
+	t->plen = 0;
+	return 0;
+}
+
+/*
+ * Close the frames above keep at time end.  A child closes before its
+ * parent but may start at the same time, so slices are held back and
+ * written sorted by start and depth when the thread's stack empties.
+ */
 static int close_frames(struct chrome *c, struct thr *t, size_t keep, uint64_t end)
 {
 	while (t->nopen > keep) {
@@ -269,12 +308,37 @@ static int close_frames(struct chrome *c, struct thr *t, size_t keep, uint64_t e
 
 		if (!e)
 			return -ENOMEM;
-		if (put_x(c, "perf", e, n, t->pid, t->tid, f->start, end > f->start ? end - f->start : 0,
-			  NULL, 0))
-			return -ENOMEM;
+		if (t->npend == t->cap_pend) {
+			size_t cap = t->cap_pend ? t->cap_pend * 2 : 256;
+			struct pend *v = realloc(t->pend, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			t->pend = v;
+			t->cap_pend = cap;
+		}
+		if (t->plen + n > t->pcap) {
+			size_t cap = t->pcap ? t->pcap : 4096;
+			char *a;
+
+			while (cap < t->plen + n)
+				cap *= 2;
+			a = realloc(t->pnames, cap);
+			if (!a)
+				return -ENOMEM;
+			t->pnames = a;
+			t->pcap = cap;
+		}
+		if (n)
+			memcpy(t->pnames + t->plen, e, n);
+		t->pend[t->npend++] = (struct pend){
+			.ts = f->start, .dur = end > f->start ? end - f->start : 0,
+			.depth = t->nopen, .off = t->plen, .len = n,
+		};
+		t->plen += n;
 		t->alen = f->off;
 	}
-	return 0;
+	return t->nopen ? 0 : flush_pending(c, t);
 }
 
 static int chrome_sample(void *w, const struct ps_sample *s)
@@ -473,6 +537,8 @@ static void chrome_free(void *w)
 		free(c->thr[i].name);
 		free(c->thr[i].open);
 		free(c->thr[i].arena);
+		free(c->thr[i].pend);
+		free(c->thr[i].pnames);
 	}
 	free(c->thr);
 	free(c->index);
