@@ -8,7 +8,9 @@
  *
  *   bench/code_load [FUNCTIONS [ROUNDS [perfmap|jitdump]]]
  *
- * The third argument times one output alone.
+ * The third argument times one output alone.  Both wall time and the
+ * thread's CPU time are printed: on a shared machine the wall time also
+ * counts the time other processes held the CPU.
  */
 #include "config.h"
 
@@ -23,12 +25,30 @@
 
 #define CODE_LEN 256
 
-static double now_ns(void)
-{
-	struct timespec ts;
+struct stamp {
+	double wall, cpu;
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
+struct cost {           /* per function, one round */
+	double wall, cpu;
+};
+
+static unsigned outputs = JITPERF_PERFMAP | JITPERF_JITDUMP;
+
+static struct stamp now(void)
+{
+	struct timespec w, c;
+
+	clock_gettime(CLOCK_MONOTONIC, &w);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
+	return (struct stamp){ w.tv_sec * 1e9 + w.tv_nsec, c.tv_sec * 1e9 + c.tv_nsec };
+}
+
+static struct cost since(struct stamp t0, int n)
+{
+	struct stamp t1 = now();
+
+	return (struct cost){ (t1.wall - t0.wall) / n, (t1.cpu - t0.cpu) / n };
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -44,14 +64,20 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* One round: n registrations in a fresh session; ns per function. */
-static unsigned outputs = JITPERF_PERFMAP | JITPERF_JITDUMP;
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
 
-static double round_load(const char *dir, const unsigned char *code, char **names, int n)
+/* One round: n registrations in a fresh session. */
+static struct cost round_load(const char *dir, const unsigned char *code, char **names, int n)
 {
 	struct jitperf_options o = { .size = sizeof(o), .outputs = outputs, .dir = dir };
+	char path[4096];
+	struct stamp t0;
+	struct cost c;
 	jitperf *jp;
-	double t0, t1;
 	int err;
 
 	err = jitperf_open(&jp, &o);
@@ -59,7 +85,7 @@ static double round_load(const char *dir, const unsigned char *code, char **name
 		fprintf(stderr, "code_load: jitperf_open: %s\n", jitperf_strerror(err));
 		exit(1);
 	}
-	t0 = now_ns();
+	t0 = now();
 	for (int i = 0; i < n; i++) {
 		err = jitperf_code_load(jp, names[i], code + (size_t)i * CODE_LEN, CODE_LEN, NULL);
 		if (err) {
@@ -67,79 +93,78 @@ static double round_load(const char *dir, const unsigned char *code, char **name
 			exit(1);
 		}
 	}
-	t1 = now_ns();
+	c = since(t0, n);
 	jitperf_close(jp);
-	return (t1 - t0) / n;
+	/* removed at once, like the write() rounds' files: otherwise their dirty
+	 * pages would be written back during the next rounds and bill those */
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)getpid());
+	unlink(path);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	unlink(path);
+	return c;
 }
 
-/* The same bytes (one jitdump CODE_LOAD's worth) with a plain write() each. */
-static double round_write(const char *dir, const unsigned char *code, int n)
+static int create(const char *dir, const char *name, char *path, size_t len)
 {
-	char path[4096];
-	double t0, t1;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/plain.bin", dir);
+	snprintf(path, len, "%s/%s", dir, name);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
-	if (fd < 0) {
-		perror(path);
-		exit(1);
-	}
-	t0 = now_ns();
-	for (int i = 0; i < n; i++)
-		if (write(fd, code + (size_t)i * CODE_LEN, CODE_LEN) != CODE_LEN) {
-			perror("write");
-			exit(1);
-		}
-	t1 = now_ns();
-	close(fd);
-	unlink(path);
-	return (t1 - t0) / n;
+	if (fd < 0)
+		die(path);
+	return fd;
 }
 
-/*
- * The floor of any writer that keeps both files complete at every moment:
- * one perf map line and one jitdump record (name + 256 bytes), each a
- * write() of its own.
- */
-static double round_write2(const char *dir, const unsigned char *code, int n)
+/* The code bytes with a plain write() each. */
+static struct cost round_write(const char *dir, const unsigned char *code, int n)
 {
-	char path[4096], rec[64 + 32 + CODE_LEN];
-	double t0, t1;
-	int fd1, fd2;
+	char path[4096];
+	struct stamp t0;
+	struct cost c;
+	int fd = create(dir, "plain.bin", path, sizeof(path));
 
-	snprintf(path, sizeof(path), "%s/plain.map", dir);
-	fd1 = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	t0 = now();
+	for (int i = 0; i < n; i++)
+		if (write(fd, code + (size_t)i * CODE_LEN, CODE_LEN) != CODE_LEN)
+			die("write");
+	c = since(t0, n);
+	close(fd);
 	unlink(path);
-	snprintf(path, sizeof(path), "%s/plain.dump", dir);
-	fd2 = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
-	unlink(path);
-	if (fd1 < 0 || fd2 < 0) {
-		perror("code_load");
-		exit(1);
-	}
+	return c;
+}
+
+/* One perf map line and one jitdump-sized record, each its own write(). */
+static struct cost round_write2(const char *dir, const unsigned char *code, int n)
+{
+	static const char line[] = "7f0000001000 100 jit_fn_12345\n";
+	char path1[4096], path2[4096], rec[64 + 32 + CODE_LEN];
+	struct stamp t0;
+	struct cost c;
+	int fd1 = create(dir, "plain.map", path1, sizeof(path1));
+	int fd2 = create(dir, "plain.dump", path2, sizeof(path2));
+
 	memset(rec, 0, sizeof(rec));
-	t0 = now_ns();
+	t0 = now();
 	for (int i = 0; i < n; i++) {
 		memcpy(rec + 96, code + (size_t)i * CODE_LEN, CODE_LEN);
-		if (write(fd1, "7f0000001000 100 jit_fn_12345\n", 30) != 30 ||
-		    write(fd2, rec, sizeof(rec)) != (ssize_t)sizeof(rec)) {
-			perror("write");
-			exit(1);
-		}
+		if (write(fd1, line, sizeof(line) - 1) != sizeof(line) - 1 ||
+		    write(fd2, rec, sizeof(rec)) != (ssize_t)sizeof(rec))
+			die("write");
 	}
-	t1 = now_ns();
+	c = since(t0, n);
 	close(fd1);
 	close(fd2);
-	return (t1 - t0) / n;
+	unlink(path1);
+	unlink(path2);
+	return c;
 }
 
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 100000;
 	int rounds = argc > 2 ? atoi(argv[2]) : 7;
-	char dir[] = "/tmp/jitperf-bench.XXXXXX", path[4096];
-	double *load, *plain, *plain2;
+	char dir[] = "/tmp/jitperf-bench.XXXXXX";
+	double *v[6];   /* wall and CPU of: load, write, two writes */
 	unsigned char *code;
 	char **names;
 
@@ -151,14 +176,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	code = malloc((size_t)n * CODE_LEN);
-	load = calloc((size_t)rounds, sizeof(*load));
-	plain = calloc((size_t)rounds, sizeof(*plain));
-	plain2 = calloc((size_t)rounds, sizeof(*plain2));
 	names = calloc((size_t)n, sizeof(*names));
-	if (!code || !load || !plain || !plain2 || !names || !mkdtemp(dir)) {
-		perror("code_load");
-		return 1;
-	}
+	if (!code || !names || !mkdtemp(dir))
+		die("code_load");
+	for (int i = 0; i < 6; i++)
+		if (!(v[i] = calloc((size_t)rounds, sizeof(double))))
+			die("code_load");
 	/* distinct bytes for every function, as a JIT's are (xorshift) */
 	for (size_t i = 0, x = 88172645463325252u; i < (size_t)n * CODE_LEN; i++) {
 		x ^= x << 13;
@@ -171,33 +194,36 @@ int main(int argc, char **argv)
 		char name[32];
 
 		snprintf(name, sizeof(name), "jit_fn_%d", i);
-		if (!(names[i] = strdup(name))) {
-			perror("code_load");
-			return 1;
-		}
+		if (!(names[i] = strdup(name)))
+			die("code_load");
 	}
 	for (int r = 0; r < rounds; r++) {
-		load[r] = round_load(dir, code, names, n);
-		plain[r] = round_write(dir, code, n);
-		plain2[r] = round_write2(dir, code, n);
+		struct cost c[3];
+
+		c[0] = round_load(dir, code, names, n);
+		c[1] = round_write(dir, code, n);
+		c[2] = round_write2(dir, code, n);
+		for (int k = 0; k < 3; k++) {
+			v[2 * k][r] = c[k].wall;
+			v[2 * k + 1][r] = c[k].cpu;
+		}
 	}
-	printf("%d functions of %d bytes, median of %d rounds:\n", n, CODE_LEN, rounds);
-	printf("  jitperf_code_load, %-19s %6.0f ns/function\n",
-	       outputs == JITPERF_PERFMAP ? "perf map only" : outputs == JITPERF_JITDUMP ?
-	       "jitdump only" : "perf map + jitdump", median(load, rounds));
-	printf("  plain write() of the code bytes         %6.0f ns/call\n", median(plain, rounds));
-	printf("  two plain write()s: map line + record   %6.0f ns/function\n", median(plain2, rounds));
-	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)getpid());
-	unlink(path);
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
-	unlink(path);
+	printf("%d functions of %d bytes, median of %d rounds:      wall ns     CPU ns\n",
+	       n, CODE_LEN, rounds);
+	printf("  jitperf_code_load, %-19s %9.0f  %9.0f  per function\n",
+	       outputs == JITPERF_PERFMAP ? "perf map only" :
+	       outputs == JITPERF_JITDUMP ? "jitdump only" : "perf map + jitdump",
+	       median(v[0], rounds), median(v[1], rounds));
+	printf("  plain write() of the code bytes     %9.0f  %9.0f  per call\n",
+	       median(v[2], rounds), median(v[3], rounds));
+	printf("  two write()s: map line + record     %9.0f  %9.0f  per function\n",
+	       median(v[4], rounds), median(v[5], rounds));
 	rmdir(dir);
 	for (int i = 0; i < n; i++)
 		free(names[i]);
+	for (int i = 0; i < 6; i++)
+		free(v[i]);
 	free(names);
 	free(code);
-	free(load);
-	free(plain);
-	free(plain2);
 	return 0;
 }
