@@ -192,46 +192,61 @@ static const char *perf_path(void)
 	return p && *p ? p : "perf";
 }
 
-/* Do all events of the file record their period?  (-c N recordings do not,
- * and perf script refuses to print a field that is missing.) */
-static int has_period(const char *data)
+/*
+ * What `perf evlist -v` says of every event of the file: whether it records
+ * its period (-c N recordings do not, and perf script refuses to print a
+ * missing field) and whether its clock is CLOCK_MONOTONIC (perf record -k 1,
+ * the clock of traces and jitdumps).
+ */
+static void perf_attrs(const char *data, int *period, int *monotonic)
 {
 	char cmd[4096], line[4096];
+	int nevents = 0;
 	FILE *f;
-	int all = -1;
 
-	if (snprintf(cmd, sizeof(cmd), "'%s' evlist -v -i '%s' 2>/dev/null", perf_path(), data) >=
-	    (int)sizeof(cmd) || strchr(data, '\'') || strchr(perf_path(), '\''))
-		return 0;
+	*period = *monotonic = 0;
+	if (strchr(data, '\'') || strchr(perf_path(), '\'') ||
+	    snprintf(cmd, sizeof(cmd), "'%s' evlist -v -i '%s' 2>/dev/null", perf_path(), data) >=
+	    (int)sizeof(cmd))
+		return;
 	f = popen(cmd, "r");
 	if (!f)
-		return 0;
+		return;
+	*period = *monotonic = 1;
 	while (fgets(line, sizeof(line), f)) {
-		const char *st = strstr(line, "sample_type:");
+		const char *st = strstr(line, "sample_type:"), *ck = strstr(line, " clockid: ");
 
 		if (!st)
 			continue;
-		if (all < 0)
-			all = 1;
+		nevents++;
 		if (!strstr(st, "PERIOD"))
-			all = 0;
+			*period = 0;
+		if (!ck || atoi(ck + 10) != 1 /* CLOCK_MONOTONIC */)
+			*monotonic = 0;
 	}
 	pclose(f);
-	return all > 0;
+	if (!nevents)
+		*period = *monotonic = 0;
 }
 
 /* Stream `perf script` output of a perf.data through the parser. */
-static int read_perfdata(const char *data, unsigned flags, const struct cv_sink *sink, void *arg,
-			 char *err, size_t errlen)
+static int read_perfdata(const char *data, unsigned flags, int with_calls,
+			 const struct cv_sink *sink, void *arg, char *err, size_t errlen)
 {
-	const char *fields = has_period(data) ? "comm,pid,tid,time,period,event,ip,sym,dso"
-					      : "comm,pid,tid,time,event,ip,sym,dso";
+	int period, monotonic;
+	const char *fields;
 	char *name = NULL;
 	struct ps_parser *p;
 	int pfd[2], status, ret;
 	FILE *errf;
 	pid_t pid;
 
+	perf_attrs(data, &period, &monotonic);
+	fields = period ? "comm,pid,tid,time,period,event,ip,sym,dso" : "comm,pid,tid,time,event,ip,sym,dso";
+	if (!monotonic && with_calls)
+		fprintf(stderr, "jitperf convert: %s was not recorded with perf record -k 1 "
+			"(CLOCK_MONOTONIC): its samples are not on the timeline of the traced calls\n",
+			data);
 	if (asprintf(&name, "%s (perf script)", data) < 0)
 		return -ENOMEM;
 	p = ps_new(flags | PS_PERFDATA, name, sink->sample, arg);
@@ -364,6 +379,6 @@ int cv_input_read(struct cv_input *in, unsigned flags, const struct cv_sink *sin
 	for (i = 0; i < in->ndumps && !ret && !had_code; i++)
 		ret = cv_read_jitdump(in->dumps[i], sink, arg, err, errlen);
 	if (!ret && in->perfdata)
-		ret = read_perfdata(in->perfdata, flags, sink, arg, err, errlen);
+		ret = read_perfdata(in->perfdata, flags, in->ntraces > 0, sink, arg, err, errlen);
 	return ret;
 }
