@@ -10,16 +10,10 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cmds.h"
 #include "convert.h"
@@ -172,6 +166,7 @@ int cmd_convert(int argc, char **argv)
 
 	c.o.title = "Flame Graph";
 	optind = 1;
+	opterr = 0;             /* our own messages, named "jitperf convert" */
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': if (add_output(&c, &cv_chrome_ops, optarg)) return 2; break;
@@ -186,7 +181,13 @@ int cmd_convert(int argc, char **argv)
 		case 'S': source = optarg; break;
 		case 'T': c.o.title = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
-		default:  fputs(usage_text, stderr); return 2;
+		default:
+			if (optopt && strchr("cfsST", optopt))  /* the options with an argument */
+				fprintf(stderr, PROG ": option '%s' needs an argument\n", argv[optind - 1]);
+			else
+				fprintf(stderr, PROG ": unknown option '%s'\n", argv[optind - 1]);
+			fprintf(stderr, "see 'jitperf convert --help'\n");
+			return 2;
 		}
 	}
 	if (optind < argc)

@@ -96,14 +96,13 @@ static int on_code(const struct jpt_code *jc, void *arg)
 	return w->sink->code(&c, w->arg);
 }
 
-int cv_read_trace(const char *path, unsigned ps_flags, const struct cv_sink *sink, void *arg,
+int cv_read_trace(const char *path, const struct cv_sink *sink, void *arg,
 		  int with_code, int *had_code, char *err, size_t errlen)
 {
 	struct walk w = { .sink = sink, .arg = arg };
 	size_t i;
 	int ret;
 
-	(void)ps_flags;
 	ret = jpt_open(&w.r, path, err, errlen);
 	if (ret)
 		return ret;
