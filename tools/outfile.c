@@ -14,15 +14,50 @@
 
 #define VBUF_SIZE (1u << 20)
 
+/*
+ * A device, FIFO or socket (/dev/null, /dev/stdout, a pipe made with
+ * mkfifo) is written directly: renaming over it would replace it by a file.
+ */
+static int open_special(struct outfile *of, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return 1;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	of->fp = fdopen(fd, "w");
+	if (!of->fp) {
+		close(fd);
+		return -errno;
+	}
+	of->direct = 1;
+	of->vbuf = malloc(VBUF_SIZE);
+	if (of->vbuf)
+		setvbuf(of->fp, of->vbuf, _IOFBF, VBUF_SIZE);
+	return 0;
+}
+
 int outfile_open(struct outfile *of, const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+	const char *slash;
+	size_t dirlen;
 	mode_t mask;
 	int fd, err;
 
 	memset(of, 0, sizeof(*of));
 	of->path = path;
+	err = open_special(of, path);
+	if (err <= 0)
+		return err;
+	/* through a symbolic link, the file it names is replaced, not the link */
+	of->real = realpath(path, NULL);
+	if (of->real)
+		path = of->real;
+	slash = strrchr(path, '/');
+	dirlen = slash ? (size_t)(slash - path) + 1 : 0;
 	if (!strcmp(path, "-")) {
 		/* stdio may keep a reference to the buffer: keep it for good */
 		static char stdout_buf[1u << 16];
@@ -71,27 +106,28 @@ int outfile_commit(struct outfile *of)
 		return -EBADF;
 	if (fflush(of->fp) || ferror(of->fp))
 		err = -(errno ? errno : EIO);
-	if (!of->tmp) {                       /* stdout stays open */
+	if (of->fp == stdout) {               /* stdout stays open */
 		of->fp = NULL;
 		return err;
 	}
 	if (fclose(of->fp) && !err)
 		err = -(errno ? errno : EIO);
 	of->fp = NULL;
-	if (!err && rename(of->tmp, of->path) < 0)
-		err = -errno;
-	if (err)
-		unlink(of->tmp);
-	free(of->tmp);
-	of->tmp = NULL;
-	free(of->vbuf);
-	of->vbuf = NULL;
+	if (of->tmp) {
+		if (!err && rename(of->tmp, of->real ? of->real : of->path) < 0)
+			err = -errno;
+		if (err)
+			unlink(of->tmp);
+		free(of->tmp);
+		of->tmp = NULL;
+	}
+	outfile_abort(of);                    /* frees the rest */
 	return err;
 }
 
 void outfile_abort(struct outfile *of)
 {
-	if (of->fp && of->tmp)
+	if (of->fp && (of->tmp || of->direct))
 		fclose(of->fp);
 	else if (of->fp)
 		fflush(of->fp);
@@ -102,4 +138,7 @@ void outfile_abort(struct outfile *of)
 	of->tmp = NULL;
 	free(of->vbuf);
 	of->vbuf = NULL;
+	free(of->real);
+	of->real = NULL;
+	of->direct = 0;
 }

@@ -3,7 +3,9 @@
  * Output files written whole: the data goes to a temporary file in the
  * target's directory, which is renamed over the target only when everything
  * was written.  A failed conversion leaves no file (and keeps an older one).
- * The path "-" means standard output.
+ * The path "-" means standard output; devices and FIFOs (/dev/null) are
+ * written in place, and through a symbolic link the file it names is
+ * replaced.
  */
 #ifndef JITPERF_OUTFILE_H
 #define JITPERF_OUTFILE_H
@@ -15,6 +17,8 @@ struct outfile {
 	char       *tmp;      /* temporary file, NULL for stdout */
 	FILE       *fp;       /* write here (fully buffered) */
 	char       *vbuf;
+	char       *real;     /* the target with symbolic links resolved */
+	int         direct;   /* a device or FIFO: written in place */
 };
 
 /* 0 or -errno; on error nothing is left behind. */
