@@ -95,6 +95,14 @@ static int cie_ok(const unsigned char *cie, const unsigned char *end)
 	return 0;       /* no 'R': absolute pointers, which perf cannot relocate */
 }
 
+static int known_cie(const unsigned char *const *cies, size_t n, const unsigned char *cie)
+{
+	while (n--)
+		if (cies[n] == cie)
+			return 1;
+	return 0;
+}
+
 static int cmp_ref(const void *a, const void *b)
 {
 	const struct fde_ref *x = a, *y = b;
@@ -106,6 +114,8 @@ int jp_ehframe_hdr(const void *eh, size_t eh_len, uint64_t addr, uint64_t len,
 		   unsigned char **hdr_out, size_t *hdr_len)
 {
 	const unsigned char *base = eh, *end = base + eh_len, *p = base;
+	const unsigned char *cies[16];   /* CIEs checked so far: FDEs may only use those */
+	size_t ncies = 0;
 	int64_t eh_off = (int64_t)((len + 7) & ~(uint64_t)7); /* eh_addr - addr */
 	int64_t hdr_off = eh_off + (int64_t)eh_len;          /* hdr_addr - addr */
 	struct fde_ref *refs = NULL;
@@ -130,11 +140,14 @@ int jp_ehframe_hdr(const void *eh, size_t eh_len, uint64_t addr, uint64_t len,
 		if (id == 0) {
 			if (!cie_ok(rec, next))
 				goto bad;
+			if (ncies == sizeof(cies) / sizeof(cies[0]))
+				goto bad;
+			cies[ncies++] = p;
 		} else {
 			const unsigned char *cie = rec - id;   /* CIE pointer is relative to itself */
 			int64_t field, begin, range;
 
-			if (cie < base || cie + 8 > rec || get32(cie + 4) != 0 || rlen < 12)
+			if (!known_cie(cies, ncies, cie) || rlen < 12)
 				goto bad;
 			field = eh_off + (rec + 4 - base);     /* pc_begin's offset from addr */
 			begin = field + (int32_t)get32(rec + 4);

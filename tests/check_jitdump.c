@@ -368,6 +368,52 @@ START_TEST(test_unwinding_info)
 }
 END_TEST
 
+/* Two FDEs, the later one for the lower half: the search table is sorted. */
+START_TEST(test_unwinding_two_fdes)
+{
+	unsigned char eh[64];
+	size_t eh_len = make_eh_frame(eh, 64, 0x1b);    /* CIE at 0, FDE at 24 */
+	struct jitperf_code c = { .size = sizeof(c), .name = "two", .addr = code, .len = 64,
+				  .eh_frame = eh };
+	int32_t v, hdr_off;
+	uint32_t id, size, u32;
+	uint64_t ts;
+	const unsigned char *p, *hdr;
+	struct dump d;
+
+	/* FDE 1 (offset 24) covers [32, 64); FDE 2 (offset 44) covers [0, 32) */
+	memcpy(eh + 44, eh + 24, 20);
+	v = 48;
+	memcpy(eh + 48, &v, 4);                         /* CIE pointer: 48 back to 0 */
+	v = 32 - (64 + 32);
+	memcpy(eh + 32, &v, 4);                         /* pc_begin at eh+32 -> addr + 32 */
+	u32 = 32;
+	memcpy(eh + 36, &u32, 4);
+	v = -(64 + 52);
+	memcpy(eh + 52, &v, 4);                         /* pc_begin at eh+52 -> addr */
+	memcpy(eh + 56, &u32, 4);
+	eh_len = 64;
+	c.eh_frame_len = eh_len;
+	ck_assert_int_eq(jitperf_code_load_ex(jp, &c, NULL), 0);
+	dump_read(&d);
+	p = next_record(&d, &id, &size, &ts);
+	ck_assert_uint_eq(id, JIT_CODE_UNWINDING_INFO);
+	hdr = p + sizeof(struct jitdump_unwinding_info) + eh_len;
+	memcpy(&u32, hdr + 8, 4);
+	ck_assert_uint_eq(u32, 2);
+	hdr_off = 64 + (int32_t)eh_len;                 /* hdr_addr - addr */
+	memcpy(&v, hdr + 12, 4);
+	ck_assert_int_eq(v, -hdr_off);                  /* addr first ... */
+	memcpy(&v, hdr + 16, 4);
+	ck_assert_int_eq(v, 44 - (int32_t)eh_len);      /* ... described by the FDE at 44 */
+	memcpy(&v, hdr + 20, 4);
+	ck_assert_int_eq(v, 32 - hdr_off);
+	memcpy(&v, hdr + 24, 4);
+	ck_assert_int_eq(v, 24 - (int32_t)eh_len);
+	free(d.buf);
+}
+END_TEST
+
 START_TEST(test_debug_and_unwinding_together)
 {
 	unsigned char eh[64];
@@ -411,6 +457,10 @@ START_TEST(test_bad_eh_frame)
 	/* an FDE reaching past the code */
 	c.eh_frame_len = make_eh_frame(eh, 100, 0x1b);
 	c.len = 50;
+	ck_assert_int_eq(jitperf_code_load_ex(jp, &c, NULL), -EINVAL);
+	/* an FDE whose CIE pointer lands inside the CIE, not on it */
+	c.eh_frame_len = make_eh_frame(eh, 100, 0x1b);
+	eh[28] = 24;
 	ck_assert_int_eq(jitperf_code_load_ex(jp, &c, NULL), -EINVAL);
 	/* a length that is not a multiple of 4 */
 	c.len = 100;
@@ -695,6 +745,7 @@ static Suite *jitdump_suite(void)
 	tcase_add_test(tc, test_code_load);
 	tcase_add_test(tc, test_debug_info);
 	tcase_add_test(tc, test_unwinding_info);
+	tcase_add_test(tc, test_unwinding_two_fdes);
 	tcase_add_test(tc, test_debug_and_unwinding_together);
 	tcase_add_test(tc, test_move_and_unload);
 	tcase_add_test(tc, test_close_record);
