@@ -118,14 +118,17 @@ static uint64_t index_add(struct index_set *s, uint32_t index, uint64_t off)
 		struct index_set n = { NULL, s->cap ? s->cap * 2 : 256, 0 };
 
 		n.slots = calloc(n.cap, 2 * sizeof(uint64_t));
-		if (!n.slots)
+		if (!n.slots && !s->cap)
 			return UINT64_MAX;      /* check less rather than fail */
+		if (!n.slots)
+			goto probe;             /* still half empty: go on with it */
 		for (i = 0; i < s->cap; i++)
 			if (s->slots[2 * i])
 				index_add(&n, (uint32_t)(s->slots[2 * i] >> 1), s->slots[2 * i + 1]);
 		free(s->slots);
 		*s = n;
 	}
+probe:
 	for (i = (index * 2654435761u) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
 		uint64_t key = (uint64_t)index << 1 | 1;
 

@@ -454,10 +454,17 @@ int cmd_record(int argc, char **argv)
 		if (!err) {
 			struct stat st;
 
-			if (stat(data, &st) || st.st_size == 0)
-				fprintf(stderr, "jitperf record: perf record wrote no %s/perf.data\n",
-					o.dir);
-			else if ((r = inject(perf, data, jitdata)) != 0)
+			if (stat(data, &st) || st.st_size == 0) {
+				/* perf failed before the command ran: its message says why */
+				fprintf(stderr, "jitperf record: perf record failed (exit status %d) "
+					"and wrote no %s/perf.data\n", status, o.dir);
+				free(data);
+				free(jitdata);
+				free(absdir);
+				free(perf);
+				return status ? status : 1;
+			}
+			if ((r = inject(perf, data, jitdata)) != 0)
 				fprintf(stderr, "jitperf record: perf inject --jit failed (%s); "
 					"%s/perf.data is kept\n",
 					r < 0 ? strerror(-r) : "see its message above", o.dir);
