@@ -17,8 +17,11 @@ uint64_t jp_monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* gettid() is a system call; cache it, the fork child resets its copy. */
-static __thread pid_t cached_tid;
+/*
+ * gettid() is a system call; cache it, the fork child resets its copy.
+ * initial-exec: a plain %fs-relative load instead of a __tls_get_addr call.
+ */
+static __thread pid_t cached_tid __attribute__((tls_model("initial-exec")));
 
 pid_t jp_gettid(void)
 {
