@@ -196,7 +196,7 @@ static const char *perf_path(void)
  * What `perf evlist -v` says of every event of the file: whether it records
  * its period (-c N recordings do not, and perf script refuses to print a
  * missing field) and whether its clock is CLOCK_MONOTONIC (perf record -k 1,
- * the clock of traces and jitdumps).
+ * the clock of traces and jitdumps; -1 when perf cannot tell).
  */
 static void perf_attrs(const char *data, int *period, int *monotonic)
 {
@@ -204,7 +204,8 @@ static void perf_attrs(const char *data, int *period, int *monotonic)
 	int nevents = 0;
 	FILE *f;
 
-	*period = *monotonic = 0;
+	*period = 0;
+	*monotonic = -1;
 	if (strchr(data, '\'') || strchr(perf_path(), '\'') ||
 	    snprintf(cmd, sizeof(cmd), "'%s' evlist -v -i '%s' 2>/dev/null", perf_path(), data) >=
 	    (int)sizeof(cmd))
@@ -225,8 +226,10 @@ static void perf_attrs(const char *data, int *period, int *monotonic)
 			*monotonic = 0;
 	}
 	pclose(f);
-	if (!nevents)
-		*period = *monotonic = 0;
+	if (!nevents) {                /* perf could not tell: no warning */
+		*period = 0;
+		*monotonic = -1;
+	}
 }
 
 /* Stream `perf script` output of a perf.data through the parser. */
@@ -243,7 +246,7 @@ static int read_perfdata(const char *data, unsigned flags, int with_calls,
 
 	perf_attrs(data, &period, &monotonic);
 	fields = period ? "comm,pid,tid,time,period,event,ip,sym,dso" : "comm,pid,tid,time,event,ip,sym,dso";
-	if (!monotonic && with_calls)
+	if (monotonic == 0 && with_calls)
 		fprintf(stderr, "jitperf convert: %s was not recorded with perf record -k 1 "
 			"(CLOCK_MONOTONIC): its samples are not on the timeline of the traced calls\n",
 			data);
@@ -274,7 +277,7 @@ static int read_perfdata(const char *data, unsigned flags, int with_calls,
 		dup2(pfd[1], 1);
 		dup2(fileno(errf), 2);
 		execlp(perf_path(), perf_path(), "script", "-i", data, "-F", fields, "--ns", (char *)NULL);
-		fprintf(stderr, "jitperf convert: cannot run %s: %s%s\n", perf_path(), strerror(errno),
+		fprintf(stderr, "cannot run %s: %s%s\n", perf_path(), strerror(errno),
 			errno == ENOENT ? " (install perf: apt-get install linux-perf)" : "");
 		_exit(127);
 	}
