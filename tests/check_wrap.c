@@ -336,6 +336,49 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/* jitperf_wrap itself from several threads at once: every thunk distinct and working */
+#define PER_THREAD 200
+
+static void *wrap_many(void *arg)
+{
+	long base = (long)arg;
+	static long (*w[NTHREADS][PER_THREAD])(long);
+	char name[32];
+
+	for (int i = 0; i < PER_THREAD; i++) {
+		jitperf_fn id;
+
+		snprintf(name, sizeof(name), "t%ld_%d", base, i);
+		id = jitperf_fn_register(jp, name, (const void *)fib, 1);
+		if (!id || jitperf_wrap(jp, id, (const void *)fib, (void **)&w[base][i]))
+			return (void *)1;
+	}
+	for (int i = 0; i < PER_THREAD; i++)
+		if (w[base][i](10) != 55)
+			return (void *)2;
+	return NULL;
+}
+
+START_TEST(test_wrap_concurrently)
+{
+	pthread_t t[NTHREADS];
+
+	fib_w = (long (*)(long))wrap("fib", (const void *)fib);
+	for (long i = 0; i < NTHREADS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, wrap_many, (void *)i), 0);
+	for (int i = 0; i < NTHREADS; i++) {
+		void *ret;
+
+		ck_assert_int_eq(pthread_join(t[i], &ret), 0);
+		ck_assert_ptr_null(ret);
+	}
+	/* each wrapper called once; the recursion below goes through fib_w */
+	ck_assert_uint_eq(calls_of("t0_0"), 1);
+	ck_assert_uint_eq(calls_of("t3_199"), 1);
+	ck_assert_uint_eq(calls_of("fib"), NTHREADS * PER_THREAD * (fib_calls(10) - 1));
+}
+END_TEST
+
 /* ---- errno passes through both ways */
 
 static NOINLINE int swap_errno(int e)
@@ -528,6 +571,7 @@ static Suite *wrap_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_recursion);
 	tcase_add_test(tc, test_threads);
+	tcase_add_test(tc, test_wrap_concurrently);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Program state");
