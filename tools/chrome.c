@@ -67,6 +67,7 @@ struct chrome {
 	size_t                mask;
 	char                 *esc;      /* escape buffer */
 	size_t                esc_cap;
+	uint64_t              untimed;  /* samples without a timestamp */
 };
 
 static void *chrome_begin(struct outfile *out, const struct cv_opts *o)
@@ -351,8 +352,10 @@ static int chrome_sample(void *w, const struct ps_sample *s)
 	size_t k = 0, i;
 	int ret;
 
-	if (!s->has_time)
-		return 0;                     /* nothing to place on a timeline */
+	if (!s->has_time) {
+		c->untimed++;                 /* nothing to place on a timeline */
+		return 0;
+	}
 	th = get_thr(c, pid, tid);
 	if (!th)
 		return -ENOMEM;
@@ -524,6 +527,9 @@ static int chrome_end(void *w)
 			put_meta(c, "thread_name", c->thr[i].pid, c->thr[i].tid, c->thr[i].name,
 				 c->thr[i].tid & SAMPLE_TRACK ? " [perf]" : "");
 	fputs("\n],\"displayTimeUnit\":\"ns\"}\n", c->fp);
+	if (c->untimed)
+		fprintf(stderr, "jitperf convert: %s: %" PRIu64 " samples without a timestamp left out "
+			"(perf script -F needs 'time')\n", c->out->path, c->untimed);
 	return ferror(c->fp) ? -EIO : 0;
 }
 
