@@ -29,46 +29,50 @@
 
 /* ---- stub pool (thunks live until the process ends: JIT code may keep them) */
 
+/* One executable page of stubs and the slots they refer to.  Pages are
+ * kept in a list, never freed: JIT code may call a stub until exit. */
+struct pool_page {
+	struct pool_page   *prev;
+	uint8_t            *code;
+	size_t              used, cap;
+	struct jp_wrap_slot slots[];
+};
+
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint8_t *pool_page;             /* current executable page */
-static struct jp_wrap_slot *pool_slots; /* its slots */
-static size_t pool_used, pool_cap;
+static struct pool_page *pool;          /* newest page */
 
 static int pool_new_page(void)
 {
 	long psz = sysconf(_SC_PAGESIZE);
 	size_t pagesize = psz > 0 ? (size_t)psz : 4096;
 	size_t max = pagesize / jp_wrap_arch_stub_size();
-	struct jp_wrap_slot *slots = calloc(max, sizeof(*slots));
-	uint8_t *page;
-	size_t n;
+	struct pool_page *p = calloc(1, sizeof(*p) + max * sizeof(p->slots[0]));
+	int err;
 
-	if (!slots)
+	if (!p)
 		return -ENOMEM;
-	page = mmap(NULL, pagesize, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (page == MAP_FAILED) {
-		free(slots);
+	p->code = mmap(NULL, pagesize, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p->code == MAP_FAILED) {
+		free(p);
 		return -ENOMEM;
 	}
-	n = jp_wrap_arch_fill(page, pagesize, slots, max);
-	if (n == 0) {
-		munmap(page, pagesize);
-		free(slots);
-		return -ENOTSUP;
+	p->cap = jp_wrap_arch_fill(p->code, pagesize, p->slots, max);
+	if (p->cap == 0) {
+		err = -ENOTSUP;
+		goto fail;
 	}
-	if (mprotect(page, pagesize, PROT_READ | PROT_EXEC) != 0) {
-		int err = -errno;
-		munmap(page, pagesize);
-		free(slots);
-		return err;
+	if (mprotect(p->code, pagesize, PROT_READ | PROT_EXEC) != 0) {
+		err = -errno;
+		goto fail;
 	}
-	/* the previous page and slots stay: stubs on them are still in use */
-	pool_page = page;
-	pool_slots = slots;
-	pool_used = 0;
-	pool_cap = n;
+	p->prev = pool;
+	pool = p;
 	return 0;
+fail:
+	munmap(p->code, pagesize);
+	free(p);
+	return err;
 }
 
 /* Hand out a stub for (fn, entry); returns its address or NULL with *err. */
@@ -77,14 +81,14 @@ static void *pool_take(jitperf_fn fn, const void *entry, int *err)
 	void *stub = NULL;
 
 	pthread_mutex_lock(&pool_lock);
-	*err = pool_used < pool_cap ? 0 : pool_new_page();
+	*err = pool && pool->used < pool->cap ? 0 : pool_new_page();
 	if (*err == 0) {
-		struct jp_wrap_slot *slot = &pool_slots[pool_used];
+		struct jp_wrap_slot *slot = &pool->slots[pool->used];
 
 		slot->entry = entry;
 		slot->fn = fn;
-		stub = pool_page + jp_wrap_arch_stub_offset(pool_used);
-		pool_used++;
+		stub = pool->code + jp_wrap_arch_stub_offset(pool->used);
+		pool->used++;
 	}
 	/* the unlock publishes the slot before the caller can run the stub */
 	pthread_mutex_unlock(&pool_lock);
