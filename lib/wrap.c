@@ -344,7 +344,7 @@ int jitperf_wrap(jitperf *jp, jitperf_fn fn, const void *entry, void **wrapped)
 	return 0;
 }
 
-#if !defined(__x86_64__)
+#if !defined(JP_WRAP_X86_64)
 /* No thunk generator for this architecture: jitperf_wrap returns -ENOTSUP.
  * (AArch64 would need its own lib/wrap_aarch64.c; it is not written because
  * it could not be tested here.) */

@@ -20,6 +20,11 @@
 
 #include "session.h"
 
+/* The x86-64 generator (lib/wrap_x86_64.c) needs the LP64 System V ABI. */
+#if defined(__x86_64__) && !defined(__ILP32__)
+# define JP_WRAP_X86_64 1
+#endif
+
 /* What a stub refers to; lives in ordinary (writable) memory. */
 struct jp_wrap_slot {
 	const void *entry;    /* the wrapped function */

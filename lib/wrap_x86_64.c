@@ -37,6 +37,8 @@
 
 #include "wrap.h"
 
+#ifdef JP_WRAP_X86_64
+
 #define STUB_SIZE  32u
 #define STUB_FIRST 32u     /* page starts with the two routine pointers */
 
@@ -297,3 +299,7 @@ size_t jp_wrap_arch_fill(uint8_t *page, size_t pagesize,
 	}
 	return n;
 }
+#else
+/* Built on an x86-64 host for another ABI (-m32, x32): lib/wrap.c says -ENOTSUP. */
+typedef int jp_wrap_x86_64_not_built;
+#endif
