@@ -283,7 +283,8 @@ static int by_start(const void *a, const void *b)
 /* write a thread's closed slices once its flame chart is empty again */
 static int flush_pending(struct chrome *c, struct thr *t)
 {
-	qsort(t->pend, t->npend, sizeof(*t->pend), by_start);
+	if (t->npend > 1)
+		qsort(t->pend, t->npend, sizeof(*t->pend), by_start);
 	for (size_t i = 0; i < t->npend; i++) {
 		const struct pend *p = &t->pend[i];
 
