@@ -8,7 +8,6 @@
 
 #include <check.h>
 #include <errno.h>
-#include <immintrin.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -19,6 +18,11 @@
 #include <unistd.h>
 
 #include "jitperf.h"
+
+#if defined(__x86_64__) && !defined(__ILP32__)
+# define HAVE_THUNKS 1
+# include <immintrin.h>
+#endif
 
 #define NOINLINE __attribute__((noinline, noclone))
 
@@ -212,6 +216,7 @@ START_TEST(test_varargs)
 }
 END_TEST
 
+#ifdef HAVE_THUNKS
 /* Vector arguments use the full ymm/zmm registers (added only where the CPU has them). */
 __attribute__((target("avx"), noinline, noclone))
 static __m256d v256(__m256d a, __m256d b, __m256d c, __m256d d, __m256d e,
@@ -271,6 +276,8 @@ START_TEST(test_avx512_args)
 	ck_assert_uint_eq(calls_of("v512"), 1);
 }
 END_TEST
+
+#endif
 
 /* ---- Recursion through the wrapper */
 
@@ -550,21 +557,46 @@ START_TEST(test_perf_map)
 }
 END_TEST
 
+/* ---- no thunk generator for this architecture */
+
+#ifndef HAVE_THUNKS
+START_TEST(test_unsupported)
+{
+	jitperf_fn id = jitperf_fn_register(jp, "add1", (const void *)add1, 1);
+	void *w = NULL;
+
+	ck_assert_uint_ne(id, 0);
+	ck_assert_int_eq(jitperf_wrap(jp, id, (const void *)add1, &w), -ENOTSUP);
+	ck_assert_ptr_null(w);
+}
+END_TEST
+#endif
+
 static Suite *wrap_suite(void)
 {
 	Suite *s = suite_create("jitperf_wrap");
 	TCase *tc;
+
+#ifndef HAVE_THUNKS
+	tc = tcase_create("Unsupported architecture");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_unsupported);
+	suite_add_tcase(s, tc);
+	return s;
+#endif
 
 	tc = tcase_create("Arguments and results");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_int_fp_stack_args);
 	tcase_add_test(tc, test_struct_results);
 	tcase_add_test(tc, test_varargs);
+#ifdef HAVE_THUNKS
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("avx"))
 		tcase_add_test(tc, test_avx_args);
 	if (__builtin_cpu_supports("avx512f"))
 		tcase_add_test(tc, test_avx512_args);
+#endif
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Recursion and threads");
