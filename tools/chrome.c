@@ -31,11 +31,10 @@
 struct open_frame {
 	size_t   off, len;        /* name in the thread's arena */
 	uint64_t start;
-	uint64_t samples;         /* samples merged into this slice */
 };
 
 struct pend {              /* a closed sample slice not written yet */
-	uint64_t ts, dur, samples;
+	uint64_t ts, dur;
 	size_t   depth, off, len;
 };
 
@@ -289,10 +288,7 @@ static int flush_pending(struct chrome *c, struct thr *t)
 	for (size_t i = 0; i < t->npend; i++) {
 		const struct pend *p = &t->pend[i];
 
-		char args[32];
-		size_t alen = put_u64(stpcpy(args, "\"samples\":"), p->samples) - args;
-
-		if (put_x(c, "perf", t->pnames + p->off, p->len, t->pid, t->tid, p->ts, p->dur, args, alen))
+		if (put_x(c, "perf", t->pnames + p->off, p->len, t->pid, t->tid, p->ts, p->dur, NULL, 0))
 			return -ENOMEM;
 	}
 	t->npend = 0;
@@ -339,7 +335,7 @@ static int close_frames(struct chrome *c, struct thr *t, size_t keep, uint64_t e
 			memcpy(t->pnames + t->plen, e, n);
 		t->pend[t->npend++] = (struct pend){
 			.ts = f->start, .dur = end > f->start ? end - f->start : 0,
-			.depth = t->nopen, .off = t->plen, .len = n, .samples = f->samples,
+			.depth = t->nopen, .off = t->plen, .len = n,
 		};
 		t->plen += n;
 		t->alen = f->off;
@@ -386,8 +382,6 @@ static int chrome_sample(void *w, const struct ps_sample *s)
 				!memcmp(th->arena + th->open[k].off, s->frames[k].s, s->frames[k].len)))
 				k++;
 			ret = close_frames(c, th, k, t);
-			for (size_t j = 0; j < k; j++)
-				th->open[j].samples++;
 		}
 		if (ret)
 			return ret;
@@ -418,7 +412,7 @@ static int chrome_sample(void *w, const struct ps_sample *s)
 		}
 		if (f->len)             /* empty names exist; the arena may be NULL */
 			memcpy(th->arena + th->alen, f->s, f->len);
-		th->open[th->nopen++] = (struct open_frame){ th->alen, f->len, t, 1 };
+		th->open[th->nopen++] = (struct open_frame){ th->alen, f->len, t };
 		th->alen += f->len;
 	}
 	th->started = 1;
