@@ -165,6 +165,25 @@ static int read_paranoid(void)
 	return v;
 }
 
+/* Root, CAP_PERFMON (38) or CAP_SYS_ADMIN (21): paranoid settings do not apply. */
+static int privileged(void)
+{
+	unsigned long long caps = 0;
+	char line[256];
+	FILE *fp;
+
+	if (geteuid() == 0)
+		return 1;
+	fp = fopen("/proc/self/status", "r");
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(fp);
+	return !!(caps & (1ULL << 38 | 1ULL << 21));
+}
+
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st; (void)flag; (void)ftw;
@@ -415,7 +434,7 @@ int cmd_record(int argc, char **argv)
 		int paranoid = read_paranoid();
 
 		/* 2 allows user-space sampling of one's own processes: all record needs */
-		if (paranoid > 2 && geteuid() != 0) {
+		if (paranoid > 2 && !privileged()) {
 			fprintf(stderr, "jitperf record: kernel.perf_event_paranoid is %d: perf "
 				"may not sample here; allow it with: sysctl "
 				"kernel.perf_event_paranoid=2\n", paranoid);
