@@ -300,6 +300,8 @@ static int flush_pending(struct chrome *c, struct thr *t)
  * Close the frames above keep at time end.  A child closes before its
  * parent but may start at the same time, so slices are held back and
  * written sorted by start and depth when the thread's stack empties.
+ * Sample slices carry no args: speedscope makes args part of the frame's
+ * name, which would split one function into many.
  */
 static int close_frames(struct chrome *c, struct thr *t, size_t keep, uint64_t end)
 {
