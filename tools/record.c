@@ -58,7 +58,7 @@ struct record_opts {
 	char      **cmd;
 };
 
-static pid_t child = -1;
+static volatile pid_t child = -1;
 static volatile sig_atomic_t interrupted;   /* signal sent to jitperf itself */
 
 /*
@@ -83,16 +83,23 @@ static int run(char **argv, int *status)
 	sa.sa_sigaction = forward;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
+	/* before fork: no window in which a signal kills jitperf but not perf */
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
 	child = fork();
-	if (child < 0)
-		return -errno;
+	if (child < 0) {
+		err = -errno;
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		return err;
+	}
 	if (child == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "jitperf record: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
 	while (waitpid(child, &st, 0) < 0) {
 		if (errno != EINTR) {
 			err = -errno;
