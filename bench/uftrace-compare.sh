@@ -5,7 +5,8 @@
 #   baseline  bench/recurse                       (glibc's empty hooks)
 #   uftrace   uftrace record -d DIR bench/recurse  (libmcount's hooks)
 #   jitperf   LD_PRELOAD=libjitperf-cyg.so JITPERF=trace bench/recurse
-# Each is run RUNS times (default 5); the median wall time is used.
+# Each is run RUNS times (default 5), interleaved, after a sync; the median
+# wall time is used.
 #
 # usage: bench/uftrace-compare.sh [BUILDDIR] [N]   (run it from anywhere;
 #        BUILDDIR defaults to the current directory; RUNS=n in the environment)
@@ -27,28 +28,37 @@ calls=$("$prog" "$n" | sed -n 's/.*calls=\([0-9]*\).*/\1/p')
 
 now_ns() { date +%s%N; }
 
-# median_ns NAME COMMAND...: run RUNS times, print the median wall time in ns.
-# Trace output goes to $tmp/out, emptied before each run (not timed).
-median_ns() {
+# time_run NAME COMMAND...: one timed run, its wall time in ns appended to
+# $tmp/NAME.times.  Trace output goes to $tmp/out, emptied and synced before
+# the run (not timed), so no run pays for writing back the previous one's
+# hundreds of megabytes.
+time_run() {
 	name=$1
 	shift
-	i=0
-	: > "$tmp/$name.times"
-	while [ "$i" -lt "$runs" ]; do
-		rm -rf "$tmp/out"
-		mkdir "$tmp/out"
-		t0=$(now_ns)
-		"$@" > /dev/null 2>&1 || { echo "uftrace-compare: $name run failed: $*" >&2; exit 1; }
-		t1=$(now_ns)
-		echo $((t1 - t0)) >> "$tmp/$name.times"
-		i=$((i + 1))
-	done
-	sort -n "$tmp/$name.times" | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'
+	rm -rf "$tmp/out"
+	mkdir "$tmp/out"
+	sync
+	t0=$(now_ns)
+	"$@" > /dev/null 2>&1 || { echo "uftrace-compare: $name run failed: $*" >&2; exit 1; }
+	t1=$(now_ns)
+	echo $((t1 - t0)) >> "$tmp/$name.times"
 }
 
-base=$(median_ns baseline nice "$prog" "$n")
-uft=$(median_ns uftrace nice uftrace record -d "$tmp/out/uftrace.data" "$prog" "$n")
-jp=$(median_ns jitperf env LD_PRELOAD="$cyg" JITPERF=trace JITPERF_DIR="$tmp/out" nice "$prog" "$n")
+median() {
+	sort -n "$tmp/$1.times" | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'
+}
+
+# rounds interleave the three, so a slow spell of a busy machine hits all alike
+i=0
+while [ "$i" -lt "$runs" ]; do
+	time_run baseline nice "$prog" "$n"
+	time_run uftrace nice uftrace record -d "$tmp/out/uftrace.data" "$prog" "$n"
+	time_run jitperf env LD_PRELOAD="$cyg" JITPERF=trace JITPERF_DIR="$tmp/out" nice "$prog" "$n"
+	i=$((i + 1))
+done
+base=$(median baseline)
+uft=$(median uftrace)
+jp=$(median jitperf)
 
 # keep the last jitperf trace size for bytes/event
 rm -rf "$tmp/out"; mkdir "$tmp/out"
