@@ -2,8 +2,8 @@
 /*
  * jitperf dump --check: read a jitdump the way perf inject --jit does
  * (tools/perf/util/jitdump.c) and name every record it would reject or
- * silently drop, or that would leave samples unsymbolized.  What perf does,
- * in short:
+ * silently drop, or that would leave samples unsymbolized.  What perf 6.1
+ * does, in short:
  *  - the file is refused for a bad magic, a version above 1, or flag bits
  *    other than JITDUMP_FLAGS_ARCH_TIMESTAMP;
  *  - records are read at offset 40 whatever the header's total_size says
@@ -15,8 +15,8 @@
  *    attached to it; a second one before that load replaces the first;
  *    unwinding data with eh_frame_hdr_size 0 is never released and is
  *    attached to every later load;
- *  - each CODE_LOAD becomes jitted-PID-INDEX.so with INDEX cut to 32 bits,
- *    so a repeated index overwrites the earlier function's file;
+ *  - each CODE_LOAD becomes jitted-PID-INDEX.so, so a repeated index
+ *    overwrites the earlier function's file;
  *  - the code is the record's last code_size bytes, mapped at code_addr
  *    from the load's timestamp on, which must be on the CLOCK_MONOTONIC
  *    timeline of perf record -k 1 to meet the samples.
@@ -60,10 +60,14 @@ struct pending {                 /* a DEBUG_INFO or UNWINDING_INFO awaiting its 
 	uint64_t offset, code_addr;
 };
 
-/* Set of the 32-bit code indexes perf uses in file names, with the first offset. */
+/* Set of the code indexes loaded so far, each with the offset of its load. */
+struct index_slot {
+	uint64_t index, offset;
+	int      used;
+};
 struct index_set {
-	uint64_t *slots;         /* (index << 1 | 1) in the high part, offset in the next */
-	size_t    cap, used;
+	struct index_slot *slots;
+	size_t             cap, used;
 };
 
 struct checker {
@@ -109,50 +113,46 @@ static uint64_t where(const char *err, uint64_t fallback)
 	return p ? strtoull(p + 9, NULL, 10) : fallback;
 }
 
+static size_t slot_of(const struct index_set *s, uint64_t index)
+{
+	size_t i = (size_t)((index * 0x9e3779b97f4a7c15ull) >> 32) & (s->cap - 1);
+
+	while (s->slots[i].used && s->slots[i].index != index)
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
 /* Returns the offset of an earlier load with the same index, or UINT64_MAX. */
-static uint64_t index_add(struct index_set *s, uint32_t index, uint64_t off)
+static uint64_t index_add(struct index_set *s, uint64_t index, uint64_t off)
 {
 	size_t i;
 
 	if (s->used * 2 >= s->cap) {
 		struct index_set n = { NULL, s->cap ? s->cap * 2 : 256, 0 };
 
-		n.slots = calloc(n.cap, 2 * sizeof(uint64_t));
+		n.slots = calloc(n.cap, sizeof(*n.slots));
 		if (!n.slots && !s->cap)
 			return UINT64_MAX;      /* check less rather than fail */
-		if (!n.slots)
-			goto probe;             /* still half empty: go on with it */
-		for (i = 0; i < s->cap; i++)
-			if (s->slots[2 * i])
-				index_add(&n, (uint32_t)(s->slots[2 * i] >> 1), s->slots[2 * i + 1]);
-		free(s->slots);
-		*s = n;
-	}
-probe:
-	for (i = (index * 2654435761u) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-		uint64_t key = (uint64_t)index << 1 | 1;
-
-		if (s->slots[2 * i] == key)
-			return s->slots[2 * i + 1];
-		if (!s->slots[2 * i]) {
-			s->slots[2 * i] = key;
-			s->slots[2 * i + 1] = off;
-			s->used++;
-			return UINT64_MAX;
+		if (n.slots) {          /* else: still half empty, go on with it */
+			for (i = 0; i < s->cap; i++)
+				if (s->slots[i].used)
+					n.slots[slot_of(&n, s->slots[i].index)] = s->slots[i];
+			n.used = s->used;
+			free(s->slots);
+			*s = n;
 		}
 	}
+	i = slot_of(s, index);
+	if (s->slots[i].used)
+		return s->slots[i].offset;
+	s->slots[i] = (struct index_slot){ index, off, 1 };
+	s->used++;
+	return UINT64_MAX;
 }
 
-static int index_has(const struct index_set *s, uint32_t index)
+static int index_has(const struct index_set *s, uint64_t index)
 {
-	if (!s->cap)
-		return 0;
-	for (size_t i = (index * 2654435761u) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-		if (s->slots[2 * i] == ((uint64_t)index << 1 | 1))
-			return 1;
-		if (!s->slots[2 * i])
-			return 0;
-	}
+	return s->cap && s->slots[slot_of(s, index)].used;
 }
 
 static void check_header(struct checker *c)
@@ -228,15 +228,12 @@ static void check_load(struct checker *c, const struct jd_record *rec)
 		problem(c, rec->offset + 16, "CODE_LOAD pid %" PRIu32 " differs from the header "
 			"pid %" PRIu32 ": perf gives the code to process %" PRIu32, rec->pid,
 			h->pid, rec->pid);
-	first = index_add(&c->loads, (uint32_t)rec->code_index, rec->offset);
+	first = index_add(&c->loads, rec->code_index, rec->offset);
 	if (first != UINT64_MAX)
 		problem(c, rec->offset + 48, "code_index %" PRIu64 " repeats the CODE_LOAD at offset "
-			"%" PRIu64 ": perf overwrites jitted-%" PRIu32 "-%" PRIu32 ".so, the earlier "
+			"%" PRIu64 ": perf overwrites jitted-%" PRIu32 "-%" PRIu64 ".so, the earlier "
 			"function loses its symbol", rec->code_index, first, rec->pid,
-			(uint32_t)rec->code_index);
-	else if (rec->code_index > UINT32_MAX)
-		problem(c, rec->offset + 48, "code_index %" PRIu64 " does not fit 32 bits: perf "
-			"names the file after %" PRIu32, rec->code_index, (uint32_t)rec->code_index);
+			rec->code_index);
 	if (c->debug.set && c->debug.code_addr != rec->code_addr)
 		problem(c, c->debug.offset, "DEBUG_INFO for code_addr 0x%" PRIx64 " is followed by "
 			"the CODE_LOAD of 0x%" PRIx64 " at offset %" PRIu64 ": its lines land in the "
@@ -322,7 +319,7 @@ int jd_check(struct jd_file *f, FILE *out)
 			check_load(&c, &rec);
 			break;
 		case JIT_CODE_MOVE:
-			if (!index_has(&c.loads, (uint32_t)rec.code_index))
+			if (!index_has(&c.loads, rec.code_index))
 				problem(&c, rec.offset + 56, "CODE_MOVE of code_index %" PRIu64
 					" that no earlier CODE_LOAD has", rec.code_index);
 			break;
