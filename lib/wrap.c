@@ -223,8 +223,7 @@ static void NOINSTR shadow_repair(struct shadow *s)
 {
 	struct shadow_ent *e = shadow_peek(s);
 
-	if (jitperf__probe_active)
-		jp_probe_unwind(e->slot->fn);
+	jp_probe_unwind(e->slot->fn);
 	shadow_drop(s);
 }
 
@@ -276,8 +275,7 @@ const void * NOINSTR jp_wrap_on_enter(struct jp_wrap_slot *slot, uintptr_t *ret_
 	e->sp = sp;
 	e->slot = slot;
 
-	if (jitperf__probe_active)
-		jp_probe_enter(slot->fn);
+	jp_probe_enter(slot->fn);
 	errno = saved_errno;
 	return slot->entry;
 }
@@ -299,8 +297,7 @@ uintptr_t NOINSTR jp_wrap_on_exit(uintptr_t sp)
 		errno = saved_errno;
 		return (uintptr_t)jp_wrap_lost_return;
 	}
-	if (jitperf__probe_active)
-		jp_probe_exit(e->slot->fn);
+	jp_probe_exit(e->slot->fn);
 	ret = e->ret;
 	shadow_drop(s);
 	errno = saved_errno;

@@ -4,7 +4,8 @@
  * part (lib/wrap.c: stub pool, per-thread shadow stack, the C helpers the
  * thunks call) and the machine-code part (lib/wrap_<arch>.c).  Internal.
  *
- * A wrapped function is a small stub in an executable pool page.  The stub
+ * A wrapped function is a small stub in an executable pool page.  When
+ * nothing records it jumps straight to the function; otherwise the stub
  * loads the address of its slot, calls the shared "enter" routine (which
  * saves every argument register, moves the caller's return address to the
  * shadow stack via jp_wrap_on_enter and returns the target), calls the
@@ -27,7 +28,7 @@
 
 /* What a stub refers to; lives in ordinary (writable) memory. */
 struct jp_wrap_slot {
-	const void *entry;    /* the wrapped function */
+	const void *entry;    /* the wrapped function (first: stubs jump through it) */
 	jitperf_fn  fn;       /* recorded by the probes */
 };
 

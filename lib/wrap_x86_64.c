@@ -2,13 +2,21 @@
 /*
  * jitperf_wrap machine code for x86-64 (System V ABI).
  *
- * Per wrapped function, a 32-byte stub in a pool page:
+ * Per wrapped function, a 48-byte stub in a pool page:
  *
  *	endbr64
+ *	mov    active(%rip), %r11     &jitperf__probe_active (in the page header)
+ *	cmpl   $0, (%r11)
  *	movabs $slot, %r11
+ *	je     off
  *	call   *enter(%rip)     shared: saves args, return address -> shadow stack
  *	call   *%r11            the target, with the caller's exact arguments
  *	jmp    *exit(%rip)      shared: return address <- shadow stack, return
+ * off:	jmp    *(%r11)          nothing records: straight to the target
+ *
+ * So with recording off a call costs a load, a compare and an indirect
+ * jump more than a direct one, and leaves the stack and every register but
+ * r11 as they were.
  *
  * The two shared routines are below, in three builds: SSE (xmm0-7 carry
  * arguments), AVX (ymm0-7, for __m256 arguments) and AVX-512 (zmm0-7); the
@@ -39,8 +47,8 @@
 
 #ifdef JP_WRAP_X86_64
 
-#define STUB_SIZE  32u
-#define STUB_FIRST 32u     /* page starts with the two routine pointers */
+#define STUB_SIZE  48u
+#define STUB_FIRST 32u     /* page header: enter, exit, &jitperf__probe_active */
 
 #define ROUTINE(sfx) \
 	extern const char jp_wrap_enter_##sfx[] JP_HIDDEN; \
@@ -267,6 +275,7 @@ size_t jp_wrap_arch_fill(uint8_t *page, size_t pagesize,
 			 struct jp_wrap_slot *slots, size_t nslots)
 {
 	const void *enter = jp_wrap_enter_sse, *exit = jp_wrap_exit_sse;
+	const volatile int *active = &jitperf__probe_active;
 	size_t i, n = (pagesize - STUB_FIRST) / STUB_SIZE;
 
 	/* libgcc checks that the kernel saves the wider registers (XCR0) */
@@ -283,19 +292,25 @@ size_t jp_wrap_arch_fill(uint8_t *page, size_t pagesize,
 	memset(page, 0xcc, pagesize);           /* int3 everywhere else */
 	memcpy(page, &enter, sizeof(enter));
 	memcpy(page + 8, &exit, sizeof(exit));
+	memcpy(page + 16, &active, sizeof(active));
 
 	for (i = 0; i < n; i++) {
 		uint8_t *s = page + jp_wrap_arch_stub_offset(i);
 		uint64_t slot = (uint64_t)(uintptr_t)&slots[i];
 
 		s[0] = 0xf3; s[1] = 0x0f; s[2] = 0x1e; s[3] = 0xfa;   /* endbr64 */
-		s[4] = 0x49; s[5] = 0xbb;                             /* movabs $slot, %r11 */
-		memcpy(s + 6, &slot, 8);
-		s[14] = 0xff; s[15] = 0x15;                           /* call *enter(%rip) */
-		put32(s + 16, rip_rel(s + 20, page));
-		s[20] = 0x41; s[21] = 0xff; s[22] = 0xd3;             /* call *%r11 */
-		s[23] = 0xff; s[24] = 0x25;                           /* jmp *exit(%rip) */
-		put32(s + 25, rip_rel(s + 29, page + 8));
+		s[4] = 0x4c; s[5] = 0x8b; s[6] = 0x1d;                /* mov active(%rip), %r11 */
+		put32(s + 7, rip_rel(s + 11, page + 16));
+		s[11] = 0x41; s[12] = 0x83; s[13] = 0x3b; s[14] = 0x00; /* cmpl $0, (%r11) */
+		s[15] = 0x49; s[16] = 0xbb;                           /* movabs $slot, %r11 */
+		memcpy(s + 17, &slot, 8);
+		s[25] = 0x74; s[26] = 42 - 27;                        /* je off */
+		s[27] = 0xff; s[28] = 0x15;                           /* call *enter(%rip) */
+		put32(s + 29, rip_rel(s + 33, page));
+		s[33] = 0x41; s[34] = 0xff; s[35] = 0xd3;             /* call *%r11 */
+		s[36] = 0xff; s[37] = 0x25;                           /* jmp *exit(%rip) */
+		put32(s + 38, rip_rel(s + 42, page + 8));
+		s[42] = 0x41; s[43] = 0xff; s[44] = 0x23;             /* off: jmp *(%r11) */
 	}
 	return n;
 }

@@ -545,7 +545,7 @@ START_TEST(test_perf_map)
 	open_session(JITPERF_PERFMAP | JITPERF_STATS);
 	w = wrap("answer", (const void *)add1);
 	ck_assert_int_eq(((long (*)(long))w)(1), 2);
-	snprintf(want, sizeof(want), "%lx 20 wrap:answer\n", (unsigned long)(uintptr_t)w);
+	snprintf(want, sizeof(want), "%lx 30 wrap:answer\n", (unsigned long)(uintptr_t)w);
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
