@@ -515,6 +515,32 @@ START_TEST(test_many_thunks)
 }
 END_TEST
 
+/* ---- nothing records: the stub goes straight to the function */
+
+START_TEST(test_recording_off)
+{
+	typedef long ints8_fn(long, long, long, long, long, long, long, long);
+	ints8_fn *iw;
+	double (*vw)(int, ...);
+	char path[64];
+
+	teardown();
+	open_session(JITPERF_PERFMAP);
+	ck_assert_uint_eq(jitperf_outputs(jp) & (JITPERF_TRACE | JITPERF_STATS), 0);
+	iw = (ints8_fn *)wrap("ints8", (const void *)ints8);
+	vw = (double (*)(int, ...))wrap("vmix", (const void *)vmix);
+	fib_w = (long (*)(long))wrap("fib", (const void *)fib);
+	ck_assert_int_eq(iw(1, 2, 3, 4, 5, 6, 7, 8), ints8(1, 2, 3, 4, 5, 6, 7, 8));
+	ck_assert(vw(20, 1L, 2.5, 3L, 4.5, 5L, 6.5, 7L, 8.5, 9L, 10.5, 11L, 12.5, 13L,
+		     14.5, 15L, 16.5, 17L, 18.5, 19L, 20.5) ==
+		  vmix(20, 1L, 2.5, 3L, 4.5, 5L, 6.5, 7L, 8.5, 9L, 10.5, 11L, 12.5, 13L,
+		       14.5, 15L, 16.5, 17L, 18.5, 19L, 20.5));
+	ck_assert_int_eq(fib_w(20), 6765);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	unlink(path);
+}
+END_TEST
+
 /* ---- Errors */
 
 START_TEST(test_errors)
@@ -613,11 +639,12 @@ static Suite *wrap_suite(void)
 	tcase_add_test(tc, test_signal_altstack);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("Errors, perf map and stub pool");
+	tc = tcase_create("Errors, perf map, stub pool, recording off");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_many_thunks);
 	tcase_add_test(tc, test_perf_map);
+	tcase_add_test(tc, test_recording_off);
 	suite_add_tcase(s, tc);
 	return s;
 }
