@@ -454,6 +454,41 @@ START_TEST(test_longjmp)
 }
 END_TEST
 
+/* ---- pthread_exit inside a wrapped function ends the thread cleanly */
+
+static long (*quit_w)(long);
+
+static NOINLINE long quit_at_7(long x)
+{
+	if (x == 7)
+		pthread_exit((void *)-7L);
+	return x + 1;
+}
+
+static void *call_quit(void *arg)
+{
+	return (void *)quit_w((long)arg);
+}
+
+START_TEST(test_pthread_exit)
+{
+	unsigned long calls, unbalanced;
+
+	quit_w = (long (*)(long))wrap("quit_at_7", (const void *)quit_at_7);
+	for (long i = 5; i < 9; i++) {
+		pthread_t t;
+		void *ret;
+
+		ck_assert_int_eq(pthread_create(&t, NULL, call_quit, (void *)i), 0);
+		ck_assert_int_eq(pthread_join(t, &ret), 0);
+		ck_assert_int_eq((long)ret, i == 7 ? -7 : i + 1);
+	}
+	stats_of("quit_at_7", &calls, &unbalanced);
+	ck_assert_uint_eq(calls, 4);
+	ck_assert_uint_eq(unbalanced, 1);   /* the call the thread never returned from */
+}
+END_TEST
+
 /* ---- a signal handler on an alternate stack calls wrapped functions */
 
 static long (*add1_w)(long);
@@ -637,6 +672,7 @@ static Suite *wrap_suite(void)
 	tcase_add_test(tc, test_errno);
 	tcase_add_test(tc, test_longjmp);
 	tcase_add_test(tc, test_signal_altstack);
+	tcase_add_test(tc, test_pthread_exit);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Errors, perf map, stub pool, recording off");
