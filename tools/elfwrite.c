@@ -75,6 +75,11 @@ static int write_one(int fd, const struct jd_file *f, const struct jd_record *re
 	int ret = -1;
 
 	*err = NULL;
+	if (cls == ELFCLASS32 && (rec->code_addr > UINT32_MAX ||
+				  rec->code_size > UINT32_MAX - rec->code_addr)) {
+		*err = "the code's address does not fit the 32-bit ELF of this machine";
+		return -1;
+	}
 	elf = elf_begin(fd, ELF_C_WRITE, NULL);
 	if (!elf)
 		goto out;
