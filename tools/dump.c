@@ -69,6 +69,19 @@ void jd_print_name(FILE *out, const char *s)
 	putc('"', out);
 }
 
+const char *jd_quote(const char *s, char *buf, size_t len)
+{
+	FILE *fp = fmemopen(buf, len, "w");
+
+	if (!fp)
+		return "\"?\"";
+	setbuf(fp, NULL);
+	jd_print_name(fp, s);
+	fclose(fp);
+	buf[len - 1] = '\0';  /* a full buffer gets no NUL from fmemopen */
+	return buf;
+}
+
 static void print_header(const struct jd_file *f)
 {
 	const struct jitdump_file_header *h = jd_header(f);

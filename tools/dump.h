@@ -3,6 +3,7 @@
 #ifndef JITPERF_DUMP_H
 #define JITPERF_DUMP_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -15,5 +16,7 @@ int jd_write_elfs(struct jd_file *f, const char *dir);
 
 const char *jd_machine_name(uint32_t e_machine);
 void jd_print_name(FILE *out, const char *s);
+/* The same into buf (truncated to len), for messages; returns buf. */
+const char *jd_quote(const char *s, char *buf, size_t len);
 
 #endif

@@ -215,10 +215,11 @@ static void check_load(struct checker *c, const struct jd_record *rec)
 {
 	const struct jitdump_file_header *h = jd_header(c->f);
 	uint64_t first;
+	char q[160];
 
 	if (rec->code_size == 0)
-		problem(c, rec->offset, "CODE_LOAD \"%s\" has code_size 0: perf maps nothing, "
-			"no sample can land in it", rec->name);
+		problem(c, rec->offset, "CODE_LOAD %s has code_size 0: perf maps nothing, "
+			"no sample can land in it", jd_quote(rec->name, q, sizeof(q)));
 	else if (rec->code_size > INT32_MAX)
 		problem(c, rec->offset, "CODE_LOAD code_size %" PRIu64 " does not fit perf's int",
 			rec->code_size);
