@@ -116,7 +116,8 @@ static struct rthread *thread_get(struct jpt_reader *r, uint32_t serial)
 		size_t n = serial + 1;
 		struct rthread *t;
 
-		if (serial > 10000000u || !(t = realloc(r->threads, n * sizeof(*t))))
+		/* Every thread has a block or a 16-byte record: bounds a corrupt number. */
+		if (serial > r->size / 16 || !(t = realloc(r->threads, n * sizeof(*t))))
 			return NULL;
 		memset(t + r->nthreads, 0, (n - r->nthreads) * sizeof(*t));
 		r->threads = t;
@@ -210,7 +211,8 @@ static int add_fn(struct jpt_reader *r, uint64_t off, uint64_t end, char *eb, si
 	memcpy(&m, r->data + off, sizeof(m));
 	if (str_in(r, off + sizeof(m), end, &len))
 		return fail(r, eb, el, -EINVAL, off, "function name not terminated");
-	if (!m.id || m.id > JPT_FN_MAX)
+	/* Ids are dense and each takes a 40-byte record at least. */
+	if (!m.id || m.id > JPT_FN_MAX || m.id > r->size / 40)
 		return fail(r, eb, el, -EINVAL, off, "bad function id %u", m.id);
 	if (m.id > r->nfns) {
 		struct jpt_fn *f = realloc(r->fns, ((size_t)m.id + 1) * sizeof(*f));

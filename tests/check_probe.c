@@ -365,6 +365,14 @@ END_TEST
 
 static volatile sig_atomic_t nsig;
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -376,7 +384,7 @@ static void on_alarm(int sig)
 START_TEST(test_signal_reentry)
 {
 	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 1, NULL);
-	struct itimerval it = { { 0, 100 }, { 0, 100 } };
+	struct itimerval it = { { 0, 500 }, { 0, 500 } };
 	struct sigaction sa;
 	struct instr_row rb;
 	long n = 0;
@@ -387,7 +395,8 @@ START_TEST(test_signal_reentry)
 	fa = jitperf_fn_register(jp, "a", NULL, 0);
 	fb = jitperf_fn_register(jp, "b", NULL, 0);
 	setitimer(ITIMER_PROF, &it, NULL);
-	for (int k = 0; k < 200 && nsig < 200; k++)
+	/* Until 100 signals came, for 2 s at most (valgrind is slow). */
+	for (uint64_t t0 = mono_ns(); nsig < 100 && mono_ns() - t0 < 2000000000u;)
 		for (int i = 0; i < 20000; i++, n++) {
 			jitperf_enter(fa);
 			jitperf_exit(fa);
