@@ -241,7 +241,7 @@ static void __attribute__((noreturn, used)) NOINSTR jp_wrap_lost_return(void)
 	__builtin_trap();
 }
 
-const void * NOINSTR jp_wrap_on_enter(struct jp_wrap_slot *slot, uintptr_t *ret_slot)
+struct jp_wrap_go NOINSTR jp_wrap_on_enter(struct jp_wrap_slot *slot, uintptr_t *ret_slot)
 {
 	struct shadow *s = &tls_shadow;
 	uintptr_t sp = (uintptr_t)(ret_slot + 1);
@@ -258,9 +258,10 @@ const void * NOINSTR jp_wrap_on_enter(struct jp_wrap_slot *slot, uintptr_t *ret_
 	}
 
 	if ((!s->cur || s->top == s->cur->cap) && shadow_grow(s) != 0) {
-		/* no memory for the shadow stack: run the target untraced is
-		 * impossible (its return address is already gone), so trap */
-		jp_wrap_lost_return();
+		/* no memory for the shadow stack: this call runs unrecorded,
+		 * returning straight to its caller */
+		errno = saved_errno;
+		return (struct jp_wrap_go){ slot->entry, 0 };
 	}
 	/* Written before and after publishing: a signal handler that runs a
 	 * thunk between the two cannot leave its own entry in our slot. */
@@ -277,7 +278,7 @@ const void * NOINSTR jp_wrap_on_enter(struct jp_wrap_slot *slot, uintptr_t *ret_
 
 	jp_probe_enter(slot->fn);
 	errno = saved_errno;
-	return slot->entry;
+	return (struct jp_wrap_go){ slot->entry, 1 };
 }
 
 uintptr_t NOINSTR jp_wrap_on_exit(uintptr_t sp)

@@ -32,12 +32,19 @@ struct jp_wrap_slot {
 	jitperf_fn  fn;       /* recorded by the probes */
 };
 
+/* What the enter routine does next (returned in rax:rdx). */
+struct jp_wrap_go {
+	const void *target;
+	uintptr_t   recorded;   /* 0: the shadow stack could not grow; jump
+				   to target with the caller's return address */
+};
+
 /*
  * Called by the shared enter routine.  ret_slot points at the caller's
  * return address on the stack; the stack pointer the target sees (before
- * its own return address is pushed) is ret_slot + 1.  Returns the target.
+ * its own return address is pushed) is ret_slot + 1.
  */
-JP_HIDDEN const void *jp_wrap_on_enter(struct jp_wrap_slot *slot, uintptr_t *ret_slot);
+JP_HIDDEN struct jp_wrap_go jp_wrap_on_enter(struct jp_wrap_slot *slot, uintptr_t *ret_slot);
 
 /* Called by the shared exit routine with the same stack pointer; returns
  * the caller's return address. */

@@ -58,10 +58,12 @@ ROUTINE(avx)
 ROUTINE(avx512)
 
 /*
- * SSE build: frame of 8 GPRs then xmm0-7 (64 + 128 bytes, a multiple of
- * 16, so the helper call is aligned: the routine is entered with
- * rsp = 0 mod 16, as the stub was entered at 8 mod 16 and called us).
- * Exit frame: rax rdx xmm0 xmm1.
+ * SSE build: frame of 8 GPRs, xmm0-7 and 16 bytes of flags (208 bytes, a
+ * multiple of 16, so the helper call is aligned: the routine is entered
+ * with rsp = 0 mod 16, as the stub was entered at 8 mod 16 and called us).
+ * Exit frame: rax rdx xmm0 xmm1.  When jp_wrap_on_enter could not record
+ * the call (no memory for the shadow stack), the routine leaves the
+ * caller's return address in place and jumps to the target instead.
  */
 #define SAVE_GPRS \
 	"	mov %rdi, 0(%rsp)\n" \
@@ -146,19 +148,26 @@ __asm__(
 
 	/* ---- SSE */
 	"JP_FUNC jp_wrap_enter_sse\n"
-	"	sub $192, %rsp\n"
+	"	sub $208, %rsp\n"
 	SAVE_GPRS
 	"	JP_VEC8_STORE movaps, xmm, 64, 16\n"
 	"	mov %r11, %rdi\n"               /* slot */
-	"	lea 200(%rsp), %rsi\n"          /* &caller's return address */
+	"	lea 216(%rsp), %rsi\n"          /* &caller's return address */
 	"	call jp_wrap_on_enter\n"
 	"	mov %rax, %r11\n"               /* target */
-	"	mov 192(%rsp), %rax\n"          /* our return address (into the stub) */
-	"	mov %rax, 200(%rsp)\n"          /* ... replaces the caller's */
+	"	mov %dl, 193(%rsp)\n"           /* recorded? */
+	"	test %dl, %dl\n"
+	"	jz 3f\n"
+	"	mov 208(%rsp), %rax\n"          /* our return address (into the stub) */
+	"	mov %rax, 216(%rsp)\n"          /* ... replaces the caller's */
+	"3:\n"
 	"	JP_VEC8_LOAD movaps, xmm, 64, 16\n"
+	"	cmpb $0, 193(%rsp)\n"
 	LOAD_GPRS
-	"	lea 200(%rsp), %rsp\n"
-	"	ret\n"
+	"	lea 216(%rsp), %rsp\n"
+	"	je 4f\n"
+	"	ret\n"                          /* to the stub, which calls the target */
+	"4:	jmp *%r11\n"                    /* unrecorded: target returns to the caller */
 	".size jp_wrap_enter_sse, . - jp_wrap_enter_sse\n"
 
 	"JP_FUNC jp_wrap_exit_sse\n"
@@ -186,7 +195,8 @@ __asm__(
 	 * 150+ ns per call).  The full width is restored only when some upper
 	 * half was non-zero (__m256/__m512 arguments or results); otherwise
 	 * the xmm parts are, and the upper state stays clean for the caller.
-	 * Enter frame: 8 GPRs, 8 vector registers, a flag, padding to 16.
+	 * Enter frame: 8 GPRs, 8 vector registers, two flag bytes (upper halves
+	 * set, call recorded), padding to 16.
 	 */
 	".macro JP_WRAP_WIDE sfx, v, mov, r\n"
 	"JP_FUNC jp_wrap_enter_\\sfx\n"
@@ -200,8 +210,12 @@ __asm__(
 	"	lea (64 + 8 * \\v + 24)(%rsp), %rsi\n"
 	"	call jp_wrap_on_enter\n"
 	"	mov %rax, %r11\n"
+	"	mov %dl, (64 + 8 * \\v + 1)(%rsp)\n"
+	"	test %dl, %dl\n"
+	"	jz 3f\n"
 	"	mov (64 + 8 * \\v + 16)(%rsp), %rax\n"
 	"	mov %rax, (64 + 8 * \\v + 24)(%rsp)\n"
+	"3:\n"
 	"	cmpb $0, (64 + 8 * \\v)(%rsp)\n"
 	"	jne 1f\n"
 	"	JP_VEC8_LOAD movaps, xmm, 64, \\v\n"
@@ -209,9 +223,12 @@ __asm__(
 	"1:\n"
 	"	JP_VEC8_LOAD \\mov, \\r, 64, \\v\n"
 	"2:\n"
+	"	cmpb $0, (64 + 8 * \\v + 1)(%rsp)\n"
 	LOAD_GPRS
 	"	lea (64 + 8 * \\v + 24)(%rsp), %rsp\n"
+	"	je 4f\n"
 	"	ret\n"
+	"4:	jmp *%r11\n"
 	".size jp_wrap_enter_\\sfx, . - jp_wrap_enter_\\sfx\n"
 
 	"JP_FUNC jp_wrap_exit_\\sfx\n"

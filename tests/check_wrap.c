@@ -11,6 +11,8 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -576,6 +578,53 @@ START_TEST(test_recording_off)
 }
 END_TEST
 
+/* ---- no memory for a thread's shadow stack: the call still runs, unrecorded */
+
+static void *limited_thread(void *arg)
+{
+	struct rlimit rl;
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	(void)arg;
+	if (!f || fscanf(f, "%lu", &pages) != 1 || getrlimit(RLIMIT_AS, &rl) != 0)
+		return (void *)-1L;
+	fclose(f);
+	/* no new mapping from here on: the thread's first thunk call cannot
+	 * map its shadow stack */
+	rl.rlim_cur = pages * (unsigned long)sysconf(_SC_PAGESIZE);
+	if (setrlimit(RLIMIT_AS, &rl) != 0)
+		return (void *)-1L;
+	return (void *)add1_w(41);
+}
+
+START_TEST(test_no_memory)
+{
+	const char *preload = getenv("LD_PRELOAD");
+	pid_t pid;
+	int status;
+
+	/* valgrind and the sanitizers map memory of their own at every turn */
+	if ((preload && strstr(preload, "vgpreload")) || (getenv("SANITIZERS") && *getenv("SANITIZERS")))
+		return;
+	add1_w = (long (*)(long))wrap("add1", (const void *)add1);
+	pid = fork();
+	ck_assert_int_ne(pid, -1);
+	if (pid == 0) {
+		pthread_t t;
+		void *ret = NULL;
+
+		if (pthread_create(&t, NULL, limited_thread, NULL) != 0 ||
+		    pthread_join(t, &ret) != 0)
+			_exit(2);
+		_exit((long)ret == 42 ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "child status %#x: the unrecorded call failed", status);
+}
+END_TEST
+
 /* ---- Errors */
 
 START_TEST(test_errors)
@@ -681,6 +730,7 @@ static Suite *wrap_suite(void)
 	tcase_add_test(tc, test_many_thunks);
 	tcase_add_test(tc, test_perf_map);
 	tcase_add_test(tc, test_recording_off);
+	tcase_add_test(tc, test_no_memory);
 	suite_add_tcase(s, tc);
 	return s;
 }
