@@ -119,28 +119,29 @@ static jitperf_fn NOINSTR register_native(uintptr_t addr)
 	return jitperf_fn_register(jitperf_default(), name, (void *)addr, len);
 }
 
-static jitperf_fn NOINSTR lookup_slow(uintptr_t addr)
+/* The id for addr (0: not recorded); -1 when it cannot be known yet (no memory). */
+static int NOINSTR lookup_slow(uintptr_t addr, jitperf_fn *fn)
 {
 	struct known *k;
-	jitperf_fn fn = 0;
+	int err = 0;
 
 	pthread_mutex_lock(&known_lock);
-	if (known_used * 2 >= known_cap && known_grow() != 0)
+	if (known_used * 2 >= known_cap && known_grow() != 0) {
+		err = -1;
 		goto out;
+	}
 	k = known_find(addr);
 	if (!k->addr) {
-		fn = register_native(addr);
-		if (fn) {
-			k->addr = addr;
-			k->fn = fn;
-			known_used++;
-		}
-	} else {
-		fn = k->fn;
+		/* a failure (full function table) is remembered too, so the
+		 * module lookup never runs per call */
+		k->addr = addr;
+		k->fn = register_native(addr);
+		known_used++;
 	}
+	*fn = k->fn;
 out:
 	pthread_mutex_unlock(&known_lock);
-	return fn;
+	return err;
 }
 
 /* ---- per-thread direct-mapped cache: the hot path */
@@ -173,7 +174,7 @@ static void NOINSTR cache_key_init(void)
 static jitperf_fn NOINSTR cache_miss(struct cache_ent *e, uintptr_t addr)
 {
 	int saved_errno = errno;
-	jitperf_fn fn;
+	jitperf_fn fn = 0;
 
 	/* a signal handler built with -finstrument-functions that interrupts
 	 * this thread's miss is not traced (the lock is not re-entrant) */
@@ -186,8 +187,7 @@ static jitperf_fn NOINSTR cache_miss(struct cache_ent *e, uintptr_t addr)
 		if (tls_cache)
 			pthread_setspecific(cache_key, tls_cache);
 	}
-	fn = lookup_slow(addr);
-	if (fn && tls_cache) {
+	if (lookup_slow(addr, &fn) == 0 && tls_cache) {
 		e = &tls_cache[(addr >> 4) & (CACHE_SLOTS - 1)];
 		e->addr = addr;
 		e->fn = fn;
