@@ -437,7 +437,7 @@ static int blocks(struct jpt_reader *r, char *eb, size_t el)
 		}
 	}
 	/* Metadata in the order it was written: names before they are renamed. */
-	if (!err)
+	if (!err && nmeta)
 		qsort(meta, nmeta, sizeof(*meta), meta_by_seq);
 	for (size_t i = 0; i < nmeta && !err; i++)
 		err = meta_block(r, meta[i].off, meta[i].used, eb, el);
@@ -445,7 +445,8 @@ static int blocks(struct jpt_reader *r, char *eb, size_t el)
 	for (size_t i = 0; i < r->nthreads && !err; i++) {
 		struct rthread *t = &r->threads[i];
 
-		qsort(t->blocks, t->nblocks, sizeof(*t->blocks), by_seq);
+		if (t->nblocks)
+			qsort(t->blocks, t->nblocks, sizeof(*t->blocks), by_seq);
 		for (size_t k = 0; k < t->nblocks; k++)
 			if (t->blocks[k].seq != k) {
 				if (t->blocks[k].seq < k)
