@@ -242,6 +242,52 @@ START_TEST(test_threads_exact)
 }
 END_TEST
 
+static volatile int stop_spinning;
+
+static void *spinner(void *arg)
+{
+	(void)arg;
+	while (!stop_spinning) {
+		jitperf_enter(fa);
+		jitperf_enter(fb);
+		jitperf_exit(fb);
+		jitperf_exit(fa);
+	}
+	return NULL;
+}
+
+START_TEST(test_close_while_running)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 1, NULL);
+	struct timespec ts = { 0, 50000000 };
+	struct depth_arg a = { 0 };
+	pthread_t th[2];
+	char err[512];
+
+	fa = jitperf_fn_register(jp, "a", NULL, 0);
+	fb = jitperf_fn_register(jp, "b", NULL, 0);
+	fc = jitperf_fn_register(jp, "c", NULL, 0);
+	stop_spinning = 0;
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, spinner, NULL), 0);
+	nanosleep(&ts, NULL);
+	/* The threads are inside probes all the time: close must wait for
+	 * them, and their later probes must not touch the freed session. */
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	nanosleep(&ts, NULL);
+	stop_spinning = 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	ck_assert_uint_gt(row_calls("a"), 0);
+	ck_assert_uint_ge(row_calls("b"), row_calls("a"));
+	a.r = instr_trace_open(dir, getpid());
+	ck_assert_int_eq(jpt_for_each_call(a.r, depth_cb, &a, err, sizeof(err)), 0);
+	ck_assert_int_eq(a.bad, 0);
+	ck_assert_int_gt(a.by_depth[0], 0);
+	jpt_close(a.r);
+}
+END_TEST
+
 /* ---- Sampling */
 
 START_TEST(test_sampling_root)
@@ -589,6 +635,7 @@ static Suite *probe_suite(void)
 	tcase_add_test(tc, test_nested_counts);
 	tcase_add_test(tc, test_recursive_fib);
 	tcase_add_test(tc, test_threads_exact);
+	tcase_add_test(tc, test_close_while_running);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Sampling");
