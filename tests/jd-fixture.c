@@ -11,7 +11,10 @@
  *   316 CODE_CLOSE                                                 (16 bytes)
  *   332 end
  *
- * The code is real x86-64 so objdump can disassemble it.
+ * The code is real x86-64 so objdump can disassemble it.  --swapped writes
+ * the other byte order; --padded pads each CODE_LOAD between name and code
+ * to align the code to 8 bytes, as the Java agent (libperf-jvmti) does, so
+ * the offsets after 120 move.
  */
 #include "config.h"
 
@@ -43,18 +46,22 @@ int main(int argc, char **argv)
 	};
 	const uint64_t t0 = 1000000000;
 	int swapped = argc == 3 && !strcmp(argv[1], "--swapped");
+	int padded = argc == 3 && !strcmp(argv[1], "--padded");
 	struct jdb b;
 	int err;
 
-	if (argc != 2 + swapped) {
-		fprintf(stderr, "usage: jd-fixture [--swapped] OUT\n");
+	if (argc != 2 + swapped + padded) {
+		fprintf(stderr, "usage: jd-fixture [--swapped | --padded] OUT\n");
 		return 2;
 	}
 	jdb_init(&b, swapped);
 	jdb_header(&b, 1, 40, HOST_EM, 4242, t0, 0);
 	jdb_debug(&b, t0 + 100, 0x7f0000001000, lines, 2);
-	jdb_load(&b, t0 + 200, 4242, 4243, 0x7f0000001000, "fib", fib, sizeof(fib), 0, 0);
-	jdb_load(&b, t0 + 300, 4242, 4243, 0x7f0000001040, "sum", sum, sizeof(sum), 1, 0);
+	/* 56-byte fixed part + "fib\0": 4 bytes to the next multiple of 8 */
+	jdb_load(&b, t0 + 200, 4242, 4243, 0x7f0000001000, "fib", fib, sizeof(fib), 0,
+		 padded ? 4 : 0);
+	jdb_load(&b, t0 + 300, 4242, 4243, 0x7f0000001040, "sum", sum, sizeof(sum), 1,
+		 padded ? 4 : 0);
 	jdb_move(&b, t0 + 400, 4242, 4244, 0x7f0000001040, 0x7f0000002000, sizeof(sum), 1);
 	jdb_close(&b, t0 + 500);
 	err = jdb_write(&b, argv[argc - 1]);
