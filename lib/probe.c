@@ -230,20 +230,18 @@ int root_traced(struct jp_thread *t, jitperf_fn fn)
 	return t->trace_on;
 }
 
-void jp_probe_enter(jitperf_fn fn)
+/* Entry, past the test for a sampled-out tree. */
+static void enter_full(struct jp_thread *t, jitperf_fn fn) NOINSTR;
+static void enter_full(struct jp_thread *t, jitperf_fn fn)
 {
-	struct jp_thread *t = probe_begin();
 	struct jp_frame *f;
-	uint32_t d;
+	uint32_t d = t->depth;
 
-	if (!t)
-		return;
-	d = t->depth;
 	if (__builtin_expect(fn - 1 >= t->nfns, 0) && !known_fn(t, fn))
-		goto out;
+		return;
 	if (__builtin_expect(d >= JP_STACK_MAX, 0)) {
 		t->overflow++;
-		goto out;
+		return;
 	}
 	f = &t->frames[d];
 	f->fn = fn;
@@ -251,14 +249,32 @@ void jp_probe_enter(jitperf_fn fn)
 	f->traced = d ? f[-1].traced : (uint32_t)root_traced(t, fn);
 	t->depth = d + 1;
 	if (!f->traced && !t->stats_on)
-		goto out;               /* sampled out, nothing to count: no clock */
+		return;                 /* sampled out, nothing to count: no clock */
 	if (__builtin_expect(t->nctr != 0, 0))
 		jp_counters_read(&t->in->counters, &t->ctrs, f->ctr);
 	f->child = 0;
 	f->start = jp_ticks();
 	if (f->traced)
 		f->traced = !jp_trace_event(t, JPT_EV_ENTER, fn, f->start, t->nctr ? f->ctr : NULL);
-out:
+}
+
+void jp_probe_enter(jitperf_fn fn)
+{
+	struct jp_thread *t = probe_begin();
+	uint32_t d;
+
+	if (!t)
+		return;
+	d = t->depth;
+	/* Inside a sampled-out tree with nothing to count: only keep its shape. */
+	if (d && !t->frames[d - 1].traced && !t->stats_on && fn - 1 < t->nfns &&
+	    d < JP_STACK_MAX) {
+		t->frames[d].fn = fn;
+		t->frames[d].traced = 0;
+		t->depth = d + 1;
+	} else {
+		enter_full(t, fn);
+	}
 	probe_end(t);
 }
 
