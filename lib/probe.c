@@ -36,6 +36,7 @@ unsigned jp_cur_gen = 1;
 static __thread struct jp_thread *self __attribute__((tls_model("initial-exec")));
 static __thread unsigned self_gen __attribute__((tls_model("initial-exec")));
 
+static int attaching;                   /* threads inside attach(): close waits for them */
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 static int membarrier_ok;
@@ -119,16 +120,34 @@ static void make_key(void)
 	membarrier_ok = !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
 }
 
-/* A thread's first event in this session: make and link its state. */
+static struct jp_thread *attach_to(struct jp_instr *in, unsigned gen) NOINSTR;
+
+/*
+ * A thread's first event in this session: make and link its state.  The
+ * thread has no busy flag close() could see yet, so it announces itself in
+ * attaching first; close() clears jp_cur and then waits for attaching to
+ * drop to 0 (both sequentially consistent: one of them sees the other).
+ */
 static struct jp_thread *attach(void) NOINSTR;
 static struct jp_thread *attach(void)
 {
-	unsigned gen = __atomic_load_n(&jp_cur_gen, __ATOMIC_ACQUIRE);
-	struct jp_instr *in = __atomic_load_n(&jp_cur, __ATOMIC_ACQUIRE);
+	struct jp_thread *t = NULL;
+	struct jp_instr *in;
+	unsigned gen;
+
+	__atomic_fetch_add(&attaching, 1, __ATOMIC_SEQ_CST);
+	gen = __atomic_load_n(&jp_cur_gen, __ATOMIC_SEQ_CST);
+	in = __atomic_load_n(&jp_cur, __ATOMIC_SEQ_CST);
+	if (in && in->gen == gen && !(self && self_gen == gen))
+		t = attach_to(in, gen);
+	__atomic_fetch_sub(&attaching, 1, __ATOMIC_SEQ_CST);
+	return t;
+}
+
+static struct jp_thread *attach_to(struct jp_instr *in, unsigned gen)
+{
 	struct jp_thread *t;
 
-	if (!in || in->gen != gen || (self && self_gen == gen))
-		return NULL;
 	if (!(t = map_anon(sizeof(*t))))
 		return NULL;
 	if (!(t->frames = map_anon(JP_STACK_MAX * sizeof(struct jp_frame)))) {
@@ -152,7 +171,7 @@ static struct jp_thread *attach(void)
 	while (!__atomic_compare_exchange_n(&in->threads, &t->next, t, 1,
 					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 		;
-	/* Closed meanwhile: close() either saw t (and waits for busy) or we see NULL. */
+	/* Closed meanwhile: t stays linked and is freed with the session. */
 	if (__atomic_load_n(&jp_cur, __ATOMIC_SEQ_CST) != in) {
 		t->busy = 0;
 		return NULL;
@@ -350,14 +369,17 @@ void jitperf_exit(jitperf_fn fn)
 
 /*
  * jp_cur has been cleared: wait until no probe still works on in.  A probe
- * sets busy and then loads jp_cur; the membarrier makes every running
- * thread pass a full barrier, so either it saw NULL or we see its busy.
+ * sets busy and then loads jp_cur_gen; the membarrier makes every running
+ * thread pass a full barrier, so either it saw the new generation or we
+ * see its busy.  Threads still making their state are counted in attaching.
  */
 void jp_probe_quiesce(struct jp_instr *in)
 {
 	pthread_once(&exit_once, make_key);
 	if (!membarrier_ok || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (unsigned n = 0; __atomic_load_n(&attaching, __ATOMIC_SEQ_CST) && n < 1000000; n++)
+		sched_yield();
 	for (struct jp_thread *t = __atomic_load_n(&in->threads, __ATOMIC_ACQUIRE); t; t = t->next)
 		for (unsigned n = 0; t->busy && n < 1000000; n++)
 			sched_yield();
@@ -384,6 +406,7 @@ void jp_probe_fork_child(struct jp_instr *in)
 	struct jp_thread *me = self_gen == jp_cur_gen && self && self->in == in ? self : NULL;
 	struct jp_thread *t, *next;
 
+	attaching = 0;                  /* threads that were attaching are gone */
 	for (t = in->threads; t; t = next) {
 		next = t->next;
 		if (t != me)

@@ -261,7 +261,7 @@ START_TEST(test_close_while_running)
 	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 1, NULL);
 	struct timespec ts = { 0, 50000000 };
 	struct depth_arg a = { 0 };
-	pthread_t th[2];
+	pthread_t th[6];
 	char err[512];
 
 	fa = jitperf_fn_register(jp, "a", NULL, 0);
@@ -271,12 +271,15 @@ START_TEST(test_close_while_running)
 	for (int i = 0; i < 2; i++)
 		ck_assert_int_eq(pthread_create(&th[i], NULL, spinner, NULL), 0);
 	nanosleep(&ts, NULL);
+	/* and threads making their state (first event) while close runs */
+	for (int i = 2; i < 6; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, spinner, NULL), 0);
 	/* The threads are inside probes all the time: close must wait for
 	 * them, and their later probes must not touch the freed session. */
 	ck_assert_int_eq(jitperf_close(jp), 0);
 	nanosleep(&ts, NULL);
 	stop_spinning = 1;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 6; i++)
 		pthread_join(th[i], NULL);
 	ck_assert_uint_gt(row_calls("a"), 0);
 	ck_assert_uint_ge(row_calls("b"), row_calls("a"));
