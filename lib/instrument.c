@@ -145,9 +145,10 @@ void jp_instr_atfork_child(struct jitperf *jp)
 	struct jp_instr *in = jp->instr;
 	uint32_t n;
 
+	/* Only this thread runs now: locks another thread held at fork() are free. */
+	pthread_mutex_init(&active_lock, NULL);
 	if (!in || !in->active)
 		return;
-	/* Only this thread runs now: nothing else touches in. */
 	pthread_mutex_init(&in->lock, NULL);
 	jp_probe_fork_child(in);
 	jp_clock_pair(&in->open_tick, &in->open_ns);
