@@ -64,6 +64,19 @@ START_TEST(test_register_ids)
 }
 END_TEST
 
+START_TEST(test_one_instrumenting_session)
+{
+	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_STATS, .dir = NULL };
+	jitperf *first = instr_open(dir, JITPERF_TRACE, 1, NULL), *second = NULL;
+
+	o.dir = dir;
+	ck_assert_int_eq(jitperf_open(&second, &o), -EBUSY);
+	ck_assert_int_eq(jitperf_close(first), 0);
+	ck_assert_int_eq(jitperf_open(&second, &o), 0);
+	ck_assert_int_eq(jitperf_close(second), 0);
+}
+END_TEST
+
 /* ---- Nesting and recursion */
 
 static void nest(int k)
@@ -630,6 +643,7 @@ static Suite *probe_suite(void)
 	tc = tcase_create("Registration");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_register_ids);
+	tcase_add_test(tc, test_one_instrumenting_session);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Exact counts");
