@@ -700,30 +700,36 @@ int jpt_for_each_call(struct jpt_reader *r, int (*cb)(const struct jpt_call *, v
 	return ret;
 }
 
+struct code_ref { uint64_t tick; size_t i; };
+
+static int by_tick(const void *a, const void *b)
+{
+	const struct code_ref *x = a, *y = b;
+
+	if (x->tick != y->tick)
+		return x->tick < y->tick ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;   /* same time: file order */
+}
+
 int jpt_for_each_code(struct jpt_reader *r, int (*cb)(const struct jpt_code *, void *),
 		      void *arg, char *errbuf, size_t errlen)
 {
-	size_t *order = malloc((r->ncodes + 1) * sizeof(*order));
+	struct code_ref *order = malloc((r->ncodes + 1) * sizeof(*order));
 	int ret = 0;
 
-	(void)errbuf;
-	(void)errlen;
-	if (!order)
+	if (!order) {
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "%s: out of memory", r->path);
 		return -ENOMEM;
-	/* Insertion sort by time: stable, and the list is nearly sorted already. */
-	for (size_t i = 0; i < r->ncodes; i++) {
-		size_t j = i;
-
-		while (j && r->code_ticks[order[j - 1]] > r->code_ticks[i]) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = i;
 	}
+	for (size_t i = 0; i < r->ncodes; i++)
+		order[i] = (struct code_ref){ r->code_ticks[i], i };
+	if (r->ncodes)
+		qsort(order, r->ncodes, sizeof(*order), by_tick);
 	for (size_t i = 0; i < r->ncodes && !ret; i++) {
-		struct jpt_code c = r->codes[order[i]];
+		struct jpt_code c = r->codes[order[i].i];
 
-		c.ts_ns = tick_ns(r, r->code_ticks[order[i]]);
+		c.ts_ns = tick_ns(r, order[i].tick);
 		ret = cb(&c, arg);
 	}
 	free(order);
