@@ -29,6 +29,9 @@
 /* Hot path: record entry/exit of fn in the instrumenting session. */
 JP_HIDDEN void jp_probe_enter(jitperf_fn fn) JP_NOINSTR;
 JP_HIDDEN void jp_probe_exit(jitperf_fn fn) JP_NOINSTR;
+/* As jp_probe_exit, but the call did not return (a longjmp skipped it): the
+ * innermost open call of fn and any above it end as repaired (unbalanced). */
+JP_HIDDEN void jp_probe_unwind(jitperf_fn fn) JP_NOINSTR;
 
 /*
  * The session that receives probe events, or NULL when no session traces

@@ -297,9 +297,13 @@ void jp_probe_enter(jitperf_fn fn)
 	probe_end(t);
 }
 
-/* Exits that are not the plain return of the top call, and calls with counters. */
-static void exit_general(struct jp_thread *t, jitperf_fn fn) NOINSTR;
-static void exit_general(struct jp_thread *t, jitperf_fn fn)
+/*
+ * Exits that are not the plain return of the top call, and calls with
+ * counters.  unwind: the matched frame was skipped too (longjmp over a
+ * thunk), so it ends as repaired like the frames above it.
+ */
+static void exit_general(struct jp_thread *t, jitperf_fn fn, int unwind) NOINSTR;
+static void exit_general(struct jp_thread *t, jitperf_fn fn, int unwind)
 {
 	uint64_t now, cur[JPT_MAX_COUNTERS];
 	uint32_t i;
@@ -327,7 +331,7 @@ static void exit_general(struct jp_thread *t, jitperf_fn fn)
 		jp_counters_read(&t->in->counters, &t->ctrs, cur);
 	while (t->depth > i)
 		finish(t, now, t->nctr ? cur : NULL, 1);
-	finish(t, now, t->nctr ? cur : NULL, 0);
+	finish(t, now, t->nctr ? cur : NULL, unwind);
 }
 
 void jp_probe_exit(jitperf_fn fn)
@@ -344,8 +348,18 @@ void jp_probe_exit(jitperf_fn fn)
 		else
 			t->depth = d - 1;       /* sampled out: no clock */
 	} else {
-		exit_general(t, fn);
+		exit_general(t, fn, 0);
 	}
+	probe_end(t);
+}
+
+void jp_probe_unwind(jitperf_fn fn)
+{
+	struct jp_thread *t = probe_begin();
+
+	if (!t)
+		return;
+	exit_general(t, fn, 1);
 	probe_end(t);
 }
 

@@ -208,12 +208,6 @@ static inline void NOINSTR shadow_drop(struct shadow *s)
 	s->top--;
 }
 
-/* Fallback until the probes provide a repaired exit: a plain exit. */
-__attribute__((weak)) void NOINSTR jp_probe_unwind(jitperf_fn fn)
-{
-	jp_probe_exit(fn);
-}
-
 /*
  * A frame the shadow stack still holds but that a longjmp skipped: drop it
  * and end its call now, so the probes' call stack stays in step with the

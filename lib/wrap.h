@@ -51,15 +51,6 @@ JP_HIDDEN struct jp_wrap_go jp_wrap_on_enter(struct jp_wrap_slot *slot, uintptr_
 JP_HIDDEN uintptr_t jp_wrap_on_exit(uintptr_t sp);
 
 /*
- * End the innermost open call of fn (and any still open above it) as
- * unbalanced: recorded as repaired and counted in the statistics.  Used
- * for calls a longjmp skipped.  lib/wrap.c has a weak fallback that ends
- * it as a normal exit, for as long as the probes (lib/probe.c) do not
- * provide it.
- */
-JP_HIDDEN void jp_probe_unwind(jitperf_fn fn);
-
-/*
  * Machine-code part.  jp_wrap_arch_fill writes a page of stubs for
  * slots[0..] into page (writable, not yet executable), stub i at
  * page + jp_wrap_arch_stub_offset(i), and returns how many fit, or 0 when

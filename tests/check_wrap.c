@@ -451,6 +451,7 @@ START_TEST(test_longjmp)
 	ck_assert_int_eq(outer_w(5), 10);
 	stats_of("jump", &calls, &unbalanced);
 	ck_assert_uint_eq(calls, 102);
+	ck_assert_uint_eq(unbalanced, 102);     /* no call of jump returned */
 	ck_assert_uint_eq(calls_of("add1"), 1);
 	ck_assert_uint_eq(calls_of("outer"), 2);
 }
