@@ -161,6 +161,7 @@ extern struct jp_instr *jp_cur JP_HIDDEN;      /* NULL when no session instrumen
 extern unsigned jp_cur_gen JP_HIDDEN;          /* changes whenever jp_cur does */
 JP_HIDDEN void jp_probe_quiesce(struct jp_instr *in) JP_NOINSTR;
 JP_HIDDEN void jp_probe_fork_child(struct jp_instr *in) JP_NOINSTR;
+JP_HIDDEN void jp_probe_fork_trace(struct jp_instr *in) JP_NOINSTR;
 JP_HIDDEN void jp_thread_free(struct jp_thread *t) JP_NOINSTR;
 
 /* stats.c */

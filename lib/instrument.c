@@ -158,12 +158,13 @@ void jp_instr_atfork_child(struct jitperf *jp)
 			in->tracing = 0;
 			for (struct jp_thread *t = in->threads; t; t = t->next)
 				t->trace_on = 0;
-			return;
+		} else {
+			n = __atomic_load_n(&in->nfns, __ATOMIC_ACQUIRE);
+			for (jitperf_fn id = 1; id <= n; id++)
+				jp_trace_meta_fn(in, id);
 		}
-		n = __atomic_load_n(&in->nfns, __ATOMIC_ACQUIRE);
-		for (jitperf_fn id = 1; id <= n; id++)
-			jp_trace_meta_fn(in, id);
 	}
+	jp_probe_fork_trace(in);
 }
 
 void jp_instr_code_event(struct jitperf *jp, int kind, uint64_t index,

@@ -414,6 +414,7 @@ void jp_thread_free(struct jp_thread *t)
  * In a child after fork(): only the forking thread is left.  It keeps its
  * open frames (they return in the child too) but starts counting and
  * tracing afresh; the others' states are copies of the parent's and go.
+ * Its frames keep their traced flags until jp_probe_fork_trace.
  */
 void jp_probe_fork_child(struct jp_instr *in)
 {
@@ -441,8 +442,6 @@ void jp_probe_fork_child(struct jp_instr *in)
 	me->blkseq = 0;
 	me->trace_full = 0;
 	me->last_tick = 0;
-	for (uint32_t i = 0; i < me->depth; i++)
-		me->frames[i].traced = 0;
 	/* The inherited counters count the parent's thread: open ours. */
 	jp_counters_thread_close(&me->ctrs);
 	if (in->counters.n) {
@@ -452,5 +451,29 @@ void jp_probe_fork_child(struct jp_instr *in)
 		jp_counters_read(&in->counters, &me->ctrs, cur);
 		for (uint32_t i = 0; i < me->depth; i++)
 			memcpy(me->frames[i].ctr, cur, sizeof(cur));
+	}
+}
+
+/*
+ * In a child, once its own trace file is open (or failed to open): the
+ * forking thread's open calls that were traced in the parent begin the
+ * child's trace too, with their entry times, so that the calls the child
+ * makes under them (every call of a forking -finstrument-functions
+ * program: main is open) are traced and the trace stays well nested.
+ */
+void jp_probe_fork_trace(struct jp_instr *in)
+{
+	struct jp_thread *me = in->threads;
+
+	if (!me)
+		return;
+	for (uint32_t i = 0; i < me->depth; i++) {
+		struct jp_frame *f = &me->frames[i];
+
+		if (f->traced && in->trace)
+			f->traced = !jp_trace_event(me, JPT_EV_ENTER, f->fn, f->start,
+						    me->nctr ? f->ctr : NULL);
+		else
+			f->traced = 0;
 	}
 }

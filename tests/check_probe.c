@@ -597,6 +597,63 @@ START_TEST(test_fork_child_files)
 }
 END_TEST
 
+/* A call open at fork() (main, in a -finstrument-functions program) spans the
+ * child's calls: the child's trace holds them, nested in it. */
+struct fork_arg { struct jpt_reader *r; int b_under_a, other; };
+
+static int fork_cb(const struct jpt_call *c, void *arg)
+{
+	struct fork_arg *a = arg;
+	const char *name = jpt_fn(a->r, c->fn)->name;
+
+	if (!strcmp(name, "b") && c->depth == 1 && !strcmp(jpt_fn(a->r, c->stack[0])->name, "a"))
+		a->b_under_a++;
+	else if (strcmp(name, "a") || c->depth != 0)
+		a->other++;
+	return 0;
+}
+
+START_TEST(test_fork_under_open_call)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 1, NULL);
+	pid_t child;
+	int status;
+
+	fa = jitperf_fn_register(jp, "a", NULL, 0);
+	fb = jitperf_fn_register(jp, "b", NULL, 0);
+	jitperf_enter(fa);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		for (int i = 0; i < 3; i++) {
+			jitperf_enter(fb);
+			jitperf_exit(fb);
+		}
+		jitperf_exit(fa);
+		_exit(jitperf_close(jp) ? 1 : 0);
+	}
+	jitperf_enter(fb);
+	jitperf_exit(fb);
+	jitperf_exit(fa);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "a"), 1);
+	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "b"), 1);
+	ck_assert_int_eq(instr_trace_calls(dir, child, "a"), 1);
+	ck_assert_int_eq(instr_trace_calls(dir, child, "b"), 3);
+	{
+		struct fork_arg a = { instr_trace_open(dir, child), 0, 0 };
+		char err[512];
+
+		ck_assert_int_eq(jpt_for_each_call(a.r, fork_cb, &a, err, sizeof(err)), 0);
+		ck_assert_int_eq(a.b_under_a, 3);
+		ck_assert_int_eq(a.other, 0);
+		jpt_close(a.r);
+	}
+}
+END_TEST
+
 START_TEST(test_sigkill_keeps_calls)
 {
 	int pfd[2];
@@ -681,6 +738,7 @@ static Suite *probe_suite(void)
 	tc = tcase_create("Processes");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_fork_child_files);
+	tcase_add_test(tc, test_fork_under_open_call);
 	tcase_add_test(tc, test_sigkill_keeps_calls);
 	suite_add_tcase(s, tc);
 	return s;
