@@ -7,7 +7,9 @@
  * Copies NFUNCS small x86-64 loops into executable memory as jr_f0,
  * jr_f1, ..., registers them with jitperf_default() (code load and
  * instrumentation) and calls each CALLS times, between jitperf_enter and
- * jitperf_exit, looping ITERS times per call.  With a second triple it
+ * jitperf_exit, looping ITERS times per call; CALLS 0 calls the first
+ * function until the process is killed (for tests that signal a run
+ * known to be inside its JIT code).  With a second triple it
  * first forks and execs itself with that triple (the child registers its
  * functions as jr_c0, jr_c1, ...), then waits for it.  Exits 77 on other
  * architectures.
@@ -58,7 +60,7 @@ static int run(const char *prefix, unsigned nfuncs, unsigned calls, unsigned ite
 		if (jp)
 			jitperf_code_load(jp, name, code, sizeof(loop_code), NULL);
 		fn = jp ? jitperf_fn_register(jp, name, code, sizeof(loop_code)) : 0;
-		for (unsigned c = 0; c < calls; c++) {
+		for (unsigned c = 0; c < calls || calls == 0; c++) {
 			jitperf_enter(fn);
 			f(iters);
 			jitperf_exit(fn);

@@ -240,7 +240,13 @@ static int perf_line(struct table *t, char *line)
 	while (*f[0] == ' ')
 		f[0]++;
 	if (strncmp(f[0], "N/A", 3)) {
-		row->children = strtod(f[0], NULL);
+		/*
+		 * perf sorts by symbol object, not name: one function can come
+		 * in two rows (its jitted-*.so and the perf map, when a sample
+		 * lands before perf sees the injected mmap).  Add them up like
+		 * the samples, or the smaller row would hide the other.
+		 */
+		row->children = (row->children > 0 ? row->children : 0) + strtod(f[0], NULL);
 		t->have_children = 1;
 	}
 	return 0;
