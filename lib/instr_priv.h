@@ -125,6 +125,14 @@ struct jp_trace {
 	struct jpt_block_header *meta;          /* current metadata block (under in->lock) */
 	uint32_t            meta_seq;
 	size_t              event_size;         /* 8 + 8 * ncounters */
+	/* The filler thread keeps the blocks after next_block in the file and
+	 * their pages mapped writable, so probes do not take page faults. */
+	pthread_t           filler;
+	int                 filler_on;          /* thread running (not in a fork child) */
+	uint64_t            ready;              /* atomic: blocks below this are populated */
+	int                 wake;               /* futex word: stop or work to do */
+	int                 idle;               /* atomic: filler sleeps long, wake it */
+	int                 stop;
 };
 
 /* ---- the instrumentation state of a session (instrument.c) */

@@ -7,6 +7,13 @@
  * writes events into it with plain stores, committing the payload length
  * after each event (a release store): pages of a shared file mapping
  * belong to the page cache, so whatever was committed survives SIGKILL.
+ *
+ * Faulting in each new 4 KiB page of that mapping costs the writing thread
+ * more than its events do, so a filler thread of the session does it
+ * ahead of the writers (as uftrace leaves the writing to a recorder): it
+ * grows the file and populates the pages of the next FILL_AHEAD blocks,
+ * polling while the trace grows and sleeping when it does not.  A writer
+ * that outruns it still works (it takes the faults itself).
  */
 #include "config.h"
 
@@ -15,17 +22,114 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "instr_priv.h"
 
 #define MAP_RESERVE   (UINT64_C(4) << 30)    /* largest trace: 4 GiB */
 #define GROW_BLOCKS   64u                    /* file grows by 4 MiB at a time */
+#define FILL_AHEAD    64u                    /* blocks kept populated past next_block */
+#define FILL_CHUNK    8u                     /* blocks per madvise */
+#define POLL_NS       1000000L               /* filler poll while the trace grows ... */
+#define IDLE_ROUNDS   50u                    /* ... until it has not for this many polls */
+
+static int grow(struct jp_trace *tr, uint64_t idx);
 
 static struct jpt_file_header *hdr(struct jp_trace *tr)
 {
 	return (struct jpt_file_header *)tr->map;
+}
+
+static void futex_wait(int *word, int val, const struct timespec *ts)
+{
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, ts, NULL, 0);
+}
+
+static void futex_wake(int *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Populate blocks [from, to): an atomic add of 0 per page where the kernel
+ * lacks MADV_POPULATE_WRITE (it faults like a write, changes nothing). */
+static void populate(struct jp_trace *tr, uint64_t from, uint64_t to)
+{
+	char *p = tr->map + JPT_HEADER_SIZE + from * tr->block_size;
+	size_t len = (size_t)(to - from) * tr->block_size;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!madvise(p, len, MADV_POPULATE_WRITE))
+		return;
+	for (size_t off = 0; off < len; off += (size_t)page)
+		__atomic_fetch_add((int *)(p + off), 0, __ATOMIC_RELAXED);
+}
+
+static void *filler_main(void *arg)
+{
+	struct jp_trace *tr = arg;
+	uint64_t max = (tr->map_len - JPT_HEADER_SIZE) / tr->block_size;
+	unsigned quiet = 0;
+
+	while (!__atomic_load_n(&tr->stop, __ATOMIC_ACQUIRE)) {
+		int seen = __atomic_load_n(&tr->wake, __ATOMIC_ACQUIRE);
+		uint64_t want = __atomic_load_n(&tr->next_block, __ATOMIC_RELAXED) + FILL_AHEAD;
+		uint64_t have = tr->ready;
+		struct timespec poll = { 0, POLL_NS };
+
+		if (want > max)
+			want = max;
+		if (have < want) {
+			uint64_t to = have + FILL_CHUNK < want ? have + FILL_CHUNK : want;
+
+			if (grow(tr, to - 1))
+				break;          /* disk full: writers will see it too */
+			populate(tr, have, to);
+			__atomic_store_n(&tr->ready, to, __ATOMIC_RELEASE);
+			quiet = 0;
+			continue;
+		}
+		if (++quiet < IDLE_ROUNDS) {
+			futex_wait(&tr->wake, seen, &poll);
+			continue;
+		}
+		/* Nothing written for a while: sleep until a writer claims a block. */
+		__atomic_store_n(&tr->idle, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&tr->next_block, __ATOMIC_SEQ_CST) + FILL_AHEAD <= have &&
+		    !__atomic_load_n(&tr->stop, __ATOMIC_SEQ_CST))
+			futex_wait(&tr->wake, seen, NULL);
+		__atomic_store_n(&tr->idle, 0, __ATOMIC_RELAXED);
+		quiet = 0;
+	}
+	return NULL;
+}
+
+/* Start the filler with every signal blocked: the program's signals are
+ * not for it. */
+static void filler_start(struct jp_trace *tr)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	tr->filler_on = !pthread_create(&tr->filler, NULL, filler_main, tr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void filler_stop(struct jp_trace *tr)
+{
+	if (!tr->filler_on)
+		return;
+	__atomic_store_n(&tr->stop, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&tr->wake, 1, __ATOMIC_SEQ_CST);
+	futex_wake(&tr->wake);
+	pthread_join(tr->filler, NULL);
+	tr->filler_on = 0;
 }
 
 int jp_trace_open(struct jp_instr *in)
@@ -83,6 +187,7 @@ int jp_trace_open(struct jp_instr *in)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(h->magic, JPT_MAGIC, sizeof(h->magic));
 	in->trace = tr;
+	filler_start(tr);
 	return 0;
 fail:
 	if (tr->fd >= 0) {
@@ -121,11 +226,17 @@ static int grow(struct jp_trace *tr, uint64_t idx)
 
 static struct jpt_block_header *claim(struct jp_trace *tr, uint32_t kind, uint32_t seq)
 {
-	uint64_t idx = __atomic_fetch_add(&tr->next_block, 1, __ATOMIC_RELAXED);
+	uint64_t idx = __atomic_fetch_add(&tr->next_block, 1, __ATOMIC_SEQ_CST);
 	struct jpt_block_header *b;
 
 	if (JPT_HEADER_SIZE + (idx + 1) * tr->block_size > tr->map_len || grow(tr, idx))
 		return NULL;
+	/* The filler went to sleep: wake it (once per idle period). */
+	if (__builtin_expect(__atomic_load_n(&tr->idle, __ATOMIC_SEQ_CST), 0) &&
+	    __atomic_exchange_n(&tr->idle, 0, __ATOMIC_SEQ_CST)) {
+		__atomic_fetch_add(&tr->wake, 1, __ATOMIC_SEQ_CST);
+		futex_wake(&tr->wake);
+	}
 	b = (struct jpt_block_header *)(tr->map + JPT_HEADER_SIZE + idx * tr->block_size);
 	b->kind = kind;
 	b->seq = seq;
@@ -246,6 +357,8 @@ void jp_trace_close(struct jp_instr *in, int finish)
 
 	if (!tr)
 		return;
+	if (finish)
+		filler_stop(tr);
 	if (finish) {
 		struct jpt_file_header *h = hdr(tr);
 		uint64_t n = __atomic_load_n(&tr->next_block, __ATOMIC_RELAXED);
