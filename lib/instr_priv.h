@@ -93,19 +93,20 @@ struct jp_thread {
 	uint8_t             stats_on;           /* copies of the session's settings */
 	uint8_t             trace_on;
 	uint8_t             nctr;               /* counters requested (values per event) */
+	uint8_t             trace_only;         /* trace on, statistics and counters off */
 	uint32_t            sample_every;
 	uint32_t            event_size;         /* bytes per entry/exit event */
 	uint32_t            overflow;           /* entries beyond JP_STACK_MAX not yet exited */
+	/* trace window: the current block of the shared file mapping */
+	struct jpt_block_header *blk;
+	char               *pos, *end;
+	uint64_t            last_tick;
 	struct jp_instr    *in;
 	struct jp_thread   *next;               /* session's list (never unlinked) */
 	uint32_t            serial;             /* 0-based, per session */
 	uint32_t            tid;
 	volatile int        dead;               /* thread has exited */
 	struct jp_fstat    *stats[JP_FN_CHUNKS];/* chunks of JP_FN_CHUNK, mmapped on demand */
-	/* trace window: the current block of the shared file mapping */
-	struct jpt_block_header *blk;
-	char               *pos, *end;
-	uint64_t            last_tick;
 	uint32_t            blkseq;
 	int                 trace_full;         /* no more blocks: stop writing */
 	struct jp_thread_counters ctrs;
@@ -214,8 +215,8 @@ int jp_trace_event(struct jp_thread *t, unsigned type, jitperf_fn fn, uint64_t n
 	    jp_trace_new_block(t->in, t))
 		return -1;
 	w = (uint64_t *)t->pos;
-	delta = now - t->last_tick;
-	if (__builtin_expect(delta > JPT_EV_DELTA_MAX || now < t->last_tick, 0)) {
+	delta = now - t->last_tick;     /* a clock going back wraps: > max too */
+	if (__builtin_expect(delta > JPT_EV_DELTA_MAX, 0)) {
 		*w++ = JPT_EV_TIME;
 		*w++ = now;
 		delta = 0;

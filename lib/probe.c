@@ -161,6 +161,7 @@ static struct jp_thread *attach_to(struct jp_instr *in, unsigned gen)
 	t->nctr = (uint8_t)in->counters.n;
 	t->sample_every = in->sample_every;
 	t->event_size = 8 + 8 * t->nctr;
+	t->trace_only = t->trace_on && !t->stats_on && !t->nctr;
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
 	t->ctrs.leader = -1;
@@ -285,9 +286,19 @@ void jp_probe_enter(jitperf_fn fn)
 	if (!t)
 		return;
 	d = t->depth;
-	/* Inside a sampled-out tree with nothing to count: only keep its shape. */
-	if (d && !t->frames[d - 1].traced && !t->stats_on && fn - 1 < t->nfns &&
-	    d < JP_STACK_MAX) {
+	if (d && t->trace_only && fn - 1 < t->nfns && d < JP_STACK_MAX) {
+		struct jp_frame *f = &t->frames[d];
+
+		f->fn = fn;
+		t->depth = d + 1;
+		/* Inside a sampled-out tree: only keep its shape, no clock. */
+		if ((f->traced = f[-1].traced)) {
+			f->start = jp_ticks();
+			f->traced = !jp_trace_event(t, JPT_EV_ENTER, fn, f->start, NULL);
+		}
+	} else if (d && !t->frames[d - 1].traced && !t->stats_on && fn - 1 < t->nfns &&
+		   d < JP_STACK_MAX) {
+		/* sampled out with counters: no clock, no counters either */
 		t->frames[d].fn = fn;
 		t->frames[d].traced = 0;
 		t->depth = d + 1;
@@ -343,7 +354,11 @@ void jp_probe_exit(jitperf_fn fn)
 		return;
 	d = t->depth;
 	if (__builtin_expect(d && t->frames[d - 1].fn == fn && !t->overflow && !t->nctr, 1)) {
-		if (t->stats_on || t->frames[d - 1].traced)
+		if (t->trace_only) {
+			t->depth = d - 1;
+			if (t->frames[d - 1].traced)
+				jp_trace_event(t, JPT_EV_EXIT, fn, jp_ticks(), NULL);
+		} else if (t->stats_on || t->frames[d - 1].traced)
 			finish(t, jp_ticks(), NULL, 0);
 		else
 			t->depth = d - 1;       /* sampled out: no clock */
