@@ -26,6 +26,7 @@
 #include "jitdump_read.h"
 #include "rundir.h"
 #include "stats_read.h"
+#include "symbolize.h"
 
 static const char usage_text[] =
 	"usage: jitperf report [DIR] [--perf]\n"
@@ -38,7 +39,8 @@ static const char usage_text[] =
 	"  -h, --help      show this help\n";
 
 struct fnrow {
-	char     *name;
+	char     *name;                 /* key: perf's symbol name */
+	char     *label;                /* shown instead of name, or NULL */
 	int       jit;                  /* named by a CODE_LOAD or a stats row */
 	uint64_t  samples;
 	double    children;             /* percent from perf, < 0 if N/A */
@@ -55,6 +57,7 @@ struct table {
 	size_t        ncounters;
 	char        **counters;         /* names, from the first stats file */
 	uint64_t      total_samples;
+	uint64_t      probe_samples;    /* in libjitperf's own probes */
 	int           have_perf, have_children;
 	int           bad_input;        /* a file could not be read: exit 1 after the table */
 };
@@ -111,6 +114,7 @@ static void table_free(struct table *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->rows[i].name);
+		free(t->rows[i].label);
 		free(t->rows[i].ctr);
 	}
 	for (size_t i = 0; i < t->ncounters; i++)
@@ -118,6 +122,32 @@ static void table_free(struct table *t)
 	free(t->counters);
 	free(t->rows);
 	free(t->slot);
+}
+
+/*
+ * The row of a registered function.  libjitperf-cyg registers native
+ * functions as "@native:<module>+0x<offset>": their row is keyed by the
+ * function name perf gives the same code ("fib") so the samples meet the
+ * calls, and labelled "fib (file.c:line)" from the module's debug info.
+ */
+static struct fnrow *registered(struct table *t, const char *name)
+{
+	char buf[512];
+	struct fnrow *row;
+	size_t len;
+
+	if (strncmp(name, JP_NATIVE_PREFIX, strlen(JP_NATIVE_PREFIX)) ||
+	    jp_symbolize_native(name, buf, sizeof(buf)) || !strcmp(buf, name))
+		return lookup(t, name);
+	len = strcspn(buf, " ");
+	if (!buf[len])
+		return lookup(t, buf);          /* a name without a source line */
+	buf[len] = '\0';
+	row = lookup(t, buf);
+	buf[len] = ' ';
+	if (row && !row->label && !(row->label = strdup(buf)))
+		return NULL;
+	return row;
 }
 
 /* Every name a jitdump loaded is JIT code, sampled or not. */
@@ -145,7 +175,7 @@ static int add_jitdump_names(struct table *t, const struct rundir *rd)
 			}
 			if (r != 1 || rec.id != JIT_CODE_LOAD)
 				continue;
-			if (!(row = lookup(t, rec.name))) {
+			if (!(row = registered(t, rec.name))) {
 				jd_close(f);
 				return -ENOMEM;
 			}
@@ -178,7 +208,7 @@ static int add_stats(struct table *t, const struct rundir *rd)
 		}
 		for (size_t r = 0; r < s->nrows; r++) {
 			const struct stats_row *sr = &s->rows[r];
-			struct fnrow *row = lookup(t, sr->name);
+			struct fnrow *row = registered(t, sr->name);
 
 			if (!row)
 				goto nomem;
@@ -208,31 +238,65 @@ nomem:
 	return 0;
 }
 
-/* One line of perf report -t '\t': children, self, samples, "[x] symbol". */
+/* Cut the blanks (and newline) perf pads a column with. */
+static char *trim(char *s)
+{
+	char *end;
+
+	while (*s == ' ')
+		s++;
+	for (end = s + strlen(s); end > s && (end[-1] == ' ' || end[-1] == '\n'); )
+		*--end = '\0';
+	return s;
+}
+
+/*
+ * Code of libjitperf itself (libjitperf.so*, libjitperf-cyg.so*) or its
+ * probe functions where they were linked in statically: the cost of the
+ * instrumentation, shown apart from the program's own non-JIT code.
+ */
+static int is_probe(const char *dso, const char *sym)
+{
+	static const char *const probes[] = { "jitperf__enter_slow", "jitperf__exit_slow",
+					      "jitperf_enter", "jitperf_exit" };
+
+	if (!strncmp(dso, "libjitperf", 10) && strstr(dso, ".so"))
+		return 1;
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+		if (!strcmp(sym, probes[i]))
+			return 1;
+	return !strncmp(sym, "jp_", 3);
+}
+
+/* One line of perf report -t '\t': children, self, samples, dso, "[x] symbol". */
 static int perf_line(struct table *t, char *line)
 {
-	char *f[4], *p = line, *sym, *end;
+	char *f[5], *p = line, *sym, *dso, *end;
 	struct fnrow *row;
 	uint64_t samples;
 	size_t n = 0;
 
-	for (n = 0; n < 4 && p; n++) {
+	for (n = 0; n < 5 && p; n++) {
 		f[n] = p;
 		p = strchr(p, '\t');
 		if (p)
 			*p++ = '\0';
 	}
-	if (n != 4)
+	if (n != 5)
 		return 0;                   /* not a table row: ignore */
 	samples = strtoull(f[2], &end, 10);
-	sym = f[3];
+	dso = trim(f[3]);
+	sym = f[4];
 	if (end == f[2])
 		return 0;
 	if (sym[0] == '[' && sym[1] && sym[2] == ']' && sym[3] == ' ')
 		sym += 4;
-	for (end = sym + strlen(sym); end > sym && (end[-1] == ' ' || end[-1] == '\n'); )
-		*--end = '\0';
+	sym = trim(sym);
 	t->total_samples += samples;
+	if (is_probe(dso, sym)) {
+		t->probe_samples += samples;
+		return 0;
+	}
 	row = lookup(t, sym);
 	if (!row)
 		return -ENOMEM;
@@ -256,8 +320,8 @@ static int perf_line(struct table *t, char *line)
 static int perf_samples(struct table *t, const char *data)
 {
 	char *argv[] = { (char *)"perf", (char *)"report", (char *)"-i", (char *)data,
-			 (char *)"--stdio", (char *)"--children", (char *)"--sort", (char *)"sym",
-			 (char *)"-F", (char *)"overhead_children,overhead,sample,sym",
+			 (char *)"--stdio", (char *)"--children", (char *)"--sort", (char *)"dso,sym",
+			 (char *)"-F", (char *)"overhead_children,overhead,sample,dso,sym",
 			 (char *)"-t", (char *)"\t", (char *)"-q", (char *)"-g", (char *)"none",
 			 (char *)"--percent-limit", (char *)"0", NULL };
 	char *line = NULL;
@@ -318,12 +382,12 @@ static int cmp_rows(const void *a, const void *b)
 static void print_table(struct table *t, const char *dir, size_t nproc)
 {
 	uint64_t jit_samples = 0;
-	int stats = 0, width = 14;    /* "(not JIT code)" */
+	int stats = 0, width = t->probe_samples ? 16 : 14;   /* "(jitperf probes)" */
 	size_t shown = 0;
 
 	for (size_t i = 0; i < t->n; i++) {
 		struct fnrow *r = &t->rows[i];
-		int len = (int)strlen(r->name);
+		int len = (int)strlen(r->label ? r->label : r->name);
 
 		if (!r->jit)
 			continue;
@@ -356,7 +420,7 @@ static void print_table(struct table *t, const char *dir, size_t nproc)
 		if (!r->jit)
 			continue;
 		shown++;
-		printf("%-*s", width, r->name);
+		printf("%-*s", width, r->label ? r->label : r->name);
 		if (t->have_perf) {
 			printf(" %7.2f", t->total_samples ?
 			       100.0 * (double)r->samples / (double)t->total_samples : 0.0);
@@ -382,10 +446,17 @@ static void print_table(struct table *t, const char *dir, size_t nproc)
 		}
 		putchar('\n');
 	}
-	if (t->have_perf)
+	if (t->have_perf && t->probe_samples)
+		printf("%-*s %7.2f %9s %8" PRIu64 "\n", width, "(jitperf probes)",
+		       100.0 * (double)t->probe_samples / (double)t->total_samples, "-",
+		       t->probe_samples);
+	if (t->have_perf) {
+		uint64_t other = t->total_samples - jit_samples - t->probe_samples;
+
 		printf("%-*s %7.2f %9s %8" PRIu64 "\n", width, "(not JIT code)",
-		       t->total_samples ? 100.0 * (double)(t->total_samples - jit_samples) /
-		       (double)t->total_samples : 0.0, "-", t->total_samples - jit_samples);
+		       t->total_samples ? 100.0 * (double)other / (double)t->total_samples : 0.0,
+		       "-", other);
+	}
 	if (!shown)
 		printf("(no JIT functions: the program registered none)\n");
 	if (t->have_perf && !t->have_children)
