@@ -39,26 +39,120 @@ static int check_code(const struct jitperf_code *c)
 	return 0;
 }
 
+/* Room on the stack for a typical load; bigger ones are malloc'ed. */
+#define UNIT_SPACE 2048
+#define LINE_SPACE 512
+
+/*
+ * Everything that needs no lock is done first: the perf map line and the
+ * jitdump unit (the code copied and hashed) are made in the caller's stack.
+ * Under the lock: the index, the timestamp, and one write() per output.
+ * The perf map goes first: its system call gives the twin-table prefetch
+ * time to land before the jitdump is stamped.
+ */
+static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
+{
+	unsigned char space[UNIT_SPACE];
+	char small[LINE_SPACE], *line = NULL;
+	struct jp_jitdump_unit u = { 0 };
+	struct jp_jitdump_load ld;
+	unsigned char *hdr = NULL;
+	size_t hdr_len = 0, nlen, line_len = 0;
+	uint64_t idx = 0, map_mark = 0;
+	unsigned outputs = outputs_of(jp);
+	int err;
+
+	err = check_code(c);
+	if (err)
+		return err;
+	nlen = strlen(c->name);
+	if (outputs & JITPERF_JITDUMP) {
+		if (c->eh_frame_len) {
+			err = jp_ehframe_hdr(c->eh_frame, c->eh_frame_len, (uintptr_t)c->addr, c->len,
+					     &hdr, &hdr_len);
+			if (err)
+				return err;
+		}
+		memset(&ld, 0, sizeof(ld));
+		ld.name = c->name;
+		ld.addr = (uintptr_t)c->addr;
+		ld.len = c->len;
+		ld.lines = c->lines;
+		ld.nlines = c->nlines;
+		ld.eh_frame = c->eh_frame;
+		ld.eh_frame_len = c->eh_frame_len;
+		ld.eh_hdr = hdr;
+		ld.eh_hdr_len = hdr_len;
+		err = jp_jitdump_prepare(&u, &ld, space, sizeof(space));
+		free(hdr);      /* copied into the unit */
+		if (err)
+			return err;
+	}
+	if (outputs & JITPERF_PERFMAP) {
+		line = small;
+		if (nlen + JP_PERFMAP_LINE_EXTRA > sizeof(small) &&
+		    !(line = malloc(nlen + JP_PERFMAP_LINE_EXTRA))) {
+			err = -ENOMEM;
+			goto out;
+		}
+		line_len = jp_perfmap_line(line, (uintptr_t)c->addr, c->len, c->name, nlen);
+	}
+
+	pthread_mutex_lock(&jp->lock);
+	if (!jp->outputs)               /* closed meanwhile */
+		goto unlock;
+	if (jp->jitdump && u.buf)
+		jp_jitdump_prefetch(jp->jitdump, &u);
+	err = jp_codetab_add(&jp->codes, (uintptr_t)c->addr, c->len, c->name, nlen, &idx);
+	if (err)
+		goto unlock;
+	if (jp->perfmap && line) {
+		map_mark = jp_perfmap_mark(jp->perfmap);
+		err = jp_perfmap_append(jp->perfmap, line, line_len);
+	}
+	if (!err && jp->jitdump && u.buf) {
+		/* the one clock read: under the lock, so records are in time order */
+		err = jp_jitdump_commit(jp->jitdump, &u, idx, jp_monotonic_ns());
+		if (err && jp->perfmap && line)
+			jp_perfmap_rollback(jp->perfmap, map_mark);
+	}
+	if (err)
+		jp_codetab_undo(jp->codes);
+unlock:
+	pthread_mutex_unlock(&jp->lock);
+out:
+	jp_jitdump_unit_free(&u);
+	if (line != small)
+		free(line);
+	if (err) {
+		jp_debug("cannot register %s: %s", c->name, jitperf_strerror(err));
+		return err;
+	}
+	if (!idx)
+		return 0;       /* the session was closed */
+	jp_instr_code_event(jp, 0, idx, (uintptr_t)c->addr, c->len, c->name);
+	if (index)
+		*index = idx;
+	return 0;
+}
+
 int jitperf_code_load(jitperf *jp, const char *name, const void *addr, size_t len,
 		      uint64_t *index)
 {
-	struct jitperf_code c;
+	struct jitperf_code c = { .size = sizeof(c), .name = name, .addr = addr, .len = len };
 
-	memset(&c, 0, sizeof(c));
-	c.size = sizeof(c);
-	c.name = name;
-	c.addr = addr;
-	c.len = len;
-	return jitperf_code_load_ex(jp, &c, index);
+	if (index)
+		*index = 0;
+	if (!jp)
+		return -EINVAL;
+	if (!outputs_of(jp))
+		return 0;       /* inactive: a cheap no-op */
+	return load(jp, &c, index);
 }
 
 int jitperf_code_load_ex(jitperf *jp, const struct jitperf_code *code, uint64_t *index)
 {
 	struct jitperf_code c;
-	struct jp_jitdump_load ld;
-	unsigned char *hdr = NULL;
-	size_t hdr_len = 0;
-	uint64_t idx = 0, dump_mark = 0, hash;
 	int err;
 
 	if (index)
@@ -68,63 +162,9 @@ int jitperf_code_load_ex(jitperf *jp, const struct jitperf_code *code, uint64_t 
 	if (!outputs_of(jp))
 		return 0;       /* inactive: a cheap no-op */
 	err = jp_opts_copy(&c, sizeof(c), code, code->size);
-	if (!err)
-		err = check_code(&c);
 	if (err)
 		return err;
-	if (c.eh_frame_len && (outputs_of(jp) & JITPERF_JITDUMP)) {
-		err = jp_ehframe_hdr(c.eh_frame, c.eh_frame_len, (uintptr_t)c.addr, c.len,
-				     &hdr, &hdr_len);
-		if (err)
-			return err;
-	}
-
-	/* hashing the code (for twins) needs no lock */
-	hash = outputs_of(jp) & JITPERF_JITDUMP ? jp_code_hash(c.addr, c.len) : 0;
-
-	pthread_mutex_lock(&jp->lock);
-	if (!jp->outputs) {             /* closed meanwhile */
-		pthread_mutex_unlock(&jp->lock);
-		free(hdr);
-		return 0;
-	}
-	err = jp_codetab_add(&jp->codes, (uintptr_t)c.addr, c.len, c.name, &idx);
-	if (err)
-		goto out;
-	if (jp->jitdump) {
-		memset(&ld, 0, sizeof(ld));
-		ld.name = c.name;
-		ld.addr = (uintptr_t)c.addr;
-		ld.len = c.len;
-		ld.index = idx;
-		ld.lines = c.lines;
-		ld.nlines = c.nlines;
-		ld.eh_frame = c.eh_frame;
-		ld.eh_frame_len = c.eh_frame_len;
-		ld.eh_hdr = hdr;
-		ld.eh_hdr_len = hdr_len;
-		ld.code_hash = hash;
-		dump_mark = jp_jitdump_mark(jp->jitdump);
-		err = jp_jitdump_load(jp->jitdump, &ld);
-	}
-	if (!err && jp->perfmap) {
-		err = jp_perfmap_write(jp->perfmap, (uintptr_t)c.addr, c.len, c.name);
-		if (err && jp->jitdump)
-			jp_jitdump_rollback(jp->jitdump, dump_mark);
-	}
-	if (err)
-		jp_codetab_undo(jp->codes);
-out:
-	pthread_mutex_unlock(&jp->lock);
-	free(hdr);
-	if (err) {
-		jp_debug("cannot register %s: %s", c.name, jitperf_strerror(err));
-		return err;
-	}
-	jp_instr_code_event(jp, 0, idx, (uintptr_t)c.addr, c.len, c.name);
-	if (index)
-		*index = idx;
-	return 0;
+	return load(jp, &c, index);
 }
 
 int jitperf_code_move(jitperf *jp, uint64_t index, const void *new_addr)

@@ -27,9 +27,9 @@ struct jp_codetab {
 	struct jp_code_entry e[];
 };
 
-static char *arena_copy(struct chunk **top, const char *s)
+static char *arena_copy(struct chunk **top, const char *s, size_t len)
 {
-	size_t n = strlen(s) + 1;
+	size_t n = len + 1;
 	struct chunk *c = *top;
 	char *p;
 
@@ -45,13 +45,14 @@ static char *arena_copy(struct chunk **top, const char *s)
 		*top = c;
 	}
 	p = c->text + c->used;
-	memcpy(p, s, n);
+	memcpy(p, s, len);
+	p[len] = 0;
 	c->used += n;
 	return p;
 }
 
 int jp_codetab_add(struct jp_codetab **tabp, uint64_t addr, uint64_t len, const char *name,
-		   uint64_t *index)
+		   size_t nlen, uint64_t *index)
 {
 	struct jp_codetab *tab = *tabp;
 	struct jp_code_entry *e;
@@ -70,7 +71,7 @@ int jp_codetab_add(struct jp_codetab **tabp, uint64_t addr, uint64_t len, const 
 		t->cap = cap;
 		*tabp = tab = t;
 	}
-	copy = arena_copy(&tab->names, name);
+	copy = arena_copy(&tab->names, name, nlen);
 	if (!copy)
 		return -ENOMEM;
 	e = &tab->e[tab->n++];

@@ -2,7 +2,8 @@
 /*
  * Internal interfaces of the code-registration side: environment, perf map,
  * jitdump, unwind tables, code index table.  Every function that writes a
- * record expects the caller to hold jp->lock.
+ * record expects the caller to hold jp->lock; the records themselves are
+ * made before it is taken (jp_perfmap_line, jp_jitdump_prepare).
  */
 #ifndef JITPERF_CORE_H
 #define JITPERF_CORE_H
@@ -42,6 +43,12 @@ JP_HIDDEN unsigned jp_elf_machine(void);
 
 /* ---- lib/perfmap.c */
 JP_HIDDEN int  jp_perfmap_open(struct jp_perfmap **out, pid_t pid);
+/* room jp_perfmap_line needs besides the name's nlen bytes */
+#define JP_PERFMAP_LINE_EXTRA 36
+/* Format "START SIZE name\n" into line (nlen + JP_PERFMAP_LINE_EXTRA bytes); returns its length. */
+JP_HIDDEN size_t jp_perfmap_line(char *line, uint64_t addr, uint64_t len, const char *name,
+				 size_t nlen);
+JP_HIDDEN int  jp_perfmap_append(struct jp_perfmap *pm, const char *line, size_t n);
 JP_HIDDEN int  jp_perfmap_write(struct jp_perfmap *pm, uint64_t addr, uint64_t len,
 				const char *name);
 JP_HIDDEN void jp_perfmap_close(struct jp_perfmap *pm);
@@ -56,6 +63,7 @@ JP_HIDDEN int jp_ehframe_hdr(const void *eh, size_t eh_len, uint64_t addr, uint6
 /* ---- lib/twins.c: code bytes this session has written before */
 struct jp_twins;
 JP_HIDDEN uint64_t jp_code_hash(const void *code, size_t len);
+JP_HIDDEN uint64_t jp_code_copy_hash(void *dst, const void *code, size_t len); /* copy + hash */
 JP_HIDDEN int  jp_twins_seen(struct jp_twins **t, uint64_t hash);  /* 1 seen, 0 new, -ENOMEM */
 JP_HIDDEN void jp_twins_prefetch(const struct jp_twins *t, uint64_t hash);
 JP_HIDDEN void jp_twins_free(struct jp_twins *t);
@@ -73,9 +81,32 @@ struct jp_jitdump_load {        /* one CODE_LOAD with the records that describe 
 	const unsigned char       *eh_hdr;
 	size_t                     eh_hdr_len;
 	int                        checked;   /* copy the code with EFAULT checks (fork child) */
-	uint64_t                   code_hash; /* jp_code_hash of the code, 0 = compute it here */
+};
+/*
+ * A load's records, made without the lock (jp_jitdump_prepare) and written
+ * under it (jp_jitdump_commit), which fills in what the lock orders: the
+ * timestamps, the code index, and a tail if the code is a twin.
+ */
+struct jp_jitdump_unit {
+	unsigned char *buf;       /* the records, with room for a twin tail */
+	size_t         len;       /* bytes in buf, without a tail */
+	size_t         load;      /* offset of the CODE_LOAD record in buf */
+	size_t         code;      /* offset of the code bytes in buf */
+	size_t         code_len;
+	int            has_eh;    /* an UNWINDING_INFO comes with it */
+	uint64_t       hash;      /* jp_code_hash of the code bytes */
+	unsigned char *heap;      /* buf, when it did not fit the caller's space */
+	const char    *name;      /* for debug messages */
 };
 JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid);
+/* space is the caller's buffer (may be NULL); a bigger unit is malloc'ed */
+JP_HIDDEN int  jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *ld,
+				  void *space, size_t space_len);
+JP_HIDDEN void jp_jitdump_prefetch(const struct jp_jitdump *jd, const struct jp_jitdump_unit *u);
+JP_HIDDEN int  jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u,
+				 uint64_t index, uint64_t ts);
+JP_HIDDEN void jp_jitdump_unit_free(struct jp_jitdump_unit *u);
+/* prepare + commit at once (the fork child's re-announcement) */
 JP_HIDDEN int  jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld);
 JP_HIDDEN int  jp_jitdump_move(struct jp_jitdump *jd, uint64_t index, uint64_t old_addr,
 			       uint64_t new_addr, uint64_t len);
@@ -94,7 +125,7 @@ struct jp_code_entry {
 	int      live;
 };
 JP_HIDDEN int  jp_codetab_add(struct jp_codetab **tab, uint64_t addr, uint64_t len,
-			      const char *name, uint64_t *index);
+			      const char *name, size_t nlen, uint64_t *index);
 JP_HIDDEN void jp_codetab_undo(struct jp_codetab *tab);  /* drop the last add */
 JP_HIDDEN struct jp_code_entry *jp_codetab_get(struct jp_codetab *tab, uint64_t index);
 JP_HIDDEN uint64_t jp_codetab_count(const struct jp_codetab *tab);

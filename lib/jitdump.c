@@ -13,6 +13,8 @@
  *   a descriptor only we write, under the session lock, with the timestamp
  *   taken under that lock: records are in time order, no other thread's
  *   record comes between them, and a failure cuts the whole unit off again.
+ *   The unit is made before the lock is taken (jp_jitdump_prepare); under
+ *   it only the timestamps, the code index and a twin's tail are filled in.
  * - Code whose bytes were written before gets a short tail (see
  *   tell_twins_apart) so perf never gives two functions one build-id.
  */
@@ -20,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +39,6 @@ struct jp_jitdump {
 	uint64_t       size;        /* file size: where to cut back a failed write */
 	void          *marker;      /* the PROT_EXEC mapping perf record looks for */
 	size_t         marker_len;
-	unsigned char *buf;         /* the unit being written (under the session lock) */
-	size_t         buf_cap;
 	struct jp_twins *twins;     /* hashes of the code written so far */
 	char           path[];
 };
@@ -102,24 +103,6 @@ fail:
 	return err;
 }
 
-/* Make the scratch buffer hold n bytes. */
-static int reserve(struct jp_jitdump *jd, size_t n)
-{
-	unsigned char *b;
-	size_t cap = jd->buf_cap ? jd->buf_cap : 1024;
-
-	if (n <= jd->buf_cap)
-		return 0;
-	while (cap < n)
-		cap *= 2;
-	b = realloc(jd->buf, cap);
-	if (!b)
-		return -ENOMEM;
-	jd->buf = b;
-	jd->buf_cap = cap;
-	return 0;
-}
-
 static size_t debug_info_size(const struct jp_jitdump_load *ld)
 {
 	size_t n = sizeof(struct jitdump_debug_info), i;
@@ -135,7 +118,7 @@ static size_t unwinding_size(const struct jp_jitdump_load *ld)
 }
 
 static unsigned char *put_debug_info(unsigned char *p, const struct jp_jitdump_load *ld,
-				     uint64_t ts, size_t size)
+				     size_t size)
 {
 	struct jitdump_debug_info di;
 	unsigned char *start = p;
@@ -143,7 +126,7 @@ static unsigned char *put_debug_info(unsigned char *p, const struct jp_jitdump_l
 
 	di.p.id = JIT_CODE_DEBUG_INFO;
 	di.p.total_size = (uint32_t)size;
-	di.p.timestamp = ts;
+	di.p.timestamp = 0;             /* jp_jitdump_commit sets it */
 	di.code_addr = ld->addr;
 	di.nr_entry = ld->nlines;
 	memcpy(p, &di, sizeof(di));
@@ -165,7 +148,7 @@ static unsigned char *put_debug_info(unsigned char *p, const struct jp_jitdump_l
 }
 
 static unsigned char *put_unwinding(unsigned char *p, const struct jp_jitdump_load *ld,
-				    uint64_t ts, size_t size)
+				    size_t size)
 {
 	struct jitdump_unwinding_info ui;
 	uint64_t data = ld->eh_frame_len + ld->eh_hdr_len;
@@ -173,7 +156,7 @@ static unsigned char *put_unwinding(unsigned char *p, const struct jp_jitdump_lo
 
 	ui.p.id = JIT_CODE_UNWINDING_INFO;
 	ui.p.total_size = (uint32_t)size;
-	ui.p.timestamp = ts;
+	ui.p.timestamp = 0;
 	ui.unwinding_size = data;
 	ui.eh_frame_hdr_size = ld->eh_hdr_len;
 	/* perf maps align8(code) + mapped_size: the map must reach over
@@ -190,6 +173,82 @@ static unsigned char *put_unwinding(unsigned char *p, const struct jp_jitdump_lo
 }
 
 /*
+ * Build the unit of a load: DEBUG_INFO, UNWINDING_INFO, then the CODE_LOAD
+ * with the name and the code, copied and hashed in one pass.  Timestamps
+ * and the code index stay 0 until jp_jitdump_commit.
+ */
+int jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *ld,
+		       void *space, size_t space_len)
+{
+	struct jitdump_code_load cl;
+	size_t dsize = ld->nlines ? debug_info_size(ld) : 0;
+	size_t usize = ld->eh_frame_len ? unwinding_size(ld) : 0;
+	size_t nlen = strlen(ld->name) + 1, need;
+	uint64_t total = sizeof(cl) + nlen + ld->len;
+	unsigned char *p;
+
+	memset(u, 0, sizeof(*u));
+	if (total > UINT32_MAX || dsize > UINT32_MAX || usize > UINT32_MAX)
+		return -E2BIG;
+	need = dsize + usize + (size_t)total + 8;       /* 8: a twin's tail */
+	u->buf = space;
+	if (need > space_len) {
+		u->buf = u->heap = malloc(need);
+		if (!u->buf)
+			return -ENOMEM;
+	}
+	p = u->buf;
+	if (dsize)
+		p = put_debug_info(p, ld, dsize);
+	if (usize)
+		p = put_unwinding(p, ld, usize);
+
+	memset(&cl, 0, sizeof(cl));
+	cl.p.id = JIT_CODE_LOAD;
+	cl.p.total_size = (uint32_t)total;
+	cl.tid = (uint32_t)jp_gettid();
+	cl.vma = ld->addr;
+	cl.code_addr = ld->addr;
+	cl.code_size = ld->len;
+	u->load = (size_t)(p - u->buf);
+	memcpy(p, &cl, sizeof(cl));
+	p += sizeof(cl);
+	memcpy(p, ld->name, nlen);
+	p += nlen;
+	u->code = (size_t)(p - u->buf);
+	if (ld->checked) {
+		/* code the JIT may have freed without telling us: copy with the
+		 * kernel's checks (EFAULT) instead of crashing */
+		struct iovec to = { p, ld->len }, from = { (void *)(uintptr_t)ld->addr, ld->len };
+
+		if (process_vm_readv(getpid(), &to, 1, &from, 1, 0) != (ssize_t)ld->len) {
+			jp_jitdump_unit_free(u);
+			return -EFAULT;
+		}
+		u->hash = jp_code_hash(p, ld->len);
+	} else {
+		u->hash = jp_code_copy_hash(p, (const void *)(uintptr_t)ld->addr, ld->len);
+	}
+	u->len = (size_t)(p - u->buf) + ld->len;
+	u->code_len = ld->len;
+	u->has_eh = ld->eh_frame_len != 0;
+	u->name = ld->name;
+	return 0;
+}
+
+void jp_jitdump_unit_free(struct jp_jitdump_unit *u)
+{
+	free(u->heap);
+	u->heap = u->buf = NULL;
+}
+
+/* Start loading what jp_jitdump_commit will look up (a cache miss once many loads are known). */
+void jp_jitdump_prefetch(const struct jp_jitdump *jd, const struct jp_jitdump_unit *u)
+{
+	jp_twins_prefetch(jd->twins, u->hash);
+}
+
+/*
  * Code bytes this dump already holds (another function with identical code)
  * get 1..8 bytes of their code index appended, and code_size grows by that
  * much: perf's injected ELF for it then has a build-id of its own also
@@ -197,88 +256,63 @@ static unsigned char *put_unwinding(unsigned char *p, const struct jp_jitdump_lo
  * tail stays inside align8(len) whenever len is not a multiple of 8, so
  * perf's mapping and the .eh_frame position do not move; with .eh_frame
  * and len a multiple of 8 the tail would move the .eh_frame, so such code
- * is written as it is.  Returns the bytes added after code (at code + len).
+ * is written as it is.  Returns the bytes added after the code.
  */
-static size_t tell_twins_apart(struct jp_jitdump *jd, struct jitdump_code_load *cl,
-			       unsigned char *clp, unsigned char *code,
-			       const struct jp_jitdump_load *ld)
+static size_t tell_twins_apart(struct jp_jitdump *jd, const struct jp_jitdump_unit *u,
+			       struct jitdump_code_load *cl, uint64_t index)
 {
-	size_t k = ld->len % 8 ? 8 - ld->len % 8 : 8;
-	uint64_t index = ld->index;
+	size_t k = u->code_len % 8 ? 8 - u->code_len % 8 : 8;
 
-	uint64_t hash = ld->code_hash ? ld->code_hash : jp_code_hash(code, ld->len);
-
-	if (jp_twins_seen(&jd->twins, hash) != 1)
+	if (jp_twins_seen(&jd->twins, u->hash) != 1)
 		return 0;
-	if (ld->eh_frame_len && ld->len % 8 == 0) {
+	if (u->has_eh && u->code_len % 8 == 0) {
 		jp_debug("%s: same code as an earlier function; with .eh_frame and a length "
-			 "that is a multiple of 8 it is written unchanged", ld->name);
+			 "that is a multiple of 8 it is written unchanged", u->name);
 		return 0;
 	}
-	memcpy(code + ld->len, &index, k);      /* k bytes of the index (low ones on x86) */
+	memcpy(u->buf + u->code + u->code_len, &index, k);  /* low bytes first on x86 */
 	cl->code_size += k;
 	cl->p.total_size += (uint32_t)k;
-	memcpy(clp, cl, sizeof(*cl));
 	return k;
+}
+
+/* Under the session lock: stamp the unit with ts and index, and write it. */
+int jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t index,
+		      uint64_t ts)
+{
+	struct jitdump_record_header h;
+	struct jitdump_code_load cl;
+	size_t off, tail;
+	struct iovec iov;
+
+	/* every record before the CODE_LOAD gets the same time */
+	for (off = 0; off < u->load; off += h.total_size) {
+		memcpy(&h, u->buf + off, sizeof(h));
+		memcpy(u->buf + off + offsetof(struct jitdump_record_header, timestamp), &ts,
+		       sizeof(ts));
+	}
+	memcpy(&cl, u->buf + u->load, sizeof(cl));
+	cl.p.timestamp = ts;
+	cl.pid = (uint32_t)jd->pid;
+	cl.code_index = index;
+	tail = tell_twins_apart(jd, u, &cl, index);
+	memcpy(u->buf + u->load, &cl, sizeof(cl));
+
+	iov.iov_base = u->buf;
+	iov.iov_len = u->len + tail;
+	return jp_write_whole(jd->fd, &iov, 1, &jd->size);
 }
 
 int jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld)
 {
-	struct jitdump_code_load cl;
-	size_t dsize = ld->nlines ? debug_info_size(ld) : 0;
-	size_t usize = ld->eh_frame_len ? unwinding_size(ld) : 0;
-	size_t nlen = strlen(ld->name) + 1;
-	uint64_t total = sizeof(cl) + nlen + ld->len;
-	unsigned char *p, *clp;
-	struct iovec iov;
-	uint64_t ts;
+	struct jp_jitdump_unit u;
 	int err;
 
-	if (total > UINT32_MAX || dsize > UINT32_MAX || usize > UINT32_MAX)
-		return -E2BIG;
-	if (ld->code_hash)
-		jp_twins_prefetch(jd->twins, ld->code_hash);
-	/* one buffer, one write(): cheaper than writev's iovec import */
-	err = reserve(jd, dsize + usize + (size_t)total + 8);
-	if (err)
-		return err;
-	ts = jp_monotonic_ns();
-	p = jd->buf;
-	if (dsize)
-		p = put_debug_info(p, ld, ts, dsize);
-	if (usize)
-		p = put_unwinding(p, ld, ts, usize);
-
-	cl.p.id = JIT_CODE_LOAD;
-	cl.p.total_size = (uint32_t)total;
-	cl.p.timestamp = ts;
-	cl.pid = (uint32_t)jd->pid;
-	cl.tid = (uint32_t)jp_gettid();
-	cl.vma = ld->addr;
-	cl.code_addr = ld->addr;
-	cl.code_size = ld->len;
-	cl.code_index = ld->index;
-	clp = p;
-	memcpy(p, &cl, sizeof(cl));
-	p += sizeof(cl);
-	memcpy(p, ld->name, nlen);
-	p += nlen;
-	if (ld->checked) {
-		/* code the JIT may have freed without telling us: copy with the
-		 * kernel's checks (EFAULT) instead of crashing */
-		struct iovec to = { p, ld->len }, from = { (void *)(uintptr_t)ld->addr, ld->len };
-
-		if (process_vm_readv(getpid(), &to, 1, &from, 1, 0) != (ssize_t)ld->len)
-			return -EFAULT;
-	} else {
-		memcpy(p, (const void *)(uintptr_t)ld->addr, ld->len);  /* the code bytes */
-	}
-	p += tell_twins_apart(jd, &cl, clp, p, ld);
-	p += ld->len;
-
-	iov.iov_base = jd->buf;
-	iov.iov_len = (size_t)(p - jd->buf);
-	return jp_write_whole(jd->fd, &iov, 1, &jd->size);
+	err = jp_jitdump_prepare(&u, ld, NULL, 0);
+	if (!err)
+		err = jp_jitdump_commit(jd, &u, ld->index, jp_monotonic_ns());
+	jp_jitdump_unit_free(&u);
+	return err;
 }
 
 int jp_jitdump_move(struct jp_jitdump *jd, uint64_t index, uint64_t old_addr,
@@ -307,7 +341,6 @@ static void release(struct jp_jitdump *jd)
 	if (jd->marker)
 		munmap(jd->marker, jd->marker_len);
 	close(jd->fd);
-	free(jd->buf);
 	jp_twins_free(jd->twins);
 	free(jd);
 }

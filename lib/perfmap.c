@@ -44,33 +44,25 @@ int jp_perfmap_open(struct jp_perfmap **out, pid_t pid)
 	return 0;
 }
 
+/* v in lower-case hex without leading zeros, written in place. */
 static char *put_hex(char *p, uint64_t v)
 {
-	char tmp[16];
-	int n = 0;
+	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
+	char *end = p + n;
 
-	do {
-		tmp[n++] = "0123456789abcdef"[v & 15];
+	while (n--) {
+		p[n] = "0123456789abcdef"[v & 15];
 		v >>= 4;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	}
+	return end;
 }
 
-int jp_perfmap_write(struct jp_perfmap *pm, uint64_t addr, uint64_t len, const char *name)
+size_t jp_perfmap_line(char *line, uint64_t addr, uint64_t len, const char *name, size_t nlen)
 {
-	size_t nlen = strlen(name), n;
-	char small[512], *line = small, *p;
-	struct iovec iov;
-	int err;
+	char *p = line;
+	size_t n;
 
-	if (nlen + 36 > sizeof(small)) {
-		line = malloc(nlen + 36);
-		if (!line)
-			return -ENOMEM;
-	}
-	p = put_hex(line, addr);
+	p = put_hex(p, addr);
 	*p++ = ' ';
 	p = put_hex(p, len);
 	*p++ = ' ';
@@ -81,9 +73,28 @@ int jp_perfmap_write(struct jp_perfmap *pm, uint64_t addr, uint64_t len, const c
 			p[n] = ' ';
 	p += nlen;
 	*p++ = '\n';
-	iov.iov_base = line;
-	iov.iov_len = (size_t)(p - line);
-	err = jp_write_whole(pm->fd, &iov, 1, &pm->size);
+	return (size_t)(p - line);
+}
+
+int jp_perfmap_append(struct jp_perfmap *pm, const char *line, size_t n)
+{
+	struct iovec iov = { (void *)line, n };
+
+	return jp_write_whole(pm->fd, &iov, 1, &pm->size);
+}
+
+int jp_perfmap_write(struct jp_perfmap *pm, uint64_t addr, uint64_t len, const char *name)
+{
+	size_t nlen = strlen(name);
+	char small[512], *line = small;
+	int err;
+
+	if (nlen + JP_PERFMAP_LINE_EXTRA > sizeof(small)) {
+		line = malloc(nlen + JP_PERFMAP_LINE_EXTRA);
+		if (!line)
+			return -ENOMEM;
+	}
+	err = jp_perfmap_append(pm, line, jp_perfmap_line(line, addr, len, name, nlen));
 	if (line != small)
 		free(line);
 	return err;
