@@ -201,12 +201,8 @@ int cmd_dump(int argc, char **argv)
 		case 'E':
 			elfdir = optarg;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
 		default:
-			fputs(usage_text, stderr);
-			return 2;
+			return cmd_usage(usage_text, c == 'h');
 		}
 	}
 	if (optind != argc - 1) {

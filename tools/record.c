@@ -400,12 +400,8 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_COUNTERS: o->counters = optarg; o->instrument = 1; break;
 		case OPT_NOPERF: o->no_perf = 1; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
 		default:
-			fputs(usage_text, stderr);
-			return 2;
+			return cmd_usage(usage_text, c == 'h');
 		}
 	}
 	if (optind >= argc) {

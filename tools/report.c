@@ -483,12 +483,8 @@ int cmd_report(int argc, char **argv)
 		case 'p':
 			perf = 1;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
 		default:
-			fputs(usage_text, stderr);
-			return 2;
+			return cmd_usage(usage_text, c == 'h');
 		}
 	}
 	if (optind < argc - 1) {
