@@ -42,13 +42,31 @@ static char *put_fffd(char *d)
 	return d;
 }
 
+/*
+ * Copy the UTF-8 sequence starting at s (a byte >= 0x80) to *d, or write
+ * U+FFFD for an invalid one -- and in XML for U+FFFE and U+FFFF, which
+ * are not XML characters either.  Returns where the input goes on.
+ */
+static const unsigned char *put_utf8(char **d, const unsigned char *s,
+				     const unsigned char *e, int xml)
+{
+	size_t k = utf8_seq(s, (size_t)(e - s));
+
+	if (!k || (xml && k == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)) {
+		*d = put_fffd(*d);
+		return s + (k ? k : 1);
+	}
+	memcpy(*d, s, k);
+	*d += k;
+	return s + k;
+}
+
 char *json_escape(char *d, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str, *e = s + n;
 
 	while (s < e) {
 		unsigned c = *s;
-		size_t k;
 
 		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
 			*d++ = c;
@@ -70,15 +88,7 @@ char *json_escape(char *d, const char *str, size_t n)
 			s++;
 			continue;
 		}
-		k = utf8_seq(s, e - s);
-		if (!k) {
-			d = put_fffd(d);
-			s++;
-			continue;
-		}
-		memcpy(d, s, k);
-		d += k;
-		s += k;
+		s = put_utf8(&d, s, e, 0);
 	}
 	return d;
 }
@@ -89,7 +99,6 @@ char *xml_escape(char *d, const char *str, size_t n)
 
 	while (s < e) {
 		unsigned c = *s;
-		size_t k;
 
 		if (c < 0x80) {
 			switch (c) {
@@ -108,16 +117,7 @@ char *xml_escape(char *d, const char *str, size_t n)
 			s++;
 			continue;
 		}
-		k = utf8_seq(s, e - s);
-		/* U+FFFE and U+FFFF are not XML characters either */
-		if (!k || (k == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)) {
-			d = put_fffd(d);
-			s += k ? k : 1;
-			continue;
-		}
-		memcpy(d, s, k);
-		d += k;
-		s += k;
+		s = put_utf8(&d, s, e, 1);
 	}
 	return d;
 }
