@@ -266,6 +266,27 @@ uint64_t jd_size(const struct jd_file *f)
 	return f->size;
 }
 
+static int check_fixed(const struct jd_file *f, const struct jd_record *rec, size_t need,
+		       const char *what, char *errbuf, size_t errlen)
+{
+	if (rec->total_size >= need)
+		return 0;
+	seterr(errbuf, errlen, f->path, rec->offset, "%s record too short (total_size %"
+	       PRIu32 ", need %zu)", what, rec->total_size, need);
+	return -EINVAL;
+}
+
+/* pid, tid, vma, code_addr: the fields CODE_LOAD and CODE_MOVE begin with */
+static void code_head(const struct jd_file *f, struct jd_record *rec)
+{
+	const unsigned char *b = rec->body;
+
+	rec->pid = get32(f, b + 16);
+	rec->tid = get32(f, b + 20);
+	rec->vma = get64(f, b + 24);
+	rec->code_addr = get64(f, b + 32);
+}
+
 static int decode_load(const struct jd_file *f, struct jd_record *rec,
 		       char *errbuf, size_t errlen)
 {
@@ -279,10 +300,7 @@ static int decode_load(const struct jd_file *f, struct jd_record *rec,
 		       "(total_size %" PRIu32 ", need at least %zu)", rec->total_size, fixed + 1);
 		return -EINVAL;
 	}
-	rec->pid = get32(f, b + 16);
-	rec->tid = get32(f, b + 20);
-	rec->vma = get64(f, b + 24);
-	rec->code_addr = get64(f, b + 32);
+	code_head(f, rec);
 	rec->code_size = get64(f, b + 40);
 	rec->code_index = get64(f, b + 48);
 	name = (const char *)b + fixed;
@@ -312,31 +330,16 @@ static int decode_move(const struct jd_file *f, struct jd_record *rec,
 		       char *errbuf, size_t errlen)
 {
 	const unsigned char *b = rec->body;
+	int err = check_fixed(f, rec, sizeof(struct jitdump_code_move), "CODE_MOVE",
+			      errbuf, errlen);
 
-	if (rec->total_size < sizeof(struct jitdump_code_move)) {
-		seterr(errbuf, errlen, f->path, rec->offset, "CODE_MOVE record too short "
-		       "(total_size %" PRIu32 ", need %zu)", rec->total_size,
-		       sizeof(struct jitdump_code_move));
-		return -EINVAL;
-	}
-	rec->pid = get32(f, b + 16);
-	rec->tid = get32(f, b + 20);
-	rec->vma = get64(f, b + 24);
-	rec->code_addr = get64(f, b + 32);
+	if (err)
+		return err;
+	code_head(f, rec);
 	rec->new_code_addr = get64(f, b + 40);
 	rec->code_size = get64(f, b + 48);
 	rec->code_index = get64(f, b + 56);
 	return 0;
-}
-
-static int check_fixed(const struct jd_file *f, const struct jd_record *rec, size_t need,
-		       const char *what, char *errbuf, size_t errlen)
-{
-	if (rec->total_size >= need)
-		return 0;
-	seterr(errbuf, errlen, f->path, rec->offset, "%s record too short (total_size %"
-	       PRIu32 ", need %zu)", what, rec->total_size, need);
-	return -EINVAL;
 }
 
 int jd_next(struct jd_file *f, struct jd_record *rec, char *errbuf, size_t errlen)
