@@ -16,59 +16,26 @@
 #include "foldkey.h"
 #include "stacks.h"
 
-struct folded {
-	struct outfile       *out;
-	const struct cv_opts *o;
-	struct stacks        *t;
-	struct foldkey        key;
-};
-
 static void *folded_begin(struct outfile *out, const struct cv_opts *o)
 {
-	struct folded *f = calloc(1, sizeof(*f));
+	struct foldagg *a = malloc(sizeof(*a));
 
-	if (!f)
-		return NULL;
-	f->out = out;
-	f->o = o;
-	f->t = stacks_new();
-	if (!f->t) {
-		free(f);
+	if (a && foldagg_init(a, out, o)) {
+		foldagg_fini(a);
+		free(a);
 		return NULL;
 	}
-	return f;
-}
-
-static int folded_sample(void *w, const struct ps_sample *s)
-{
-	struct folded *f = w;
-
-	if (f->o->source != CV_SAMPLES)
-		return 0;
-	if (foldkey_sample(&f->key, s))
-		return -ENOMEM;
-	return stacks_add(f->t, f->key.s, f->key.len, s->period);
-}
-
-static int folded_call(void *w, const struct cv_call *c)
-{
-	struct folded *f = w;
-
-	if (f->o->source != CV_CALLS)
-		return 0;
-	if (foldkey_call(&f->key, c, f->o->ps_flags))
-		return -ENOMEM;
-	return stacks_add(f->t, f->key.s, f->key.len, c->self_ns);
+	return a;
 }
 
 static int folded_end(void *w)
 {
-	struct folded *f = w;
+	struct foldagg *a = w;
 	const struct stack_ent *const *v;
-	FILE *fp = f->out->fp;
+	FILE *fp = a->out->fp;
 	size_t n, i;
 
-	v = stacks_sorted(f->t, &n);
+	v = stacks_sorted(a->t, &n);
 	if (!v)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
@@ -80,20 +47,17 @@ static int folded_end(void *w)
 
 static void folded_free(void *w)
 {
-	struct folded *f = w;
-
-	if (!f)
+	if (!w)
 		return;
-	stacks_free(f->t);
-	free(f->key.s);
-	free(f);
+	foldagg_fini(w);
+	free(w);
 }
 
 const struct cv_ops cv_folded_ops = {
 	.what   = "folded",
 	.begin  = folded_begin,
-	.sample = folded_sample,
-	.call   = folded_call,
+	.sample = foldagg_sample,
+	.call   = foldagg_call,
 	.end    = folded_end,
 	.free   = folded_free,
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "foldkey.h"
+#include "stacks.h"
 
 static int reserve(struct foldkey *k, size_t n)
 {
@@ -98,4 +99,41 @@ int foldkey_call(struct foldkey *k, const struct cv_call *c, unsigned ps_flags)
 	}
 	k->len = d - k->s;
 	return 0;
+}
+
+int foldagg_init(struct foldagg *a, struct outfile *out, const struct cv_opts *o)
+{
+	memset(a, 0, sizeof(*a));
+	a->out = out;
+	a->o = o;
+	a->t = stacks_new();
+	return a->t ? 0 : -ENOMEM;
+}
+
+int foldagg_sample(void *w, const struct ps_sample *s)
+{
+	struct foldagg *a = w;
+
+	if (a->o->source != CV_SAMPLES)
+		return 0;
+	if (foldkey_sample(&a->key, s))
+		return -ENOMEM;
+	return stacks_add(a->t, a->key.s, a->key.len, s->period);
+}
+
+int foldagg_call(void *w, const struct cv_call *c)
+{
+	struct foldagg *a = w;
+
+	if (a->o->source != CV_CALLS)
+		return 0;
+	if (foldkey_call(&a->key, c, a->o->ps_flags))
+		return -ENOMEM;
+	return stacks_add(a->t, a->key.s, a->key.len, c->self_ns);
+}
+
+void foldagg_fini(struct foldagg *a)
+{
+	stacks_free(a->t);
+	free(a->key.s);
 }

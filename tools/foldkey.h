@@ -13,4 +13,24 @@ struct foldkey {
 int foldkey_sample(struct foldkey *k, const struct ps_sample *s);   /* 0 / -ENOMEM */
 int foldkey_call(struct foldkey *k, const struct cv_call *c, unsigned ps_flags);
 
+/*
+ * The stacks of a conversion added up by key, as the folded and SVG
+ * writers both need them: samples weigh their period, calls their self
+ * time in ns, whichever --source asks for.  Each writer's state begins
+ * with a struct foldagg, so foldagg_sample and foldagg_call serve as its
+ * cv_ops .sample and .call.
+ */
+struct stacks;
+struct foldagg {
+	struct outfile       *out;
+	const struct cv_opts *o;
+	struct stacks        *t;
+	struct foldkey        key;
+};
+
+int foldagg_init(struct foldagg *a, struct outfile *out, const struct cv_opts *o);
+int foldagg_sample(void *w, const struct ps_sample *s);
+int foldagg_call(void *w, const struct cv_call *c);
+void foldagg_fini(struct foldagg *a);
+
 #endif

@@ -36,10 +36,7 @@ struct node {
 };
 
 struct svg {
-	struct outfile       *out;
-	const struct cv_opts *o;
-	struct stacks        *t;
-	struct foldkey        key;
+	struct foldagg        a;        /* first: the stacks, by foldagg_* */
 	struct node          *nodes;
 	size_t                nnodes, cap_nodes;
 	char                 *esc;
@@ -50,38 +47,12 @@ static void *svg_begin(struct outfile *out, const struct cv_opts *o)
 {
 	struct svg *s = calloc(1, sizeof(*s));
 
-	if (!s)
-		return NULL;
-	s->out = out;
-	s->o = o;
-	s->t = stacks_new();
-	if (!s->t) {
+	if (s && foldagg_init(&s->a, out, o)) {
+		foldagg_fini(&s->a);
 		free(s);
 		return NULL;
 	}
 	return s;
-}
-
-static int svg_sample(void *w, const struct ps_sample *smp)
-{
-	struct svg *s = w;
-
-	if (s->o->source != CV_SAMPLES)
-		return 0;
-	if (foldkey_sample(&s->key, smp))
-		return -ENOMEM;
-	return stacks_add(s->t, s->key.s, s->key.len, smp->period);
-}
-
-static int svg_call(void *w, const struct cv_call *c)
-{
-	struct svg *s = w;
-
-	if (s->o->source != CV_CALLS)
-		return 0;
-	if (foldkey_call(&s->key, c, s->o->ps_flags))
-		return -ENOMEM;
-	return stacks_add(s->t, s->key.s, s->key.len, c->self_ns);
 }
 
 static int add_node(struct svg *s, const char *name, size_t len, size_t depth,
@@ -263,15 +234,15 @@ static const char script[] =
 static int svg_end(void *w)
 {
 	struct svg *s = w;
-	FILE *fp = s->out->fp;
+	FILE *fp = s->a.out->fp;
 	const struct stack_ent *const *v;
 	size_t n, maxdepth, i;
-	uint64_t total = stacks_total(s->t);
-	const char *unit = s->o->source == CV_CALLS ? "ns" : "samples";
+	uint64_t total = stacks_total(s->a.t);
+	const char *unit = s->a.o->source == CV_CALLS ? "ns" : "samples";
 	double scale, height;
 	int ret;
 
-	v = stacks_sorted(s->t, &n);
+	v = stacks_sorted(s->a.t, &n);
 	if (!v)
 		return -ENOMEM;
 	ret = layout(s, v, n, &maxdepth);
@@ -292,7 +263,7 @@ static int svg_end(void *w)
 	fprintf(fp, "<rect x=\"0\" y=\"0\" width=\"%g\" height=\"%g\" fill=\"#f8f8f8\"/>\n",
 		IMAGE_WIDTH, height);
 	fprintf(fp, "<text x=\"%g\" y=\"%d\" text-anchor=\"middle\" style=\"font-size:17px\">%s</text>\n",
-		IMAGE_WIDTH / 2, FONT_SIZE * 2, escape(s, s->o->title, strlen(s->o->title)));
+		IMAGE_WIDTH / 2, FONT_SIZE * 2, escape(s, s->a.o->title, strlen(s->a.o->title)));
 	/* parents before children: the last node is the root, the rest closed
 	 * leaf first, so walk backwards */
 	for (i = s->nnodes; i-- > 0;) {
@@ -330,8 +301,7 @@ static void svg_free(void *w)
 
 	if (!s)
 		return;
-	stacks_free(s->t);
-	free(s->key.s);
+	foldagg_fini(&s->a);
 	free(s->nodes);
 	free(s->esc);
 	free(s);
@@ -340,8 +310,8 @@ static void svg_free(void *w)
 const struct cv_ops cv_svg_ops = {
 	.what   = "svg",
 	.begin  = svg_begin,
-	.sample = svg_sample,
-	.call   = svg_call,
+	.sample = foldagg_sample,
+	.call   = foldagg_call,
 	.end    = svg_end,
 	.free   = svg_free,
 };
