@@ -17,7 +17,8 @@ static const struct {
 			"bad JITPERF* variable or eh_frame)" },
 	{ ENOMEM,       "out of memory" },
 	{ ENOENT,       "no such code index, or the output directory does not exist" },
-	{ ENOSPC,       "no space left on the device of an output file" },
+	{ ENOSPC,       "no space left on the device of an output file "
+			"(from jitperf_fn_register: the function table is full)" },
 	{ EDQUOT,       "disk quota exceeded writing an output file" },
 	{ EFBIG,        "output file too large" },
 	{ EIO,          "input/output error writing an output file" },
@@ -35,6 +36,11 @@ static const struct {
 	{ EFAULT,       "code address is not readable" },
 	{ ENOTSUP,      "not supported on this architecture" },
 	{ EBADF,        "session is closed" },
+	{ EBUSY,        "another session of this process already traces or counts "
+			"(only one instrumenting session per process)" },
+	{ ENODEV,       "the output directory's file system cannot map files "
+			"(the jitdump must be mapped for perf to find it)" },
+	{ EISDIR,       "an output file name is taken by a directory" },
 };
 
 const char *jitperf_strerror(int err)

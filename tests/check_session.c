@@ -396,6 +396,7 @@ START_TEST(test_strerror)
 	static const int codes[] = {
 		EINVAL, ENOMEM, ENOENT, ENOSPC, EDQUOT, EFBIG, EIO, EACCES, EPERM, EROFS,
 		ENOTDIR, ENAMETOOLONG, ELOOP, EEXIST, EMFILE, ENFILE, E2BIG, EFAULT, ENOTSUP, EBADF,
+		EBUSY, ENODEV, EISDIR,
 	};
 	const char *seen[sizeof(codes) / sizeof(codes[0])];
 
@@ -411,10 +412,34 @@ START_TEST(test_strerror)
 			ck_assert_str_ne(s, seen[j]);
 		seen[i] = s;
 	}
+	/* codes with two meanings name both; EBUSY is the one-instrumenting-session rule */
+	ck_assert_ptr_nonnull(strstr(jitperf_strerror(-ENOSPC), "no space left on the device"));
+	ck_assert_ptr_nonnull(strstr(jitperf_strerror(-ENOSPC), "function table is full"));
+	ck_assert_ptr_nonnull(strstr(jitperf_strerror(-EBUSY),
+				     "only one instrumenting session per process"));
 	/* other errno values: the system's text; nonsense: still a string */
 	ck_assert_str_eq(jitperf_strerror(-EAGAIN), strerrordesc_np(EAGAIN));
 	ck_assert_ptr_nonnull(jitperf_strerror(-100000));
 	ck_assert_ptr_nonnull(jitperf_strerror(-2147483647 - 1));
+}
+END_TEST
+
+/* The EBUSY a second tracing session gets is the one the text explains. */
+START_TEST(test_strerror_busy)
+{
+	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_STATS, .dir = dir };
+	jitperf *first, *second = (jitperf *)1;
+	int err;
+
+	ck_assert_int_eq(jitperf_open(&first, &o), 0);
+	err = jitperf_open(&second, &o);
+	ck_assert_int_eq(err, -EBUSY);
+	ck_assert_ptr_null(second);
+	ck_assert_str_eq(jitperf_strerror(err), jitperf_strerror(-EBUSY));
+	ck_assert_ptr_nonnull(strstr(jitperf_strerror(err), "already traces or counts"));
+	ck_assert_int_eq(jitperf_close(first), 0);
+	ck_assert_int_eq(jitperf_open(&second, &o), 0);       /* free again */
+	ck_assert_int_eq(jitperf_close(second), 0);
 }
 END_TEST
 
@@ -449,7 +474,9 @@ static Suite *session_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Error texts");
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_strerror);
+	tcase_add_test(tc, test_strerror_busy);
 	suite_add_tcase(s, tc);
 	return s;
 }
