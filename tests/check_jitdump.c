@@ -622,7 +622,11 @@ START_TEST(test_unusable_dir)
 }
 END_TEST
 
-/* A full disk: a small tmpfs (root only; elsewhere this case says so and ends). */
+/*
+ * A full disk: a small tmpfs (root only; elsewhere this case says so and
+ * ends), mounted in this test process's own mount namespace so that no
+ * ending of the test can leave it mounted.
+ */
 START_TEST(test_full_disk)
 {
 	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_JITDUMP };
@@ -635,7 +639,7 @@ START_TEST(test_full_disk)
 
 	snprintf(mnt, sizeof(mnt), "%s/small", dir);
 	ck_assert_int_eq(mkdir(mnt, 0755), 0);
-	if (mount("jitperf-check", mnt, "tmpfs", 0, "size=16k") < 0) {
+	if (mount_private_tmpfs(mnt, "16k") < 0) {
 		fprintf(stderr, "check_jitdump: cannot mount a tmpfs (%s): full-disk case not run\n",
 			strerror(errno));
 		return;

@@ -4,11 +4,14 @@
 #define JITPERF_CORE_CHECK_H
 
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 #include "jitperf.h"
@@ -59,6 +62,26 @@ static inline unsigned char *slurp(const char *path, size_t *len)
 	close(fd);
 	*len = (size_t)st.st_size;
 	return buf;
+}
+
+/*
+ * Mount a tmpfs of size (e.g. "16k") on mnt, visible to this process only:
+ * it is made in a mount namespace of its own (root only), so it goes away
+ * with the process however the test ends -- a failed assertion, a timeout
+ * kill -- and no stale mount is ever left behind.  0, or -1 with errno.
+ */
+static inline int mount_private_tmpfs(const char *mnt, const char *size)
+{
+	char opt[64];
+
+	if (unshare(CLONE_NEWNS) < 0)
+		return -1;
+	/* "/" is usually a shared mount: without this the tmpfs would
+	 * propagate back to the namespace we came from */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -1;
+	snprintf(opt, sizeof(opt), "size=%s", size);
+	return mount("jitperf-check", mnt, "tmpfs", 0, opt);
 }
 
 static inline int run_suite(Suite *s)
