@@ -34,6 +34,9 @@ static const char usage_text[] =
 	"Where the time went in the JIT code of a jitperf record directory (default\n"
 	"jitperf.data): per function, the share of perf samples (self and children)\n"
 	"and the instrumented figures (calls, mean, min and max ns, counters per call).\n"
+	"Functions of -finstrument-functions programs (libjitperf-cyg) are named\n"
+	"'function (file.c:line)'; samples in libjitperf's own probes are the row\n"
+	"'(jitperf probes)'.\n"
 	"\n"
 	"  -p, --perf      run perf report on DIR/perf.jit.data instead\n"
 	"  -h, --help      show this help\n";
