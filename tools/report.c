@@ -265,6 +265,9 @@ static int is_probe(const char *dso, const char *sym)
 
 	if (!strncmp(dso, "libjitperf", 10) && strstr(dso, ".so"))
 		return 1;
+	/* a JIT may name its own code anything, jp_* included */
+	if (!strncmp(dso, "jitted-", 7) || !strncmp(dso, "perf-", 5) || !strncmp(dso, "[JIT]", 5))
+		return 0;
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
 		if (!strcmp(sym, probes[i]))
 			return 1;
