@@ -64,11 +64,11 @@ static int activate(struct jp_instr *in)
 	jp_clock_pair(&in->open_tick, &in->open_ns);
 	if (in->tracing && (err = jp_trace_open(in)))
 		return err;
-	in->gen = jp_cur_gen + 1;
+	in->gen = jp_cur_gen + 1 ? jp_cur_gen + 1 : 1;   /* never 0: "off" */
 	in->active = 1;
 	__atomic_store_n(&jp_cur, in, __ATOMIC_RELEASE);
 	__atomic_store_n(&jp_cur_gen, in->gen, __ATOMIC_RELEASE);
-	jitperf__probe_active = 1;
+	jitperf__probe_active = (int)in->gen;   /* what jitperf__out.gen names */
 	return 0;
 }
 

@@ -150,24 +150,69 @@ JITPERF_API int jitperf_wrap(jitperf *jp, jitperf_fn fn, const void *entry, void
 /*
  * Inline fast path for C callers: one load and one predictable branch when
  * no session traces or counts calls.  Define JITPERF_NO_INLINE to always
- * call the exported functions.  jitperf__probe_active is an implementation
- * detail: non-zero while any session has JITPERF_TRACE or JITPERF_STATS.
+ * call the exported functions.  jitperf__probe_active and jitperf__out are
+ * implementation details: the first is non-zero (the probes' generation)
+ * while a session has JITPERF_TRACE or JITPERF_STATS; the second holds the
+ * calls of a call tree that sampling left out (tracing only), which the
+ * inline probes push and pop without calling the library.  Anything else
+ * (a root's entry, a mismatched exit, a full stack) goes to the library.
  */
+#define JITPERF__OUT_MAX 62
+struct jitperf__out {
+	unsigned   gen;                       /* jitperf__probe_active it belongs to */
+	unsigned   depth;                     /* 0: not inside a sampled-out tree */
+	jitperf_fn fn[JITPERF__OUT_MAX];      /* fn[0] is the tree's root */
+};
 JITPERF_API extern volatile int jitperf__probe_active;
+JITPERF_API extern __thread struct jitperf__out jitperf__out;
 JITPERF_API void jitperf__enter_slow(jitperf_fn fn);
 JITPERF_API void jitperf__exit_slow(jitperf_fn fn);
+
+#if defined(__GNUC__)
+/* Inside a sampled-out tree of generation a: push fn, or return 0. */
+static inline __attribute__((always_inline, no_instrument_function))
+int jitperf__out_enter(unsigned a, jitperf_fn fn)
+{
+	struct jitperf__out *o = &jitperf__out;
+	unsigned d = o->depth;
+
+	if (d - 1 >= JITPERF__OUT_MAX - 1 || o->gen != a)
+		return 0;
+	o->depth = d + 1;                     /* before fn: a signal handler's */
+	__asm__ volatile("" ::: "memory");    /* probes then push above it */
+	o->fn[d] = fn;
+	return 1;
+}
+
+/* The top of a sampled-out tree is fn: pop it, or return 0. */
+static inline __attribute__((always_inline, no_instrument_function))
+int jitperf__out_exit(unsigned a, jitperf_fn fn)
+{
+	struct jitperf__out *o = &jitperf__out;
+	unsigned d = o->depth;
+
+	if (d == 0 || o->fn[d - 1] != fn || o->gen != a)
+		return 0;
+	o->depth = d - 1;
+	return 1;
+}
+#endif
 
 #if !defined(JITPERF_NO_INLINE) && !defined(JITPERF_BUILDING_LIBRARY) && defined(__GNUC__)
 static inline __attribute__((always_inline, no_instrument_function))
 void jitperf_enter_inline_(jitperf_fn fn)
 {
-	if (__builtin_expect(jitperf__probe_active, 0))
+	unsigned a = (unsigned)jitperf__probe_active;
+
+	if (__builtin_expect(a != 0, 0) && !jitperf__out_enter(a, fn))
 		jitperf__enter_slow(fn);
 }
 static inline __attribute__((always_inline, no_instrument_function))
 void jitperf_exit_inline_(jitperf_fn fn)
 {
-	if (__builtin_expect(jitperf__probe_active, 0))
+	unsigned a = (unsigned)jitperf__probe_active;
+
+	if (__builtin_expect(a != 0, 0) && !jitperf__out_exit(a, fn))
 		jitperf__exit_slow(fn);
 }
 # define jitperf_enter(fn) jitperf_enter_inline_(fn)

@@ -18,6 +18,7 @@
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -30,11 +31,16 @@
 #define barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
 JITPERF_API volatile int jitperf__probe_active;
+JITPERF_API __thread struct jitperf__out jitperf__out __attribute__((tls_model("initial-exec")));
 struct jp_instr *jp_cur;
 unsigned jp_cur_gen = 1;
 
-static __thread struct jp_thread *self __attribute__((tls_model("initial-exec")));
-static __thread unsigned self_gen __attribute__((tls_model("initial-exec")));
+/* The thread's state and the generation it belongs to, in one TLS block
+ * (one TLS offset to load per probe). */
+static __thread struct {
+	struct jp_thread *t;
+	unsigned gen;
+} tls __attribute__((tls_model("initial-exec")));
 
 static int attaching;                   /* threads inside attach(): close waits for them */
 static pthread_key_t exit_key;
@@ -84,14 +90,15 @@ void finish(struct jp_thread *t, uint64_t now, const uint64_t *cur, int repaired
 static void thread_gone(void *unused) NOINSTR;
 static void thread_gone(void *unused)
 {
-	struct jp_thread *t = self;
+	struct jp_thread *t = tls.t;
 	int saved = errno;
 
 	(void)unused;
-	if (!t || self_gen != __atomic_load_n(&jp_cur_gen, __ATOMIC_ACQUIRE) || t->busy)
+	if (!t || tls.gen != __atomic_load_n(&jp_cur_gen, __ATOMIC_ACQUIRE) || t->busy)
 		return;
 	t->busy = 1;
 	barrier();
+	jitperf__out.depth = 0;         /* a sampled-out tree: nothing to record */
 	if (__atomic_load_n(&jp_cur, __ATOMIC_RELAXED) == t->in) {
 		struct jp_instr *in = t->in;
 		uint64_t cur[JPT_MAX_COUNTERS], now;
@@ -106,7 +113,7 @@ static void thread_gone(void *unused)
 		t->frames = NULL;
 		t->dead = 1;
 	}
-	self = NULL;
+	tls.t = NULL;
 	barrier();
 	t->busy = 0;
 	errno = saved;
@@ -133,14 +140,20 @@ static struct jp_thread *attach(void)
 {
 	struct jp_thread *t = NULL;
 	struct jp_instr *in;
+	sigset_t all, old;
 	unsigned gen;
 
+	/* No signal handler's probe may run inside: it would make a second
+	 * state, or wait forever in the pthread_once this thread is in. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	__atomic_fetch_add(&attaching, 1, __ATOMIC_SEQ_CST);
 	gen = __atomic_load_n(&jp_cur_gen, __ATOMIC_SEQ_CST);
 	in = __atomic_load_n(&jp_cur, __ATOMIC_SEQ_CST);
-	if (in && in->gen == gen && !(self && self_gen == gen))
+	if (in && in->gen == gen && !(tls.t && tls.gen == gen))
 		t = attach_to(in, gen);
 	__atomic_fetch_sub(&attaching, 1, __ATOMIC_SEQ_CST);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return t;
 }
 
@@ -182,8 +195,8 @@ static struct jp_thread *attach_to(struct jp_instr *in, unsigned gen)
 	pthread_once(&exit_once, make_key);
 	if (exit_key != (pthread_key_t)-1)
 		pthread_setspecific(exit_key, t);
-	self = t;
-	self_gen = gen;
+	tls.t = t;
+	tls.gen = gen;
 	barrier();
 	t->busy = 0;
 	return t;
@@ -193,8 +206,8 @@ static struct jp_thread *attach_to(struct jp_instr *in, unsigned gen)
 static inline __attribute__((always_inline, no_instrument_function))
 struct jp_thread *probe_begin(void)
 {
-	struct jp_thread *t = self;
-	unsigned gen = self_gen;
+	struct jp_thread *t = tls.t;
+	unsigned gen = tls.gen;
 
 	if (__builtin_expect(gen != __atomic_load_n(&jp_cur_gen, __ATOMIC_RELAXED) || !t, 0)) {
 		int saved = errno;
@@ -203,7 +216,7 @@ struct jp_thread *probe_begin(void)
 		errno = saved;
 		if (!t)
 			return NULL;
-		gen = self_gen;
+		gen = tls.gen;
 	}
 	if (t->busy)
 		return NULL;
@@ -224,6 +237,44 @@ void probe_end(struct jp_thread *t)
 {
 	barrier();
 	t->busy = 0;
+}
+
+/*
+ * Sampled-out trees (tracing only) live in jitperf__out, root included,
+ * where the inline probes of jitperf.h and the top of jp_probe_enter/exit
+ * push and pop their calls without the rest of the probe.  Any other event
+ * of the thread first moves them onto the thread's (then empty) frames
+ * ("spills"), so the rest of the probe sees one call stack and repairs it
+ * as usual.
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+void out_start(jitperf_fn root)
+{
+	jitperf__out.gen = tls.gen;
+	jitperf__out.fn[0] = root;
+	barrier();
+	jitperf__out.depth = 1;
+}
+
+static void out_spill(struct jp_thread *t) NOINSTR;
+static void out_spill(struct jp_thread *t)
+{
+	unsigned d = jitperf__out.depth;
+
+	jitperf__out.depth = 0;
+	barrier();
+	/* Only a tree this thread started in this session, with no frames below. */
+	if (jitperf__out.gen != tls.gen || t->depth != 0)
+		return;
+	for (unsigned i = 0; i < d && i < JITPERF__OUT_MAX; i++) {
+		if (t->depth >= JP_STACK_MAX) {
+			t->overflow++;
+			continue;
+		}
+		t->frames[t->depth].fn = jitperf__out.fn[i];
+		t->frames[t->depth].traced = 0;
+		t->depth++;
+	}
 }
 
 /* Is fn a registered id?  Refreshes the thread's copy of the table size. */
@@ -268,8 +319,15 @@ static void enter_full(struct jp_thread *t, jitperf_fn fn)
 	/* Sampling is decided at the root: a whole call tree or nothing. */
 	f->traced = d ? f[-1].traced : (uint32_t)root_traced(t, fn);
 	t->depth = d + 1;
-	if (!f->traced && !t->stats_on)
-		return;                 /* sampled out, nothing to count: no clock */
+	if (!f->traced && !t->stats_on) {
+		/* sampled out, nothing to count: no clock; a root's tree
+		 * goes to jitperf__out */
+		if (!d && t->trace_only) {
+			t->depth = 0;
+			out_start(fn);
+		}
+		return;
+	}
 	if (__builtin_expect(t->nctr != 0, 0))
 		jp_counters_read(&t->in->counters, &t->ctrs, f->ctr);
 	f->child = 0;
@@ -280,13 +338,17 @@ static void enter_full(struct jp_thread *t, jitperf_fn fn)
 
 void jp_probe_enter(jitperf_fn fn)
 {
-	struct jp_thread *t = probe_begin();
+	struct jp_thread *t;
 	uint32_t d;
 
-	if (!t)
+	if (jitperf__out_enter(jp_cur_gen, fn))
 		return;
+	if (!(t = probe_begin()))
+		return;
+	if (__builtin_expect(jitperf__out.depth != 0, 0))
+		out_spill(t);
 	d = t->depth;
-	if (d && t->trace_only && fn - 1 < t->nfns && d < JP_STACK_MAX) {
+	if (t->trace_only && fn - 1 < t->nfns && d - 1 < JP_STACK_MAX - 1) {
 		struct jp_frame *f = &t->frames[d];
 
 		f->fn = fn;
@@ -347,11 +409,15 @@ static void exit_general(struct jp_thread *t, jitperf_fn fn, int unwind)
 
 void jp_probe_exit(jitperf_fn fn)
 {
-	struct jp_thread *t = probe_begin();
+	struct jp_thread *t;
 	uint32_t d;
 
-	if (!t)
+	if (jitperf__out_exit(jp_cur_gen, fn))
 		return;
+	if (!(t = probe_begin()))
+		return;
+	if (__builtin_expect(jitperf__out.depth != 0, 0))
+		out_spill(t);
 	d = t->depth;
 	if (__builtin_expect(d && t->frames[d - 1].fn == fn && !t->overflow && !t->nctr, 1)) {
 		if (t->trace_only) {
@@ -374,6 +440,8 @@ void jp_probe_unwind(jitperf_fn fn)
 
 	if (!t)
 		return;
+	if (jitperf__out.depth)
+		out_spill(t);
 	exit_general(t, fn, 1);
 	probe_end(t);
 }
@@ -386,13 +454,17 @@ extern __typeof__(jp_probe_exit) jitperf__exit_slow
 
 void jitperf_enter(jitperf_fn fn)
 {
-	if (__builtin_expect(jitperf__probe_active, 0))
+	unsigned a = (unsigned)jitperf__probe_active;
+
+	if (__builtin_expect(a != 0, 0) && !jitperf__out_enter(a, fn))
 		jp_probe_enter(fn);
 }
 
 void jitperf_exit(jitperf_fn fn)
 {
-	if (__builtin_expect(jitperf__probe_active, 0))
+	unsigned a = (unsigned)jitperf__probe_active;
+
+	if (__builtin_expect(a != 0, 0) && !jitperf__out_exit(a, fn))
 		jp_probe_exit(fn);
 }
 
@@ -433,7 +505,7 @@ void jp_thread_free(struct jp_thread *t)
  */
 void jp_probe_fork_child(struct jp_instr *in)
 {
-	struct jp_thread *me = self_gen == jp_cur_gen && self && self->in == in ? self : NULL;
+	struct jp_thread *me = tls.gen == jp_cur_gen && tls.t && tls.t->in == in ? tls.t : NULL;
 	struct jp_thread *t, *next;
 
 	attaching = 0;                  /* threads that were attaching are gone */

@@ -597,6 +597,56 @@ START_TEST(test_fork_child_files)
 }
 END_TEST
 
+/* ---- longjmp out of a sampled-out tree (kept by the inline probes) */
+
+static jmp_buf out_jb;
+
+static void enter_and_jump(jitperf_fn r, jitperf_fn a)
+{
+	jitperf_enter(r);
+	jitperf_enter(a);
+	longjmp(out_jb, 1);             /* neither exit runs */
+}
+
+START_TEST(test_sampling_longjmp_out)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE, 3, NULL);
+	jitperf_fn fm, fr;
+	volatile int i;
+	long m, r, c;
+
+	fm = jitperf_fn_register(jp, "m", NULL, 0);
+	fr = jitperf_fn_register(jp, "r", NULL, 0);
+	fa = jitperf_fn_register(jp, "a", NULL, 0);
+	fc = jitperf_fn_register(jp, "c", NULL, 0);
+	jitperf_enter(fm);              /* root 1 of m: traced */
+	jitperf_exit(fm);
+	jitperf_enter(fm);              /* root 2: sampled out */
+	for (i = 0; i < 100; i++)       /* deeper than jitperf.h's inline stack */
+		if (!setjmp(out_jb))
+			enter_and_jump(fr, fa);
+	jitperf_exit(fm);               /* ends the 200 skipped calls too */
+	jitperf_enter(fm);              /* root 3: sampled out */
+	jitperf_enter(fc);
+	jitperf_exit(fc);
+	jitperf_exit(fm);
+	jitperf_enter(fm);              /* root 4: traced, not stuck in a left tree */
+	jitperf_enter(fr);
+	jitperf_enter(fc);
+	jitperf_exit(fc);
+	jitperf_exit(fr);
+	jitperf_exit(fm);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	m = instr_trace_calls(dir, getpid(), "m");
+	r = instr_trace_calls(dir, getpid(), "r");
+	c = instr_trace_calls(dir, getpid(), "c");
+	ck_assert_int_eq(m, 2);
+	ck_assert_int_eq(r, 1);
+	ck_assert_int_eq(c, 1);
+	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "a"), 0);
+}
+END_TEST
+
 /* A call open at fork() (main, in a -finstrument-functions program) spans the
  * child's calls: the child's trace holds them, nested in it. */
 struct fork_arg { struct jpt_reader *r; int b_under_a, other; };
@@ -716,6 +766,7 @@ static Suite *probe_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_sampling_root);
 	tcase_add_test(tc, test_sampling_trace_only);
+	tcase_add_test(tc, test_sampling_longjmp_out);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Unbalanced calls");
