@@ -26,6 +26,7 @@
 #include <linux/futex.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,6 +77,7 @@ static void *filler_main(void *arg)
 	uint64_t max = (tr->map_len - JPT_HEADER_SIZE) / tr->block_size;
 	unsigned quiet = 0;
 
+	prctl(PR_SET_NAME, "jitperf-fill", 0, 0, 0);
 	while (!__atomic_load_n(&tr->stop, __ATOMIC_ACQUIRE)) {
 		int seen = __atomic_load_n(&tr->wake, __ATOMIC_ACQUIRE);
 		uint64_t want = __atomic_load_n(&tr->next_block, __ATOMIC_RELAXED) + FILL_AHEAD;
