@@ -19,14 +19,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
-#include <linux/futex.h>
-#include <signal.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,7 +77,6 @@ static void *filler_main(void *arg)
 	uint64_t max = (tr->map_len - JPT_HEADER_SIZE) / tr->block_size;
 	unsigned quiet = 0;
 
-	prctl(PR_SET_NAME, "jitperf-fill", 0, 0, 0);
 	while (!__atomic_load_n(&tr->stop, __ATOMIC_ACQUIRE)) {
 		int seen = __atomic_load_n(&tr->wake, __ATOMIC_ACQUIRE);
 		uint64_t want = __atomic_load_n(&tr->next_block, __ATOMIC_RELAXED) + FILL_AHEAD;
@@ -121,6 +120,8 @@ static void filler_start(struct jp_trace *tr)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	tr->filler_on = !pthread_create(&tr->filler, NULL, filler_main, tr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (tr->filler_on)      /* named before it runs: ps and perf show it so */
+		pthread_setname_np(tr->filler, "jitperf-fill");
 }
 
 static void filler_stop(struct jp_trace *tr)

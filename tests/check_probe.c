@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
@@ -647,6 +648,51 @@ START_TEST(test_sampling_longjmp_out)
 }
 END_TEST
 
+/* ---- the trace's filler thread lives exactly as long as the tracing session */
+
+static int fill_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "jitperf-fill\n"))
+			n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+START_TEST(test_filler_thread_lifetime)
+{
+	jitperf *jp = instr_open(dir, JITPERF_STATS, 1, NULL);
+
+	ck_assert_int_eq(fill_threads(), 0);            /* no trace, no filler */
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	jp = instr_open(dir, JITPERF_TRACE, 1, NULL);
+	fa = jitperf_fn_register(jp, "a", NULL, 0);
+	for (int i = 0; i < 100000; i++) {              /* 12 blocks */
+		jitperf_enter(fa);
+		jitperf_exit(fa);
+	}
+	ck_assert_int_eq(fill_threads(), 1);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(fill_threads(), 0);
+	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "a"), 100000);
+}
+END_TEST
+
 /* A call open at fork() (main, in a -finstrument-functions program) spans the
  * child's calls: the child's trace holds them, nested in it. */
 struct fork_arg { struct jpt_reader *r; int b_under_a, other; };
@@ -675,12 +721,14 @@ START_TEST(test_fork_under_open_call)
 	child = fork();
 	ck_assert_int_ge(child, 0);
 	if (child == 0) {
+		int fillers = fill_threads();   /* the child's own, restarted */
+
 		for (int i = 0; i < 3; i++) {
 			jitperf_enter(fb);
 			jitperf_exit(fb);
 		}
 		jitperf_exit(fa);
-		_exit(jitperf_close(jp) ? 1 : 0);
+		_exit(jitperf_close(jp) || fillers != 1 ? 1 : 0);
 	}
 	jitperf_enter(fb);
 	jitperf_exit(fb);
@@ -790,6 +838,7 @@ static Suite *probe_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_fork_child_files);
 	tcase_add_test(tc, test_fork_under_open_call);
+	tcase_add_test(tc, test_filler_thread_lifetime);
 	tcase_add_test(tc, test_sigkill_keeps_calls);
 	suite_add_tcase(s, tc);
 	return s;
