@@ -9,7 +9,7 @@
 # the same run is `perf record -k 1 -e cpu-clock` with JITPERF=perfmap,jitdump
 # and JITPERF_DIR set, then `perf inject --jit`.
 set -euo pipefail
-JITPERF=${JITPERF:-./tools/jitperf}
+JITPERF=$(realpath "${JITPERF:-./tools/jitperf}")   # absolute: the runs cd away
 RUNS=${RUNS:-5}
 jitcalc=$(cd "$(dirname "$JITPERF")/../examples" && pwd)/jitcalc
 work=$(mktemp -d "${TMPDIR:-/tmp}/jitperf-bench.XXXXXX")
