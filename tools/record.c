@@ -38,7 +38,7 @@ static const char usage_text[] =
 	"                        one is renamed DIR.old)\n"
 	"  -e, --event EVENT     perf event (default cycles, or cpu-clock where hardware\n"
 	"                        events are not supported)\n"
-	"  -F, --freq FREQ       sampling frequency in Hz\n"
+	"  -F, --freq FREQ       sampling frequency in Hz (or max)\n"
 	"  -g                    record call graphs (frame pointers)\n"
 	"      --call-graph MODE call graphs by fp or dwarf\n"
 	"      --instrument[=N]  also trace calls and keep statistics (JITPERF trace,stats);\n"
@@ -348,6 +348,19 @@ static void summary(const struct record_opts *o, const char *event, int fell_bac
 	rundir_free(&rd);
 }
 
+/* a decimal number in 1..UINT32_MAX */
+static int positive(const char *s)
+{
+	char *end;
+	unsigned long n;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	return !*end && !errno && n > 0 && n <= UINT32_MAX;
+}
+
 static int parse(int argc, char **argv, struct record_opts *o)
 {
 	enum { OPT_CALLGRAPH = 256, OPT_INSTRUMENT, OPT_COUNTERS, OPT_NOPERF };
@@ -372,7 +385,15 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		switch (c) {
 		case 'o': o->dir = optarg; break;
 		case 'e': o->event = optarg; break;
-		case 'F': o->freq = optarg; break;
+		case 'F':
+			/* checked here: a typo must not rotate DIR to DIR.old first */
+			if (strcmp(optarg, "max") && !positive(optarg)) {
+				fprintf(stderr, "jitperf record: -F takes a frequency in Hz "
+					"or max, not '%s'\n", optarg);
+				return 2;
+			}
+			o->freq = optarg;
+			break;
 		case 'g': o->callgraph = "fp"; break;
 		case 'q': o->quiet = 1; break;
 		case OPT_CALLGRAPH:
@@ -387,10 +408,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		case OPT_INSTRUMENT:
 			o->instrument = 1;
 			if (optarg) {
-				char *end;
-				unsigned long n = strtoul(optarg, &end, 10);
-
-				if (*end || !*optarg || n == 0 || n > UINT32_MAX) {
+				if (!positive(optarg)) {
 					fprintf(stderr, "jitperf record: --instrument=N takes a "
 						"positive number, not '%s'\n", optarg);
 					return 2;
