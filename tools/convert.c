@@ -34,6 +34,8 @@ static const char usage_text[] =
 	"  --kernel, --jit  annotate kernel (_[k]) and JIT (_[j]) frames; --all: both\n"
 	"  --addrs          keep the address of frames without a symbol\n"
 	"  --source S       stacks of perf samples or of instrumented calls (self ns)\n"
+	"  --title TEXT     title of the SVG (default: Flame Graph)\n"
+	"  -h, --help       show this help\n"
 	"The input is recognised by its content; default: jitperf.data, or - for stdin.\n"
 	"With no output option, folded stacks go to standard output.\n";
 
