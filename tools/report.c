@@ -63,6 +63,7 @@ struct table {
 	uint64_t      probe_samples;    /* in libjitperf's own probes */
 	int           have_perf, have_children;
 	int           bad_input;        /* a file could not be read: exit 1 after the table */
+	size_t        nstats;           /* stats files read: processes with instrumented calls */
 };
 
 static uint64_t hash(const char *s)
@@ -233,6 +234,7 @@ static int add_stats(struct table *t, const struct rundir *rd)
 							row->ctr[k] + sr->counters[c];
 		}
 		stats_free(s);
+		t->nstats++;
 		continue;
 nomem:
 		stats_free(s);
@@ -385,7 +387,7 @@ static int cmp_rows(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void print_table(struct table *t, const char *dir, size_t nproc)
+static void print_table(struct table *t, const char *dir)
 {
 	uint64_t jit_samples = 0;
 	int stats = 0, width = t->probe_samples ? 16 : 14;   /* "(jitperf probes)" */
@@ -410,7 +412,7 @@ static void print_table(struct table *t, const char *dir, size_t nproc)
 	if (t->have_perf)
 		printf("%" PRIu64 " samples, %.2f%% in JIT code; ", t->total_samples,
 		       t->total_samples ? 100.0 * (double)jit_samples / (double)t->total_samples : 0.0);
-	printf("%zu process%s with instrumented calls\n", nproc, nproc == 1 ? "" : "es");
+	printf("%zu process%s with instrumented calls\n", t->nstats, t->nstats == 1 ? "" : "es");
 	printf("%-*s", width, "function");
 	if (t->have_perf)
 		printf(" %7s %9s %8s", "self%", "children%", "samples");
@@ -552,8 +554,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (err)
 		fprintf(stderr, "jitperf report: %s\n", strerror(-err));
-	else
-		print_table(&t, dir, rd.nstats);
+	else if (t.nstats || t.have_perf || !t.bad_input)   /* no table of nothing readable */
+		print_table(&t, dir);
 	table_free(&t);
 	rundir_free(&rd);
 	free(data);
