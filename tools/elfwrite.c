@@ -180,6 +180,7 @@ int jd_write_elfs(struct jd_file *f, const char *dir)
 	struct jd_record rec;
 	char err[512], name[160], *path = NULL, *tmp = NULL;
 	const char *msg;
+	struct stat st;
 	int r, fd;
 
 	if (elf_version(EV_CURRENT) == EV_NONE) {
@@ -188,6 +189,11 @@ int jd_write_elfs(struct jd_file *f, const char *dir)
 	}
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "jitperf dump: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	r = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+	if (r) {
+		fprintf(stderr, "jitperf dump: %s: %s\n", dir, strerror(r));
 		return 1;
 	}
 	while ((r = jd_next(f, &rec, err, sizeof(err))) != 0) {
@@ -209,8 +215,8 @@ int jd_write_elfs(struct jd_file *f, const char *dir)
 		}
 		/* temporary file and rename: no half-written ELF on failure */
 		fd = mkstemp(tmp);
-		if (fd < 0) {
-			fprintf(stderr, "jitperf dump: %s: %s\n", tmp, strerror(errno));
+		if (fd < 0) {       /* named as the user knows it, not the temporary */
+			fprintf(stderr, "jitperf dump: cannot create %s: %s\n", path, strerror(errno));
 			break;
 		}
 		r = write_one(fd, f, &rec, &msg);
