@@ -111,7 +111,6 @@ JP_HIDDEN int  jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_lo
 JP_HIDDEN int  jp_jitdump_move(struct jp_jitdump *jd, uint64_t index, uint64_t old_addr,
 			       uint64_t new_addr, uint64_t len);
 JP_HIDDEN int  jp_jitdump_close(struct jp_jitdump *jd);  /* writes CODE_CLOSE */
-JP_HIDDEN const char *jp_jitdump_path(const struct jp_jitdump *jd);
 /* mark/rollback: undo a whole unit when a later output of the same load fails */
 JP_HIDDEN uint64_t jp_jitdump_mark(const struct jp_jitdump *jd);
 JP_HIDDEN void jp_jitdump_rollback(struct jp_jitdump *jd, uint64_t mark);

@@ -369,11 +369,6 @@ void jp_jitdump_drop(struct jp_jitdump *jd)
 		release(jd);
 }
 
-const char *jp_jitdump_path(const struct jp_jitdump *jd)
-{
-	return jd->path;
-}
-
 uint64_t jp_jitdump_mark(const struct jp_jitdump *jd)
 {
 	return jd->size;
