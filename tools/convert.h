@@ -65,7 +65,4 @@ extern const struct cv_ops cv_folded_ops;
 extern const struct cv_ops cv_svg_ops;
 extern const struct cv_ops cv_chrome_ops;
 
-/* Root of a folded stack of calls: thread name, as -PID / -PID/TID like perf's pname. */
-size_t cv_call_root(char *buf, size_t size, const struct cv_call *c, unsigned ps_flags);
-
 #endif /* JITPERF_CONVERT_H */

@@ -338,7 +338,9 @@ static int read_text(struct cv_input *in, unsigned flags, const struct cv_sink *
 	return ret;
 }
 
-int cv_read_jitdump(const char *path, const struct cv_sink *sink, void *arg, char *err, size_t errlen)
+/* code loads of one jitdump */
+static int cv_read_jitdump(const char *path, const struct cv_sink *sink, void *arg,
+			   char *err, size_t errlen)
 {
 	struct jd_file *f;
 	struct jd_record r;

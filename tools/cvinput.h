@@ -38,8 +38,5 @@ void cv_input_close(struct cv_input *in);
 /* tools/cvtrace.c: calls, threads and code events of one trace file */
 int cv_read_trace(const char *path, const struct cv_sink *sink, void *arg,
 		  int with_code, int *had_code, char *err, size_t errlen);
-/* tools/cvinput.c: code loads of one jitdump */
-int cv_read_jitdump(const char *path, const struct cv_sink *sink, void *arg,
-		    char *err, size_t errlen);
 
 #endif

@@ -28,7 +28,7 @@ static int reserve(struct foldkey *k, size_t n)
 	return 0;
 }
 
-int foldkey_sample(struct foldkey *k, const struct ps_sample *s)
+static int foldkey_sample(struct foldkey *k, const struct ps_sample *s)
 {
 	size_t n = s->pname.len, i;
 	char *d;
@@ -49,7 +49,8 @@ int foldkey_sample(struct foldkey *k, const struct ps_sample *s)
 	return 0;
 }
 
-size_t cv_call_root(char *buf, size_t size, const struct cv_call *c, unsigned ps_flags)
+/* Root of a folded stack of calls: thread name, as -PID / -PID/TID like perf's pname. */
+static size_t cv_call_root(char *buf, size_t size, const struct cv_call *c, unsigned ps_flags)
 {
 	const char *name = c->thread && *c->thread ? c->thread : NULL;
 	int n;
@@ -80,7 +81,7 @@ static char *put_name(char *d, const char *s)
 	return d;
 }
 
-int foldkey_call(struct foldkey *k, const struct cv_call *c, unsigned ps_flags)
+static int foldkey_call(struct foldkey *k, const struct cv_call *c, unsigned ps_flags)
 {
 	char root[256];
 	size_t rn = cv_call_root(root, sizeof(root), c, ps_flags), n = rn, i;

@@ -10,9 +10,6 @@ struct foldkey {
 	size_t len, cap;
 };
 
-int foldkey_sample(struct foldkey *k, const struct ps_sample *s);   /* 0 / -ENOMEM */
-int foldkey_call(struct foldkey *k, const struct cv_call *c, unsigned ps_flags);
-
 /*
  * The stacks of a conversion added up by key, as the folded and SVG
  * writers both need them: samples weigh their period, calls their self
