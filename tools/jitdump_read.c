@@ -261,11 +261,6 @@ const char *jd_path(const struct jd_file *f)
 	return f->path;
 }
 
-uint64_t jd_size(const struct jd_file *f)
-{
-	return f->size;
-}
-
 static int check_fixed(const struct jd_file *f, const struct jd_record *rec, size_t need,
 		       const char *what, char *errbuf, size_t errlen)
 {

@@ -53,7 +53,6 @@ int jd_next(struct jd_file *f, struct jd_record *rec, char *errbuf, size_t errle
 int jd_open_mem(struct jd_file **out, const void *data, size_t len, const char *name,
 		char *errbuf, size_t errlen);
 const char *jd_path(const struct jd_file *f);
-uint64_t jd_size(const struct jd_file *f);
 /* "CODE_LOAD", ... for known record types, NULL for unknown ones. */
 const char *jd_type_name(uint32_t id);
 

@@ -175,7 +175,6 @@ void ps_free(struct ps_parser *p)
 }
 
 const char *ps_error(const struct ps_parser *p) { return p->err; }
-uint64_t ps_lines(const struct ps_parser *p) { return p->lineno; }
 uint64_t ps_samples(const struct ps_parser *p) { return p->nsamples; }
 const char *ps_event(const struct ps_parser *p) { return p->have_filter ? p->filter.s : ""; }
 int ps_filtered(const struct ps_parser *p) { return p->filtered; }

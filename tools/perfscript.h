@@ -62,7 +62,6 @@ int ps_finish(struct ps_parser *p);
 int ps_parse_fd(struct ps_parser *p, int fd);
 
 const char *ps_error(const struct ps_parser *p);
-uint64_t    ps_lines(const struct ps_parser *p);
 uint64_t    ps_samples(const struct ps_parser *p);
 /* The event samples were filtered to (the first one seen), "" if none. */
 const char *ps_event(const struct ps_parser *p);
