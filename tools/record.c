@@ -198,7 +198,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 }
 
 /* DIR becomes DIR.old (an older DIR.old is removed); a fresh DIR is made. */
-static int prepare_dir(const char *dir)
+static int prepare_dir(const char *dir, int *rotated)
 {
 	struct stat st;
 	char *old;
@@ -215,6 +215,7 @@ static int prepare_dir(const char *dir)
 			err = -errno;
 		if (!err && rename(dir, old))
 			err = -errno;
+		*rotated = !err;
 		if (err)
 			fprintf(stderr, "jitperf record: cannot move %s to %s: %s\n", dir, old,
 				strerror(-err));
@@ -227,6 +228,17 @@ static int prepare_dir(const char *dir)
 		fprintf(stderr, "jitperf record: cannot create %s: %s\n", dir, strerror(errno));
 	}
 	return err;
+}
+
+/* perf failed before the command ran: put back the DIR it replaced */
+static void undo_dir(const char *dir, int rotated)
+{
+	char *old;
+
+	if (rmdir(dir) || !rotated || asprintf(&old, "%s.old", dir) < 0)
+		return;
+	rename(old, dir);
+	free(old);
 }
 
 static int set_env(const struct record_opts *o, const char *absdir)
@@ -435,7 +447,7 @@ int cmd_record(int argc, char **argv)
 	struct record_opts o = { 0 };
 	char *perf = NULL, *cmd, *absdir = NULL, *data = NULL, *jitdata = NULL;
 	const char *event;
-	int status = 1, fell_back = 0, err, r;
+	int status = 1, fell_back = 0, rotated = 0, err, r;
 
 	r = parse(argc, argv, &o);
 	if (r >= 0)
@@ -473,7 +485,7 @@ int cmd_record(int argc, char **argv)
 				"sampling cpu-clock instead\n");
 		}
 	}
-	if (prepare_dir(o.dir)) {
+	if (prepare_dir(o.dir, &rotated)) {
 		free(perf);
 		return 1;
 	}
@@ -500,6 +512,7 @@ int cmd_record(int argc, char **argv)
 				/* perf failed before the command ran: its message says why */
 				fprintf(stderr, "jitperf record: perf record failed (exit status %d) "
 					"and wrote no %s/perf.data\n", status, o.dir);
+				undo_dir(o.dir, rotated);
 				free(data);
 				free(jitdata);
 				free(absdir);
