@@ -14,6 +14,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmds.h"
 #include "convert.h"
@@ -121,6 +122,23 @@ static int add_output(struct conv *c, const struct cv_ops *ops, const char *path
 	return 0;
 }
 
+/* An output renamed over the input would destroy it: refuse that. */
+static int replaces_input(const struct conv *c, const char *input)
+{
+	struct stat in, out;
+
+	if (stat(input, &in) || !S_ISREG(in.st_mode))
+		return 0;       /* cv_input_open says what is wrong with it */
+	for (size_t i = 0; i < c->nouts; i++)
+		if (!stat(c->outs[i].path, &out) && out.st_dev == in.st_dev &&
+		    out.st_ino == in.st_ino) {
+			fprintf(stderr, PROG ": %s: output would replace the input\n",
+				c->outs[i].path);
+			return 1;
+		}
+	return 0;
+}
+
 static void close_outputs(struct conv *c, int commit, int *status)
 {
 	for (size_t i = 0; i < c->nouts; i++) {
@@ -209,6 +227,8 @@ int cmd_convert(int argc, char **argv)
 			fprintf(stderr, PROG ": only one output can be standard output\n");
 			return 2;
 		}
+	if (strcmp(input, "-") && replaces_input(&c, input))
+		return 2;
 
 	ret = cv_input_open(&in, input, err, sizeof(err));
 	if (ret) {
