@@ -10,11 +10,20 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "dump.h"
 #include "jitdump_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* What the user sees of a bad file: one line that names it. */
+static void check_message(const char *err)
+{
+	if (strncmp(err, "fuzz.dump: ", 11) || strchr(err, '\n'))
+		abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -26,9 +35,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!devnull && !(devnull = fopen("/dev/null", "w")))
 		return 0;
-	if (jd_open_mem(&f, data, size, "fuzz.dump", err, sizeof(err)))
+	err[0] = 0;
+	if (jd_open_mem(&f, data, size, "fuzz.dump", err, sizeof(err))) {
+		check_message(err);
 		return 0;
-	while ((r = jd_next(f, &rec, err, sizeof(err))) != 0 && r != -EBADMSG) {
+	}
+	while (err[0] = 0, (r = jd_next(f, &rec, err, sizeof(err))) != 0) {
+		if (r < 0)
+			check_message(err);
+		if (r == -EBADMSG)
+			break;
 		if (r != 1)
 			continue;
 		if (rec.id == JIT_CODE_DEBUG_INFO) {
