@@ -44,6 +44,7 @@ static const char usage_text[] =
 	"      --instrument[=N]  also trace calls and keep statistics (JITPERF trace,stats);\n"
 	"                        with N, trace 1 call in N (counts stay exact)\n"
 	"      --counters LIST   hardware counters read at each instrumented call\n"
+	"                        (implies --instrument)\n"
 	"      --no-perf         only run COMMAND with the instrumentation environment\n"
 	"  -q, --quiet           no summary\n"
 	"  -h, --help            show this help\n"
