@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,6 +44,18 @@ static const struct cmd *find(const char *name)
 	return NULL;
 }
 
+/*
+ * A full disk on stdout is an error, not a silent cut.  A command that
+ * failed has said why already.
+ */
+static int finish(int ret)
+{
+	if (ret || (fflush(stdout) == 0 && !ferror(stdout)))
+		return ret;
+	fprintf(stderr, "jitperf: standard output: %s\n", strerror(errno ? errno : EIO));
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd *c;
@@ -53,16 +66,16 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
-		return 0;
+		return finish(0);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("jitperf %s\n", PACKAGE_VERSION);
-		return 0;
+		return finish(0);
 	}
 	if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
 			usage(stdout);
-			return 0;
+			return finish(0);
 		}
 		c = find(argv[2]);
 		if (!c) {
@@ -70,12 +83,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		char *help_argv[] = { argv[2], (char *)"--help", NULL };
-		return c->fn(2, help_argv);
+		return finish(c->fn(2, help_argv));
 	}
 	c = find(argv[1]);
 	if (!c) {
 		fprintf(stderr, "jitperf: '%s' is not a jitperf command; see 'jitperf --help'\n", argv[1]);
 		return 2;
 	}
-	return c->fn(argc - 1, argv + 1);
+	return finish(c->fn(argc - 1, argv + 1));
 }
