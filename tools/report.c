@@ -546,9 +546,11 @@ int cmd_report(int argc, char **argv)
 		if (err == 127 || err == -ENOENT)
 			fprintf(stderr, "jitperf report: perf not found, showing instrumented "
 				"figures only (install it with: apt-get install linux-perf)\n");
-		else if (err)
+		else if (err) {     /* a damaged perf.data: still show the rest, exit 1 */
 			fprintf(stderr, "jitperf report: perf report -i %s failed; showing "
 				"instrumented figures only\n", data);
+			t.bad_input = err != -ENOMEM;
+		}
 		t.have_perf = !err;
 		err = err == -ENOMEM ? err : 0;
 	}
