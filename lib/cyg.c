@@ -11,7 +11,9 @@
  * debugger or addr2line uses, i.e. the run-time address minus the
  * module's load bias); the trace reader turns that into "function
  * (file.c:line)" with libdw.  After that, a call costs a lookup in a
- * thread-local direct-mapped cache and the library's probe.
+ * thread-local direct-mapped cache and the library's probe: the inline
+ * part of jitperf.h (a call tree left out by sampling stays here), then
+ * the probe itself through the GOT (jitperf__enter_slow is noplt).
  *
  * Only this library's two entry points are exported; everything here is
  * no_instrument_function so the profiler never profiles itself.
@@ -35,6 +37,10 @@
 
 void __cyg_profile_func_enter(void *this_fn, void *call_site) EXPORT NOINSTR;
 void __cyg_profile_func_exit(void *this_fn, void *call_site) EXPORT NOINSTR;
+
+/* libjitperf is loaded with this library, at start-up: its TLS is static,
+ * so no __tls_get_addr call per event */
+extern __thread struct jitperf__out jitperf__out __attribute__((tls_model("initial-exec")));
 
 /* ---- process-wide table: address -> function id (first sight only) */
 
@@ -212,25 +218,27 @@ static inline jitperf_fn NOINSTR lookup(void *this_fn)
 
 void __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
+	unsigned a = (unsigned)jitperf__probe_active;
 	jitperf_fn fn;
 
 	(void)call_site;
-	if (__builtin_expect(!jitperf__probe_active, 1))
+	if (__builtin_expect(!a, 1))
 		return;
 	fn = lookup(this_fn);
-	if (fn)
+	if (fn && !jitperf__out_enter(a, fn))
 		jitperf__enter_slow(fn);
 }
 
 void __cyg_profile_func_exit(void *this_fn, void *call_site)
 {
+	unsigned a = (unsigned)jitperf__probe_active;
 	jitperf_fn fn;
 
 	(void)call_site;
-	if (__builtin_expect(!jitperf__probe_active, 1))
+	if (__builtin_expect(!a, 1))
 		return;
 	fn = lookup(this_fn);
-	if (fn)
+	if (fn && !jitperf__out_exit(a, fn))
 		jitperf__exit_slow(fn);
 }
 

@@ -85,7 +85,7 @@ struct jp_frame {
 };
 
 struct jp_thread {
-	/* what every event touches first, together in one cache line */
+	/* all a traced event touches, in the first cache line (t is page-aligned) */
 	volatile int        busy;               /* inside a probe: re-entry guard + close handshake */
 	uint32_t            depth;              /* frames in use */
 	struct jp_frame    *frames;             /* JP_STACK_MAX frames (mmap) */
@@ -94,13 +94,14 @@ struct jp_thread {
 	uint8_t             trace_on;
 	uint8_t             nctr;               /* counters requested (values per event) */
 	uint8_t             trace_only;         /* trace on, statistics and counters off */
-	uint32_t            sample_every;
-	uint32_t            event_size;         /* bytes per entry/exit event */
+	uint8_t             fast;               /* trace_only and the clock is rdtsc */
 	uint32_t            overflow;           /* entries beyond JP_STACK_MAX not yet exited */
 	/* trace window: the current block of the shared file mapping */
 	struct jpt_block_header *blk;
 	char               *pos, *end;
 	uint64_t            last_tick;
+	uint32_t            sample_every;
+	uint32_t            event_size;         /* bytes per entry/exit event */
 	struct jp_instr    *in;
 	struct jp_thread   *next;               /* session's list (never unlinked) */
 	uint32_t            serial;             /* 0-based, per session */

@@ -157,7 +157,7 @@ void jp_instr_atfork_child(struct jitperf *jp)
 		if (jp_trace_open(in)) {
 			in->tracing = 0;
 			for (struct jp_thread *t = in->threads; t; t = t->next)
-				t->trace_on = t->trace_only = 0;
+				t->trace_on = t->trace_only = t->fast = 0;
 		} else {
 			n = __atomic_load_n(&in->nfns, __ATOMIC_ACQUIRE);
 			for (jitperf_fn id = 1; id <= n; id++)

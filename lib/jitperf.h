@@ -165,8 +165,13 @@ struct jitperf__out {
 };
 JITPERF_API extern volatile int jitperf__probe_active;
 JITPERF_API extern __thread struct jitperf__out jitperf__out;
-JITPERF_API void jitperf__enter_slow(jitperf_fn fn);
-JITPERF_API void jitperf__exit_slow(jitperf_fn fn);
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 7
+# define JITPERF__NOPLT __attribute__((noplt))  /* called through the GOT: no PLT jump */
+#else
+# define JITPERF__NOPLT
+#endif
+JITPERF_API JITPERF__NOPLT void jitperf__enter_slow(jitperf_fn fn);
+JITPERF_API JITPERF__NOPLT void jitperf__exit_slow(jitperf_fn fn);
 
 #if defined(__GNUC__)
 /* Inside a sampled-out tree of generation a: push fn, or return 0. */

@@ -127,6 +127,35 @@ static void make_key(void)
 	membarrier_ok = !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
 }
 
+/* The clock of the fast paths: rdtsc inline, or 0 when it is not the clock. */
+#if defined(__x86_64__)
+# define FAST_CLOCK jp_clock_is_tsc
+static inline __attribute__((always_inline, no_instrument_function))
+uint64_t fast_ticks(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+#else
+# define FAST_CLOCK 0
+# define fast_ticks() jp_ticks()
+#endif
+
+/*
+ * t->fast selects the fast paths of probe_enter/probe_exit, which read the
+ * clock before they look at the frames: trace only, rdtsc, and no frame
+ * below that is known to be untraced (a spilled sampled-out tree, a full
+ * trace), whose events would pay for a clock they do not use.  Clearing
+ * it is always safe; exits of the slow paths set it again at depth 0.
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+void fast_reset(struct jp_thread *t)
+{
+	t->fast = t->trace_only && FAST_CLOCK && !t->trace_full;
+}
+
 static struct jp_thread *attach_to(struct jp_instr *in, unsigned gen) NOINSTR;
 
 /*
@@ -175,6 +204,7 @@ static struct jp_thread *attach_to(struct jp_instr *in, unsigned gen)
 	t->sample_every = in->sample_every;
 	t->event_size = 8 + 8 * t->nctr;
 	t->trace_only = t->trace_on && !t->stats_on && !t->nctr;
+	fast_reset(t);
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
 	t->ctrs.leader = -1;
@@ -247,6 +277,12 @@ void probe_end(struct jp_thread *t)
  * ("spills"), so the rest of the probe sees one call stack and repairs it
  * as usual.
  */
+/*
+ * A tree starts in jitperf__out only while the thread has no frames, and
+ * the next event of the thread that reaches the library past the fast
+ * paths (all of them while it has no frames) spills it: so jitperf__out is
+ * empty whenever t->depth != 0, which the fast paths rely on.
+ */
 static inline __attribute__((always_inline, no_instrument_function))
 void out_start(jitperf_fn root)
 {
@@ -266,6 +302,7 @@ static void out_spill(struct jp_thread *t)
 	/* Only a tree this thread started in this session, with no frames below. */
 	if (jitperf__out.gen != tls.gen || t->depth != 0)
 		return;
+	t->fast = 0;                    /* untraced frames now: see fast_reset */
 	for (unsigned i = 0; i < d && i < JITPERF__OUT_MAX; i++) {
 		if (t->depth >= JP_STACK_MAX) {
 			t->overflow++;
@@ -302,8 +339,8 @@ int root_traced(struct jp_thread *t, jitperf_fn fn)
 }
 
 /* Entry, past the test for a sampled-out tree. */
-static void enter_full(struct jp_thread *t, jitperf_fn fn) NOINSTR;
-static void enter_full(struct jp_thread *t, jitperf_fn fn)
+static void jp_probe_enter_full(struct jp_thread *t, jitperf_fn fn) NOINSTR;
+static void jp_probe_enter_full(struct jp_thread *t, jitperf_fn fn)
 {
 	struct jp_frame *f;
 	uint32_t d = t->depth;
@@ -336,15 +373,12 @@ static void enter_full(struct jp_thread *t, jitperf_fn fn)
 		f->traced = !jp_trace_event(t, JPT_EV_ENTER, fn, f->start, t->nctr ? f->ctr : NULL);
 }
 
-void jp_probe_enter(jitperf_fn fn)
+/* Entry with busy set, past the trace-only fast path of probe_enter; ends the probe. */
+static void jp_probe_enter_busy(struct jp_thread *t, jitperf_fn fn) NOINSTR __attribute__((noinline));
+static void jp_probe_enter_busy(struct jp_thread *t, jitperf_fn fn)
 {
-	struct jp_thread *t;
 	uint32_t d;
 
-	if (jitperf__out_enter(jp_cur_gen, fn))
-		return;
-	if (!(t = probe_begin()))
-		return;
 	if (__builtin_expect(jitperf__out.depth != 0, 0))
 		out_spill(t);
 	d = t->depth;
@@ -365,9 +399,127 @@ void jp_probe_enter(jitperf_fn fn)
 		t->frames[d].traced = 0;
 		t->depth = d + 1;
 	} else {
-		enter_full(t, fn);
+		jp_probe_enter_full(t, fn);
 	}
 	probe_end(t);
+}
+
+/* A root call of a trace-only session (no frames, fn known): sampling
+ * decides whether its tree is traced or goes to jitperf__out.  Ends the probe. */
+static void jp_probe_enter_root(struct jp_thread *t, jitperf_fn fn) NOINSTR __attribute__((noinline));
+static void jp_probe_enter_root(struct jp_thread *t, jitperf_fn fn)
+{
+	struct jp_frame *f = &t->frames[0];
+
+	if (root_traced(t, fn)) {
+		f->fn = fn;
+		f->traced = 1;
+		f->child = 0;
+		t->depth = 1;
+		f->start = jp_ticks();
+		f->traced = !jp_trace_event(t, JPT_EV_ENTER, fn, f->start, NULL);
+	} else {
+		out_start(fn);
+	}
+	probe_end(t);
+}
+
+/* A thread's first event in the session (or one racing with a close). */
+static void jp_probe_enter_attach(jitperf_fn fn) NOINSTR __attribute__((noinline));
+static void jp_probe_enter_attach(jitperf_fn fn)
+{
+	struct jp_thread *t = probe_begin();
+
+	if (t)
+		jp_probe_enter_busy(t, fn);
+}
+
+/* An event the fast paths could not write in place (block full, TIME
+ * event due): f is the entry's frame, NULL for an exit.  Ends the probe. */
+static void jp_probe_event_slow(struct jp_thread *t, struct jp_frame *f, unsigned type,
+		       jitperf_fn fn, uint64_t now) NOINSTR __attribute__((noinline));
+static void jp_probe_event_slow(struct jp_thread *t, struct jp_frame *f, unsigned type,
+		       jitperf_fn fn, uint64_t now)
+{
+	int err = jp_trace_event(t, type, fn, now, NULL);
+
+	if (f)
+		f->traced = !err;
+	probe_end(t);
+}
+
+/* Append a trace-only event if it fits the block with no TIME event before
+ * it; 0 if it does not (nothing written). */
+static inline __attribute__((always_inline, no_instrument_function))
+int fast_event(struct jp_thread *t, uint64_t word, uint64_t now)
+{
+	uint64_t *w = (uint64_t *)t->pos;
+	uint64_t delta = now - t->last_tick;
+
+	if (__builtin_expect(t->end - t->pos < 8 + 16 || delta > JPT_EV_DELTA_MAX, 0))
+		return 0;
+	t->last_tick = now;
+	*w++ = word | delta << JPT_EV_DELTA_SHIFT;
+	t->pos = (char *)w;
+	__atomic_store_n(&t->blk->used,
+			 (uint32_t)(t->pos - (char *)(t->blk + 1)), __ATOMIC_RELEASE);
+	return 1;
+}
+
+/*
+ * The probes past the sampled-out-tree test.  The common case, a nested
+ * call of a trace-only session, is written here in a leaf function (no
+ * registers to save); everything else is a tail call.
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+void probe_enter(jitperf_fn fn)
+{
+	struct jp_thread *t = tls.t;
+	unsigned gen = tls.gen;
+	struct jp_frame *f;
+	uint32_t d;
+	uint64_t now;
+
+	if (__builtin_expect(gen != __atomic_load_n(&jp_cur_gen, __ATOMIC_RELAXED) || !t, 0)) {
+		jp_probe_enter_attach(fn);
+		return;
+	}
+	if (t->busy)
+		return;
+	t->busy = 1;
+	barrier();
+	if (__builtin_expect(gen != __atomic_load_n(&jp_cur_gen, __ATOMIC_RELAXED), 0)) {
+		barrier();                      /* closed meanwhile: see probe_begin */
+		t->busy = 0;
+		return;
+	}
+	d = t->depth;
+	/* (d != 0 here implies jitperf__out is empty: see out_start) */
+	if (__builtin_expect(!t->fast || fn - 1 >= t->nfns || d - 1 >= JP_STACK_MAX - 1, 0)) {
+		if (d == 0 && t->fast && fn - 1 < t->nfns && !jitperf__out.depth)
+			jp_probe_enter_root(t, fn);
+		else
+			jp_probe_enter_busy(t, fn);
+		return;
+	}
+	now = fast_ticks();
+	f = &t->frames[d];
+	f->fn = fn;
+	t->depth = d + 1;
+	if ((f->traced = f[-1].traced)) {
+		f->start = now;
+		if (__builtin_expect(!fast_event(t, JPT_EV_ENTER | (uint64_t)fn << 2, now), 0)) {
+			jp_probe_event_slow(t, f, JPT_EV_ENTER, fn, now);
+			return;
+		}
+	}
+	probe_end(t);
+}
+
+void jp_probe_enter(jitperf_fn fn)
+{
+	if (!jitperf__out_enter(jp_cur_gen, fn))
+		probe_enter(fn);
 }
 
 /*
@@ -375,8 +527,8 @@ void jp_probe_enter(jitperf_fn fn)
  * counters.  unwind: the matched frame was skipped too (longjmp over a
  * thunk), so it ends as repaired like the frames above it.
  */
-static void exit_general(struct jp_thread *t, jitperf_fn fn, int unwind) NOINSTR;
-static void exit_general(struct jp_thread *t, jitperf_fn fn, int unwind)
+static void jp_probe_exit_general(struct jp_thread *t, jitperf_fn fn, int unwind) NOINSTR;
+static void jp_probe_exit_general(struct jp_thread *t, jitperf_fn fn, int unwind)
 {
 	uint64_t now, cur[JPT_MAX_COUNTERS];
 	uint32_t i;
@@ -407,15 +559,12 @@ static void exit_general(struct jp_thread *t, jitperf_fn fn, int unwind)
 	finish(t, now, t->nctr ? cur : NULL, unwind);
 }
 
-void jp_probe_exit(jitperf_fn fn)
+/* Exit with busy set, past the trace-only fast path of probe_exit; ends the probe. */
+static void jp_probe_exit_busy(struct jp_thread *t, jitperf_fn fn) NOINSTR __attribute__((noinline));
+static void jp_probe_exit_busy(struct jp_thread *t, jitperf_fn fn)
 {
-	struct jp_thread *t;
 	uint32_t d;
 
-	if (jitperf__out_exit(jp_cur_gen, fn))
-		return;
-	if (!(t = probe_begin()))
-		return;
 	if (__builtin_expect(jitperf__out.depth != 0, 0))
 		out_spill(t);
 	d = t->depth;
@@ -429,9 +578,67 @@ void jp_probe_exit(jitperf_fn fn)
 		else
 			t->depth = d - 1;       /* sampled out: no clock */
 	} else {
-		exit_general(t, fn, 0);
+		jp_probe_exit_general(t, fn, 0);
+	}
+	if (__builtin_expect(!t->depth && !t->fast && t->trace_only, 0))
+		fast_reset(t);
+	probe_end(t);
+}
+
+static void jp_probe_exit_attach(jitperf_fn fn) NOINSTR __attribute__((noinline));
+static void jp_probe_exit_attach(jitperf_fn fn)
+{
+	struct jp_thread *t = probe_begin();
+
+	if (t)
+		jp_probe_exit_busy(t, fn);
+}
+
+static inline __attribute__((always_inline, no_instrument_function))
+void probe_exit(jitperf_fn fn)
+{
+	struct jp_thread *t = tls.t;
+	unsigned gen = tls.gen;
+	uint32_t d;
+	uint64_t now;
+
+	if (__builtin_expect(gen != __atomic_load_n(&jp_cur_gen, __ATOMIC_RELAXED) || !t, 0)) {
+		jp_probe_exit_attach(fn);
+		return;
+	}
+	if (t->busy)
+		return;
+	t->busy = 1;
+	barrier();
+	if (__builtin_expect(gen != __atomic_load_n(&jp_cur_gen, __ATOMIC_RELAXED), 0)) {
+		barrier();
+		t->busy = 0;
+		return;
+	}
+	if (__builtin_expect(!t->fast, 0)) {
+		jp_probe_exit_busy(t, fn);
+		return;
+	}
+	now = fast_ticks();
+	d = t->depth;
+	if (__builtin_expect(!d || t->frames[d - 1].fn != fn || t->overflow, 0)) {
+		jp_probe_exit_busy(t, fn);
+		return;
+	}
+	t->depth = d - 1;
+	if (t->frames[d - 1].traced) {
+		if (__builtin_expect(!fast_event(t, JPT_EV_EXIT | (uint64_t)fn << 2, now), 0)) {
+			jp_probe_event_slow(t, NULL, JPT_EV_EXIT, fn, now);
+			return;
+		}
 	}
 	probe_end(t);
+}
+
+void jp_probe_exit(jitperf_fn fn)
+{
+	if (!jitperf__out_exit(jp_cur_gen, fn))
+		probe_exit(fn);
 }
 
 void jp_probe_unwind(jitperf_fn fn)
@@ -442,22 +649,32 @@ void jp_probe_unwind(jitperf_fn fn)
 		return;
 	if (jitperf__out.depth)
 		out_spill(t);
-	exit_general(t, fn, 1);
+	jp_probe_exit_general(t, fn, 1);
+	if (!t->depth)
+		fast_reset(t);
 	probe_end(t);
 }
 
-/* The slow paths of jitperf.h's inline probes are the probes themselves. */
-extern __typeof__(jp_probe_enter) jitperf__enter_slow
-	__attribute__((alias("jp_probe_enter"), visibility("default")));
-extern __typeof__(jp_probe_exit) jitperf__exit_slow
-	__attribute__((alias("jp_probe_exit"), visibility("default")));
+/* The slow paths of jitperf.h's inline probes (and libjitperf-cyg's): the
+ * caller has tested jitperf__probe_active and jitperf__out already. */
+void jitperf__enter_slow(jitperf_fn fn) NOINSTR;
+void jitperf__enter_slow(jitperf_fn fn)
+{
+	probe_enter(fn);
+}
+
+void jitperf__exit_slow(jitperf_fn fn) NOINSTR;
+void jitperf__exit_slow(jitperf_fn fn)
+{
+	probe_exit(fn);
+}
 
 void jitperf_enter(jitperf_fn fn)
 {
 	unsigned a = (unsigned)jitperf__probe_active;
 
 	if (__builtin_expect(a != 0, 0) && !jitperf__out_enter(a, fn))
-		jp_probe_enter(fn);
+		probe_enter(fn);
 }
 
 void jitperf_exit(jitperf_fn fn)
@@ -465,7 +682,7 @@ void jitperf_exit(jitperf_fn fn)
 	unsigned a = (unsigned)jitperf__probe_active;
 
 	if (__builtin_expect(a != 0, 0) && !jitperf__out_exit(a, fn))
-		jp_probe_exit(fn);
+		probe_exit(fn);
 }
 
 /*
@@ -528,6 +745,7 @@ void jp_probe_fork_child(struct jp_instr *in)
 	me->pos = me->end = NULL;
 	me->blkseq = 0;
 	me->trace_full = 0;
+	fast_reset(me);
 	me->last_tick = 0;
 	/* The inherited counters count the parent's thread: open ours. */
 	jp_counters_thread_close(&me->ctrs);

@@ -258,6 +258,7 @@ int jp_trace_new_block(struct jp_instr *in, struct jp_thread *t)
 	errno = saved;
 	if (!b) {
 		t->trace_full = 1;
+		t->fast = 0;            /* probes then read no clock for events they drop */
 		return -ENOSPC;
 	}
 	t->blkseq++;

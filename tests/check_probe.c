@@ -648,6 +648,34 @@ START_TEST(test_sampling_longjmp_out)
 }
 END_TEST
 
+/* A sampled-out tree deeper than jitperf.h's inline stack moves onto the
+ * thread's frames; the traced trees before and after it stay complete. */
+static void recurse_r(jitperf_fn f, int n)
+{
+	jitperf_enter(f);
+	if (n > 1)
+		recurse_r(f, n - 1);
+	jitperf_exit(f);
+}
+
+START_TEST(test_sampling_deep_tree)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE, 2, NULL);
+	jitperf_fn fm, fr;
+
+	fm = jitperf_fn_register(jp, "m", NULL, 0);
+	fr = jitperf_fn_register(jp, "r", NULL, 0);
+	for (int tree = 0; tree < 3; tree++) {  /* roots 1 and 3 traced */
+		jitperf_enter(fm);
+		recurse_r(fr, 100);
+		jitperf_exit(fm);
+	}
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "m"), 2);
+	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "r"), 200);
+}
+END_TEST
+
 /* ---- the trace's filler thread lives exactly as long as the tracing session */
 
 static int fill_threads(void)
@@ -815,6 +843,7 @@ static Suite *probe_suite(void)
 	tcase_add_test(tc, test_sampling_root);
 	tcase_add_test(tc, test_sampling_trace_only);
 	tcase_add_test(tc, test_sampling_longjmp_out);
+	tcase_add_test(tc, test_sampling_deep_tree);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Unbalanced calls");
