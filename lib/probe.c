@@ -496,9 +496,18 @@ void probe_enter(jitperf_fn fn)
 	d = t->depth;
 	/* (d != 0 here implies jitperf__out is empty: see out_start) */
 	if (__builtin_expect(!t->fast || fn - 1 >= t->nfns || d - 1 >= JP_STACK_MAX - 1, 0)) {
-		if (d == 0 && t->fast && fn - 1 < t->nfns && !jitperf__out.depth)
-			jp_probe_enter_root(t, fn);
-		else
+		if (d == 0 && t->fast && fn - 1 < t->nfns && !jitperf__out.depth) {
+			struct jp_fstat *c = t->stats[fn / JP_FN_CHUNK];
+
+			/* a root sampling leaves out: its tree goes to jitperf__out */
+			if (c && c[fn % JP_FN_CHUNK].skip) {
+				c[fn % JP_FN_CHUNK].skip--;
+				out_start(fn);
+				probe_end(t);
+			} else {
+				jp_probe_enter_root(t, fn);
+			}
+		} else
 			jp_probe_enter_busy(t, fn);
 		return;
 	}
