@@ -5,7 +5,16 @@ set -eu
 : "${top_builddir:=$top_srcdir}"
 JITPERF="$top_builddir/tools/jitperf"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jitperf-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+# The perf maps of this test's JIT processes (those whose jitdump landed
+# under $tmp) go too; never a map another test running in parallel uses.
+cleanup() {
+	for d in $(find "$tmp" -name 'jit-*.dump' 2>/dev/null); do
+		p=${d##*/jit-}
+		rm -f "/tmp/perf-${p%.dump}.map"
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
 unset JITPERF_DIR JITPERF_SAMPLE JITPERF_COUNTERS JITPERF_CLOCK JITPERF_DEBUG
 
 skip() { echo "SKIP: $*"; exit 77; }
