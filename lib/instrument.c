@@ -179,13 +179,6 @@ void jp_instr_code_event(struct jitperf *jp, int kind, uint64_t index,
 	pthread_mutex_unlock(&in->lock);
 }
 
-struct jitperf *jp_instr_active(void)
-{
-	struct jp_instr *in = __atomic_load_n(&jp_cur, __ATOMIC_ACQUIRE);
-
-	return in ? in->jp : NULL;
-}
-
 /* Add a function; in->lock held. */
 static jitperf_fn fn_add(struct jp_instr *in, const char *name, const void *addr, size_t len)
 {

@@ -34,12 +34,6 @@ JP_HIDDEN void jp_probe_exit(jitperf_fn fn) JP_NOINSTR;
 JP_HIDDEN void jp_probe_unwind(jitperf_fn fn) JP_NOINSTR;
 
 /*
- * The session that receives probe events, or NULL when no session traces
- * or counts calls.  The pointer stays valid until that session is closed.
- */
-JP_HIDDEN struct jitperf *jp_instr_active(void) JP_NOINSTR;
-
-/*
  * Register a function of jp (as jitperf_fn_register; jp NULL means
  * jitperf_default()).  Returns the id or 0 with errno set.  Takes a lock:
  * not for signal handlers.
