@@ -503,6 +503,8 @@ int cmd_record(int argc, char **argv)
 		if (asprintf(&data, "%s/perf.data", absdir) < 0 ||
 		    asprintf(&jitdata, "%s/perf.jit.data", absdir) < 0) {
 			fprintf(stderr, "jitperf record: %s\n", strerror(ENOMEM));
+			free(absdir);
+			free(perf);
 			return 1;
 		}
 		err = record_with_perf(&o, perf, event, data, &status);
