@@ -15,7 +15,7 @@ build=$(cd "${1:-.}" && pwd)
 n=${2:-32}
 runs=${RUNS:-5}
 prog="$build/bench/recurse"
-cyg="$build/lib/.libs/libjitperf-cyg.so"
+cyg="$build/cyg/.libs/libjitperf-cyg.so"
 [ -x "$prog" ] || { echo "uftrace-compare: $prog not built (run make)" >&2; exit 1; }
 [ -f "$cyg" ] || { echo "uftrace-compare: $cyg not built (run make)" >&2; exit 1; }
 command -v uftrace >/dev/null || { echo "uftrace-compare: uftrace not installed (apt-get install uftrace)" >&2; exit 1; }

@@ -2,7 +2,7 @@
 /*
  * On-disk layout of perf's jitdump format, version 1
  * (tools/perf/Documentation/jitdump-specification.txt in the Linux tree).
- * Shared by the writer (lib/jitdump.c) and the reader (tools/).  Internal.
+ * Shared by the writer (lib/jitdump.c) and the reader (read/jitdump_read.c).  Internal.
  * All fields are in the byte order of the writing host; a reader detects
  * the other order by the byte-swapped magic.
  */

@@ -3,7 +3,7 @@
  * The session object and the hooks between the library's parts.  Internal.
  *
  * lib/session.c (open/close/default/env), lib/perfmap.c and lib/jitdump.c
- * own the code-registration side; lib/instrument.c and the files beside it
+ * own the code-registration side; lib/instr/instrument.c and the files beside it
  * own the instrumentation side (probes, trace, statistics, counters, wrap)
  * and keep their state behind jp->instr.
  */
@@ -32,7 +32,7 @@ struct jitperf {
 	pthread_mutex_t     lock;          /* serialises code registration records */
 	struct jp_perfmap  *perfmap;
 	struct jp_jitdump  *jitdump;
-	struct jp_instr    *instr;         /* owned by lib/instrument.c */
+	struct jp_instr    *instr;         /* owned by lib/instr/instrument.c */
 	/* lib/session.c may add fields below */
 	char               *clock;         /* $JITPERF_CLOCK ("tsc"/"monotonic") or NULL */
 	int                 debug;         /* $JITPERF_DEBUG set: explain errors on stderr */
@@ -46,7 +46,7 @@ struct jitperf {
 JP_HIDDEN uint64_t jp_monotonic_ns(void);
 
 /*
- * Instrumentation hooks, implemented in lib/instrument.c, called by
+ * Instrumentation hooks, implemented in lib/instr/instrument.c, called by
  * lib/session.c with jp fully set up (outputs, dir, sample_every, counters).
  *  - jp_instr_open: after the perf map and jitdump are open; returns 0 or -errno.
  *  - jp_instr_close: flush the trace, write statistics; before CODE_CLOSE.

@@ -1,7 +1,7 @@
 # Shared set-up for tests/*.test (sourced).  Each test gets its own
 # temporary directory, removed on exit; exit 77 means "skipped".
 set -eu
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 JITPERF="$top_builddir/tools/jitperf"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jitperf-test.XXXXXX")

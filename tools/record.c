@@ -24,7 +24,7 @@
 
 #include "cmds.h"
 #include "rundir.h"
-#include "stats_read.h"
+#include "read/stats_read.h"
 
 static const char usage_text[] =
 	"usage: jitperf record [-o DIR] [-e EVENT] [-F FREQ] [-g | --call-graph fp|dwarf]\n"

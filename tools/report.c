@@ -23,10 +23,10 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "jitdump_read.h"
+#include "read/jitdump_read.h"
 #include "rundir.h"
-#include "stats_read.h"
-#include "symbolize.h"
+#include "read/stats_read.h"
+#include "read/symbolize.h"
 
 static const char usage_text[] =
 	"usage: jitperf report [DIR] [--perf]\n"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jitdump_read.h"
+#include "read/jitdump_read.h"
 #include "rundir.h"
 
 static int cmpstr(const void *a, const void *b)

@@ -1,0 +1,15 @@
+# bench/ - benchmarks: built by make, run by hand, never by make check.
+# Each prints medians beside a reference measured in the same run.
+noinst_PROGRAMS += bench/code_load bench/probe bench/wrap bench/recurse
+bench_code_load_SOURCES = bench/code_load.c
+bench_code_load_LDADD = lib/libjitperf.la
+bench_code_load_LDFLAGS = -no-install
+bench_probe_SOURCES = bench/probe.c
+bench_probe_LDADD = lib/libjitperf.la
+bench_wrap_SOURCES = bench/wrap.c
+bench_wrap_LDADD = lib/libjitperf.la
+# the subject of bench/uftrace-compare.sh
+bench_recurse_SOURCES = bench/recurse.c
+bench_recurse_CFLAGS = $(AM_CFLAGS) -finstrument-functions -g -O2
+EXTRA_DIST += bench/uftrace-compare.sh bench/record-overhead.sh \
+	bench/convert-folded.sh bench/convert-chrome.sh

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * On-disk layout of jitperf-<pid>.trace (documented in jitperf-trace(5)).
+ * Shared by the writer (lib/instr/trace_write.c) and the reader (read/trace_read.c).
+ *
+ * The file is a 4096-byte header followed by fixed-size blocks.  Writers
+ * claim blocks with one atomic add and fill them through a MAP_SHARED
+ * mapping, committing the payload length after every record, so the kernel
+ * keeps everything committed when the process is killed.  All integers are
+ * in the byte order of the writer (the magic tells which), little-endian on
+ * every supported machine.
+ */
+#ifndef JITPERF_TRACE_FORMAT_H
+#define JITPERF_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#define JPT_MAGIC         "JITPTRC\n"   /* 8 bytes at offset 0 */
+#define JPT_VERSION       1
+#define JPT_HEADER_SIZE   4096
+#define JPT_BLOCK_SIZE    65536u        /* default; the header says which */
+#define JPT_MAX_COUNTERS  8
+#define JPT_NAMES_MAX     1024          /* counter names area in the header */
+
+enum jpt_clock { JPT_CLOCK_MONOTONIC = 0, JPT_CLOCK_TSC = 1 };
+enum jpt_flags { JPT_FLAG_CLOSED = 1u << 0 };  /* header completed at close */
+
+struct jpt_file_header {
+	char     magic[8];
+	uint32_t version;
+	uint32_t header_size;     /* JPT_HEADER_SIZE: offset of block 0 */
+	uint32_t block_size;      /* bytes per block, header included */
+	uint32_t pid;
+	uint32_t clock;           /* enum jpt_clock: unit of every timestamp */
+	uint32_t sample_every;
+	uint32_t ncounters;       /* values after each event (<= JPT_MAX_COUNTERS) */
+	uint32_t flags;           /* enum jpt_flags */
+	uint64_t start_ns;        /* CLOCK_MONOTONIC at open */
+	uint64_t open_tick;       /* calibration pair at open: clock tick ... */
+	uint64_t open_ns;         /* ... and CLOCK_MONOTONIC ns read next to it */
+	uint64_t close_tick;      /* pair at close (0, 0 while open) */
+	uint64_t close_ns;
+	uint64_t ticks_per_sec;   /* measured at open (1e9 for monotonic) */
+	uint64_t nblocks;         /* blocks in the file, set at close */
+	uint64_t reserved[5];
+	char     counter_names[JPT_NAMES_MAX]; /* ncounters NUL-terminated names */
+};                                         /* padded to JPT_HEADER_SIZE on disk */
+
+#define JPT_BLOCK_MAGIC   0x314b4c42u      /* "BLK1" */
+enum jpt_block_kind { JPT_BLOCK_EVENTS = 1, JPT_BLOCK_META = 2 };
+
+/* At the start of every block; unused blocks are all zero. */
+struct jpt_block_header {
+	uint32_t magic;           /* JPT_BLOCK_MAGIC */
+	uint32_t kind;            /* enum jpt_block_kind */
+	uint32_t thread;          /* events: writer thread's serial (0-based) */
+	uint32_t tid;             /* events: its kernel tid */
+	uint32_t seq;             /* n-th block of this thread (or of the metadata) */
+	uint32_t used;            /* committed payload bytes (release-stored) */
+	uint64_t base_tick;       /* events: time the deltas start from */
+	uint64_t cal_tick;        /* calibration pair at claim time */
+	uint64_t cal_ns;
+	char     name[16];        /* events: thread name at the thread's first event */
+};                            /* 64 bytes; payload follows */
+
+/*
+ * Event word (8 bytes) in an events block:
+ *   bits 0-1   type (enum jpt_ev)
+ *   bits 2-25  function id (24 bits)
+ *   bits 26-63 ticks since the previous event of the block (38 bits)
+ * followed by ncounters uint64_t counter values for enter/exit events.
+ * JPT_EV_TIME carries no id or counters: the next uint64_t is an absolute
+ * tick that the following deltas start from (used when a delta overflows).
+ */
+enum jpt_ev { JPT_EV_ENTER = 0, JPT_EV_EXIT = 1, JPT_EV_TIME = 2, JPT_EV_EXIT_REPAIRED = 3 };
+#define JPT_EV_FN_BITS     24
+#define JPT_EV_DELTA_SHIFT 26
+#define JPT_EV_DELTA_MAX   ((UINT64_C(1) << 38) - 1)
+#define JPT_FN_MAX         ((UINT32_C(1) << JPT_EV_FN_BITS) - 1)
+
+/* Metadata records (meta blocks): 8-byte aligned, size includes the header. */
+enum jpt_meta_type { JPT_META_FN = 1, JPT_META_THREAD = 2, JPT_META_CODE = 3, JPT_META_CAL = 4 };
+
+struct jpt_meta_header {
+	uint16_t type;            /* enum jpt_meta_type */
+	uint16_t reserved;
+	uint32_t size;            /* whole record, multiple of 8 */
+};
+
+struct jpt_meta_fn {          /* + NUL-terminated name */
+	struct jpt_meta_header h;
+	uint32_t id;
+	uint32_t reserved;
+	uint64_t addr;
+	uint64_t len;
+};
+
+struct jpt_meta_thread {      /* + NUL-terminated name (overrides the block's) */
+	struct jpt_meta_header h;
+	uint32_t thread;
+	uint32_t tid;
+};
+
+struct jpt_meta_code {        /* + NUL-terminated name */
+	struct jpt_meta_header h;
+	uint32_t kind;            /* 0 load, 1 move, 2 unload */
+	uint32_t tid;
+	uint64_t tick;
+	uint64_t index;
+	uint64_t addr;
+	uint64_t len;
+};
+
+struct jpt_meta_cal {         /* a later calibration pair */
+	struct jpt_meta_header h;
+	uint64_t tick;
+	uint64_t ns;
+};
+
+/* The offsets jitperf-trace(5) documents. */
+_Static_assert(__builtin_offsetof(struct jpt_file_header, counter_names) == 136, "header layout");
+_Static_assert(sizeof(struct jpt_file_header) <= JPT_HEADER_SIZE, "header size");
+_Static_assert(sizeof(struct jpt_block_header) == 64, "block header layout");
+_Static_assert(sizeof(struct jpt_meta_fn) == 32 && sizeof(struct jpt_meta_code) == 48,
+	       "metadata layout");
+
+#endif /* JITPERF_TRACE_FORMAT_H */

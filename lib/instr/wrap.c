@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * jitperf_wrap: entry/exit recording for code a JIT cannot instrument.
+ *
+ * Architecture-independent part: the pool of executable stub pages, the
+ * per-thread shadow stack that holds the callers' return addresses, and the
+ * two C helpers the machine code calls (lib/instr/wrap.h explains the shape).
+ *
+ * W^X: a pool page is filled with stubs while it is writable and private,
+ * then made read+execute once and never written again; a stub only refers
+ * to its slot, which lives in ordinary memory and is filled when the stub
+ * is handed out.  So no page is ever writable and executable, and no page
+ * that another thread may be running is ever made writable.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "instrument.h"
+#include "wrap.h"
+
+#define NOINSTR __attribute__((no_instrument_function))
+
+/* ---- stub pool (thunks live until the process ends: JIT code may keep them) */
+
+/* One executable page of stubs and the slots they refer to.  Pages are
+ * kept in a list, never freed: JIT code may call a stub until exit. */
+struct pool_page {
+	struct pool_page   *prev;
+	uint8_t            *code;
+	size_t              used, cap;
+	struct jp_wrap_slot slots[];
+};
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pool_page *pool;          /* newest page */
+
+static int pool_new_page(void)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	size_t pagesize = psz > 0 ? (size_t)psz : 4096;
+	size_t max = pagesize / jp_wrap_arch_stub_size();
+	struct pool_page *p = calloc(1, sizeof(*p) + max * sizeof(p->slots[0]));
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	p->code = mmap(NULL, pagesize, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p->code == MAP_FAILED) {
+		free(p);
+		return -ENOMEM;
+	}
+	p->cap = jp_wrap_arch_fill(p->code, pagesize, p->slots, max);
+	if (p->cap == 0) {
+		err = -ENOTSUP;
+		goto fail;
+	}
+	if (mprotect(p->code, pagesize, PROT_READ | PROT_EXEC) != 0) {
+		err = -errno;
+		goto fail;
+	}
+	p->prev = pool;
+	pool = p;
+	return 0;
+fail:
+	munmap(p->code, pagesize);
+	free(p);
+	return err;
+}
+
+/* Hand out a stub for (fn, entry); returns its address or NULL with *err. */
+static void *pool_take(jitperf_fn fn, const void *entry, int *err)
+{
+	void *stub = NULL;
+
+	pthread_mutex_lock(&pool_lock);
+	*err = pool && pool->used < pool->cap ? 0 : pool_new_page();
+	if (*err == 0) {
+		struct jp_wrap_slot *slot = &pool->slots[pool->used];
+
+		slot->entry = entry;
+		slot->fn = fn;
+		stub = pool->code + jp_wrap_arch_stub_offset(pool->used);
+		pool->used++;
+	}
+	/* the unlock publishes the slot before the caller can run the stub */
+	pthread_mutex_unlock(&pool_lock);
+	return stub;
+}
+
+/* ---- per-thread shadow stack of return addresses */
+
+struct shadow_ent {
+	uintptr_t            ret;   /* the caller's return address */
+	uintptr_t            sp;    /* stack pointer the target saw: identifies the frame */
+	struct jp_wrap_slot *slot;
+};
+
+/* Chunks are linked and never move, so growing needs no lock and no copy. */
+struct shadow_chunk {
+	struct shadow_chunk *prev, *next;
+	size_t               cap;
+	struct shadow_ent    e[];
+};
+
+struct shadow {
+	struct shadow_chunk *cur;
+	size_t               top;       /* used entries of cur */
+	uintptr_t            stack_lo;  /* this thread's own stack, for pruning */
+	uintptr_t            stack_hi;
+};
+
+#define CHUNK_BYTES (64 * 1024)
+
+static __thread struct shadow tls_shadow __attribute__((tls_model("initial-exec")));
+static pthread_key_t shadow_key;
+static pthread_once_t shadow_once = PTHREAD_ONCE_INIT;
+
+static void NOINSTR shadow_free(void *arg)
+{
+	struct shadow_chunk *c = arg, *next;
+
+	while (c && c->prev)
+		c = c->prev;
+	for (; c; c = next) {
+		next = c->next;
+		munmap(c, CHUNK_BYTES);
+	}
+	tls_shadow.cur = NULL;
+	tls_shadow.top = 0;
+}
+
+static void NOINSTR shadow_key_init(void)
+{
+	pthread_key_create(&shadow_key, shadow_free);
+}
+
+/*
+ * First use in a thread: note the bounds of its stack (longjmp pruning only
+ * trusts stack pointers inside them) and arrange to free the chunks when
+ * the thread ends.
+ */
+static void NOINSTR shadow_first_use(struct shadow *s)
+{
+	pthread_attr_t attr;
+	void *lo;
+	size_t size;
+
+	pthread_once(&shadow_once, shadow_key_init);
+	pthread_setspecific(shadow_key, s->cur);
+	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+		if (pthread_attr_getstack(&attr, &lo, &size) == 0) {
+			s->stack_lo = (uintptr_t)lo;
+			s->stack_hi = (uintptr_t)lo + size;
+		}
+		pthread_attr_destroy(&attr);
+	}
+}
+
+/* Make room for one more entry; mmap is async-signal-safe, malloc is not. */
+static int NOINSTR shadow_grow(struct shadow *s)
+{
+	struct shadow_chunk *c = s->cur ? s->cur->next : NULL;
+
+	if (!c) {
+		c = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (c == MAP_FAILED)
+			return -1;
+		c->prev = s->cur;
+		c->next = NULL;
+		c->cap = (CHUNK_BYTES - sizeof(*c)) / sizeof(c->e[0]);
+		if (s->cur)
+			s->cur->next = c;
+	}
+	if (!s->cur) {
+		s->cur = c;
+		shadow_first_use(s);
+	}
+	s->cur = c;
+	s->top = 0;
+	return 0;
+}
+
+static inline struct shadow_ent * NOINSTR shadow_peek(struct shadow *s)
+{
+	if (s->top == 0) {
+		if (!s->cur || !s->cur->prev)
+			return NULL;
+		return &s->cur->prev->e[s->cur->prev->cap - 1];
+	}
+	return &s->cur->e[s->top - 1];
+}
+
+static inline void NOINSTR shadow_drop(struct shadow *s)
+{
+	if (s->top == 0) {      /* step back into the previous (full) chunk */
+		s->cur = s->cur->prev;
+		s->top = s->cur->cap;
+	}
+	s->top--;
+}
+
+/*
+ * A frame the shadow stack still holds but that a longjmp skipped: drop it
+ * and end its call now, so the probes' call stack stays in step with the
+ * real one (the call ends when the skip is noticed).
+ */
+static void NOINSTR shadow_repair(struct shadow *s)
+{
+	struct shadow_ent *e = shadow_peek(s);
+
+	jp_probe_unwind(e->slot->fn);
+	shadow_drop(s);
+}
+
+/* sp lies on this thread's own stack (not a signal stack or a coroutine's) */
+static inline int NOINSTR on_stack(const struct shadow *s, uintptr_t sp)
+{
+	return sp >= s->stack_lo && sp < s->stack_hi;
+}
+
+/* Where a thunk returns when the shadow stack has lost its caller. */
+static void __attribute__((noreturn, used)) NOINSTR jp_wrap_lost_return(void)
+{
+	/* Only reachable after switching stacks inside a wrapped function
+	 * (documented as unsupported): there is no caller to return to. */
+	__builtin_trap();
+}
+
+struct jp_wrap_go NOINSTR jp_wrap_on_enter(struct jp_wrap_slot *slot, uintptr_t *ret_slot)
+{
+	struct shadow *s = &tls_shadow;
+	uintptr_t sp = (uintptr_t)(ret_slot + 1);
+	struct shadow_ent *e;
+	int saved_errno = errno;
+
+	/*
+	 * Entries of frames at or below this stack pointer on this thread's
+	 * own stack were skipped by a longjmp: no live frame can be there.
+	 */
+	if (on_stack(s, sp)) {
+		while ((e = shadow_peek(s)) && e->sp <= sp && on_stack(s, e->sp))
+			shadow_repair(s);
+	}
+
+	if ((!s->cur || s->top == s->cur->cap) && shadow_grow(s) != 0) {
+		/* no memory for the shadow stack: this call runs unrecorded,
+		 * returning straight to its caller */
+		errno = saved_errno;
+		return (struct jp_wrap_go){ slot->entry, 0 };
+	}
+	/* Written before and after publishing: a signal handler that runs a
+	 * thunk between the two cannot leave its own entry in our slot. */
+	e = &s->cur->e[s->top];
+	e->ret = *ret_slot;
+	e->sp = sp;
+	e->slot = slot;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->top++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	e->ret = *ret_slot;
+	e->sp = sp;
+	e->slot = slot;
+
+	jp_probe_enter(slot->fn);
+	errno = saved_errno;
+	return (struct jp_wrap_go){ slot->entry, 1 };
+}
+
+uintptr_t NOINSTR jp_wrap_on_exit(uintptr_t sp)
+{
+	struct shadow *s = &tls_shadow;
+	struct shadow_ent *e;
+	uintptr_t ret;
+	int saved_errno = errno;
+
+	/* entries above ours belong to frames a longjmp skipped; only an
+	 * entry on the same stack as ours can be compared with it (a signal
+	 * handler may run on an alternate stack at any address) */
+	while ((e = shadow_peek(s)) && e->sp < sp && on_stack(s, e->sp) == on_stack(s, sp))
+		shadow_repair(s);
+	e = shadow_peek(s);
+	if (!e) {
+		errno = saved_errno;
+		return (uintptr_t)jp_wrap_lost_return;
+	}
+	jp_probe_exit(e->slot->fn);
+	ret = e->ret;
+	shadow_drop(s);
+	errno = saved_errno;
+	return ret;
+}
+
+/* ---- the public call */
+
+int jitperf_wrap(jitperf *jp, jitperf_fn fn, const void *entry, void **wrapped)
+{
+	const char *name;
+	void *stub;
+	int err;
+
+	if (!jp || !fn || !entry || !wrapped)
+		return -EINVAL;
+	name = jp_fn_name(jp, fn);
+	if (!name)
+		return -EINVAL;         /* not a function of this session */
+	if (jp_wrap_arch_stub_size() == 0)
+		return -ENOTSUP;
+	stub = pool_take(fn, entry, &err);
+	if (!stub)
+		return err;
+
+	/* Name the stub for perf: it is the frame a profiler sees between
+	 * the wrapped function and whoever called it. */
+	if (jitperf_outputs(jp) & (JITPERF_PERFMAP | JITPERF_JITDUMP)) {
+		size_t len = strlen(name) + sizeof("wrap:");
+		char *label = malloc(len);
+
+		if (label) {
+			snprintf(label, len, "wrap:%s", name);
+			/* a failed write leaves the stub working, just unnamed */
+			(void)jitperf_code_load(jp, label, stub,
+						jp_wrap_arch_stub_size(), NULL);
+			free(label);
+		}
+	}
+	*wrapped = stub;
+	return 0;
+}
+
+#if !defined(JP_WRAP_X86_64)
+/* No thunk generator for this architecture: jitperf_wrap returns -ENOTSUP.
+ * (AArch64 would need its own lib/wrap_aarch64.c; it is not written because
+ * it could not be tested here.) */
+size_t jp_wrap_arch_stub_size(void) { return 0; }
+size_t jp_wrap_arch_stub_offset(size_t i) { (void)i; return 0; }
+size_t jp_wrap_arch_fill(uint8_t *page, size_t pagesize,
+			 struct jp_wrap_slot *slots, size_t nslots)
+{
+	(void)page; (void)pagesize; (void)slots; (void)nslots;
+	return 0;
+}
+#endif

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Symbolization of native functions recorded by libjitperf-cyg.  Internal to
+ * libjitperf-read.la.  The trace reader (read/trace_read.c) calls this for
+ * every function whose name starts with "@native:" ("@native:<module
+ * path>+0x<offset>") when it opens a trace, and shows what it returns.
+ */
+#ifndef JITPERF_SYMBOLIZE_H
+#define JITPERF_SYMBOLIZE_H
+
+#include <stddef.h>
+
+#define JP_NATIVE_PREFIX "@native:"
+
+/*
+ * Write a readable name for name into out (outlen bytes, NUL-terminated):
+ * "function (file.c:line)", "function", or name itself when nothing better
+ * is known.  Returns 0, or a negative errno (out then holds name).
+ */
+int jp_symbolize_native(const char *name, char *out, size_t outlen);
+
+#endif /* JITPERF_SYMBOLIZE_H */

@@ -1,0 +1,149 @@
+# tests/ - every test is registered here, by folder:
+#   unit/     Check suites, one per module (check_<module>.c)
+#   lib/      the library against the real perf, pkg-config, symbols
+#   cmd/      the jitperf command: record, report, dump
+#   convert/  jitperf convert and its outputs in real viewers
+#   example/  the example JIT end to end
+#   man/      man page lint, coverage and their EXAMPLES run for real
+#   fuzz/     fuzz harnesses (briefly in make check; libFuzzer with --enable-fuzzers)
+#   progs/    helper programs the scripts run (real binaries: perf records them)
+# Scripts are *.test (sh, exit 77 = skip) and source tests/test-subr.sh;
+# Check suites share tests/check-subr.h.
+TEST_EXTENSIONS = .test
+TEST_LOG_COMPILER = $(SHELL)
+AM_TESTS_ENVIRONMENT = \
+	top_srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; \
+	PERF='$(PERF)'; MANDOC='$(MANDOC)'; \
+	SANITIZERS='$(SANITIZERS_ON)'; \
+	export top_srcdir top_builddir PERF MANDOC SANITIZERS;
+if SANITIZERS
+# tests that LD_PRELOAD a library into a program not built with ASan skip on this
+SANITIZERS_ON = 1
+else
+SANITIZERS_ON =
+endif
+EXTRA_DIST += tests/test-subr.sh tests/check-subr.h
+
+# ---- unit/: Check suites
+CHECK_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+UNIT_SUITES = tests/unit/check_jitdump tests/unit/check_session tests/unit/check_perfmap \
+	tests/unit/check_probe tests/unit/check_trace tests/unit/check_stats tests/unit/check_wrap \
+	tests/unit/check_jitdump_read tests/unit/check_stats_read tests/unit/check_perfscript \
+	tests/unit/check_symbolize
+check_PROGRAMS += $(UNIT_SUITES)
+TESTS += $(UNIT_SUITES)
+
+tests_unit_check_jitdump_CFLAGS = $(CHECK_TEST_CFLAGS) $(LIBELF_CFLAGS)
+tests_unit_check_jitdump_LDADD = lib/libjitperf.la $(CHECK_LIBS) $(LIBELF_LIBS)
+tests_unit_check_session_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_session_LDADD = lib/libjitperf.la $(CHECK_LIBS)
+tests_unit_check_perfmap_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_perfmap_LDADD = lib/libjitperf.la $(CHECK_LIBS)
+INSTR_SUBR = tests/unit/instr-subr.c tests/unit/instr-subr.h
+tests_unit_check_probe_SOURCES = tests/unit/check_probe.c $(INSTR_SUBR)
+tests_unit_check_probe_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_probe_LDADD = lib/libjitperf.la read/libjitperf-read.la $(CHECK_LIBS)
+tests_unit_check_trace_SOURCES = tests/unit/check_trace.c $(INSTR_SUBR)
+tests_unit_check_trace_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_trace_LDADD = lib/libjitperf.la read/libjitperf-read.la $(CHECK_LIBS)
+tests_unit_check_stats_SOURCES = tests/unit/check_stats.c $(INSTR_SUBR)
+tests_unit_check_stats_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_stats_LDADD = lib/libjitperf.la read/libjitperf-read.la $(CHECK_LIBS)
+tests_unit_check_wrap_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_wrap_LDADD = lib/libjitperf.la $(CHECK_LIBS) $(PTHREAD_LIBS)
+tests_unit_check_jitdump_read_SOURCES = tests/unit/check_jitdump_read.c $(JDBUILD)
+tests_unit_check_jitdump_read_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_jitdump_read_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
+tests_unit_check_stats_read_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_stats_read_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
+tests_unit_check_perfscript_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_perfscript_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
+tests_unit_check_symbolize_CFLAGS = $(CHECK_TEST_CFLAGS) -g
+tests_unit_check_symbolize_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
+
+if ARCH_X86_64
+check_PROGRAMS += tests/unit/check_example
+TESTS += tests/unit/check_example
+tests_unit_check_example_CFLAGS = $(CHECK_TEST_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tests_unit_check_example_LDADD = examples/libjitcalc.la lib/libjitperf.la $(CHECK_LIBS) \
+	$(LIBDW_LIBS) $(LIBELF_LIBS)
+endif
+
+# ---- progs/: helper programs of the scripts
+JDBUILD = tests/progs/jdbuild.c tests/progs/jdbuild.h
+check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
+	tests/progs/jd-fixture tests/progs/instr-prog tests/progs/instr-dump \
+	tests/progs/cyg_prog tests/progs/cyg_prog_linked tests/progs/cyg_read
+# a JIT that registers N functions (and can be killed halfway)
+tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
+tests_progs_jitload_LDFLAGS = -no-install
+# an independent jitdump validator, the library tests' oracle
+tests_progs_jdverify_SOURCES = tests/progs/jdverify.c
+# a JIT of known behaviour (exact names and call counts) for tests/cmd/
+tests_progs_jitrun_LDADD = lib/libjitperf.la
+# the jitdump of known layout that tests/cmd/dump.test takes apart
+tests_progs_jd_fixture_SOURCES = tests/progs/jd-fixture.c $(JDBUILD)
+tests_progs_instr_prog_LDADD = lib/libjitperf.la
+tests_progs_instr_dump_LDADD = read/libjitperf-read.la
+# -finstrument-functions programs: preloaded and linked with libjitperf-cyg
+tests_progs_cyg_prog_CFLAGS = $(AM_CFLAGS) -finstrument-functions -g -O2
+tests_progs_cyg_prog_LDADD = $(PTHREAD_LIBS)
+tests_progs_cyg_prog_linked_SOURCES = tests/progs/cyg_prog.c
+tests_progs_cyg_prog_linked_CFLAGS = $(tests_progs_cyg_prog_CFLAGS)
+tests_progs_cyg_prog_linked_LDADD = cyg/libjitperf-cyg.la $(PTHREAD_LIBS)
+tests_progs_cyg_read_LDADD = read/libjitperf-read.la
+
+# ---- scripts
+SCRIPT_TESTS = \
+	tests/lib/symbols.test tests/lib/pkgconfig.test tests/lib/strerror-coverage.test \
+	tests/lib/crash.test tests/lib/fork.test tests/lib/threads.test tests/lib/twins.test \
+	tests/lib/jitdump-perf.test tests/lib/perf-attach.test \
+	tests/lib/instr-env.test tests/lib/instr-sigkill.test \
+	tests/lib/cyg-preload.test tests/lib/cyg-linked.test \
+	tests/cmd/dump.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
+	tests/convert/stackcollapse.test tests/convert/chrome.test tests/convert/svg.test \
+	tests/convert/errors.test tests/convert/record.test tests/convert/viewer.test \
+	tests/convert/outfile.test \
+	tests/man/lint.test tests/man/coverage.test tests/man/core-examples.test \
+	tests/man/instr-examples.test tests/man/wrap-example.test tests/man/cmd-examples.test \
+	tests/man/convert-examples.test \
+	tests/fuzz/jitdump.test tests/fuzz/perfscript.test
+TESTS += $(SCRIPT_TESTS)
+EXTRA_DIST += $(SCRIPT_TESTS)
+EXAMPLE_TESTS = tests/example/cli.test tests/example/perf.test tests/example/callgraph.test \
+	tests/example/counts.test
+EXTRA_DIST += $(EXAMPLE_TESTS)
+if ARCH_X86_64
+TESTS += $(EXAMPLE_TESTS)
+endif
+
+# ---- fuzz/: the harnesses, driven by fuzz-main.c without libFuzzer
+check_PROGRAMS += tests/fuzz/fuzz-jitdump-run tests/fuzz/fuzz-perfscript-run tests/fuzz/fuzz-trace-run
+tests_fuzz_fuzz_jitdump_run_SOURCES = tests/fuzz/fuzz-main.c tests/fuzz/fuzz_jitdump.c
+tests_fuzz_fuzz_jitdump_run_LDADD = tools/libcommand.la
+tests_fuzz_fuzz_perfscript_run_SOURCES = tests/fuzz/fuzz-main.c tests/fuzz/fuzz_perfscript.c
+tests_fuzz_fuzz_perfscript_run_LDADD = tools/libcommand.la
+tests_fuzz_fuzz_trace_run_SOURCES = tests/fuzz/fuzz-main.c tests/fuzz/fuzz_trace.c
+tests_fuzz_fuzz_trace_run_LDADD = read/libjitperf-read.la
+EXTRA_DIST += tests/fuzz/seeds/perfscript-callchain.txt tests/fuzz/seeds/perfscript-perfdata.txt
+if FUZZERS
+# configure adds -fsanitize=fuzzer-no-link everywhere, so the libraries the
+# harnesses link are instrumented too
+noinst_PROGRAMS += tests/fuzz/fuzz_jitdump tests/fuzz/fuzz_perfscript tests/fuzz/fuzz_trace
+tests_fuzz_fuzz_jitdump_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_jitdump_LDADD = tools/libcommand.la
+tests_fuzz_fuzz_perfscript_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_perfscript_LDADD = tools/libcommand.la
+tests_fuzz_fuzz_trace_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_trace_LDADD = read/libjitperf-read.la
+endif
+
+# Run every Check suite under valgrind's memcheck.
+valgrind: $(check_PROGRAMS)
+	@test -n "$(VALGRIND)" || { echo "make valgrind: valgrind not found (apt-get install valgrind)" >&2; exit 1; }
+	@for t in $(UNIT_SUITES); do \
+		echo "valgrind $$t"; \
+		CK_FORK=no $(LIBTOOL) --mode=execute $(VALGRIND) --error-exitcode=1 \
+			--leak-check=full -q ./$$t || exit 1; \
+	done
+.PHONY: valgrind

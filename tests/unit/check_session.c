@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Sessions: the options struct's size rules, the JITPERF* environment, the
+ * inactive no-op session, the default session, jitperf_strerror.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stddef.h>
+#include <sys/wait.h>
+
+#include "tests/check-subr.h"
+#include "lib/session.h"    /* to see what the session stored for the instrumentation side */
+
+static char *dir;
+static unsigned char code[64];
+
+static void setup(void)
+{
+	clear_env();
+	dir = make_tmpdir();
+	setenv("JITPERF_DIR", dir, 1);
+}
+
+static void teardown(void)
+{
+	char map[64];
+
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	unlink(map);
+	clear_env();
+	remove_tmpdir(dir);
+}
+
+static int files_in(const char *d)
+{
+	DIR *dp = opendir(d);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(dp);
+	while ((e = readdir(dp)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(dp);
+	return n;
+}
+
+/* ---- options */
+
+START_TEST(test_null_options_inactive)
+{
+	jitperf *jp;
+
+	ck_assert_int_eq(jitperf_open(&jp, NULL), 0);
+	ck_assert_ptr_nonnull(jp);
+	ck_assert_uint_eq(jitperf_outputs(jp), 0);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(jitperf_open(NULL, NULL), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_options_size)
+{
+	struct {
+		struct jitperf_options o;
+		uint64_t future[2];
+	} big;
+	jitperf *jp = (jitperf *)1;
+
+	memset(&big, 0, sizeof(big));
+	big.o.outputs = JITPERF_JITDUMP;
+	big.o.dir = dir;
+	/* an older, shorter struct: the missing fields read as 0 */
+	big.o.size = offsetof(struct jitperf_options, dir);
+	ck_assert_int_eq(jitperf_open(&jp, &big.o), 0);
+	ck_assert_uint_eq(jitperf_outputs(jp), JITPERF_JITDUMP);
+	ck_assert_str_eq(jp->dir, dir);         /* .dir was beyond size: $JITPERF_DIR */
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	/* a newer, longer struct whose unknown tail is zero */
+	big.o.size = sizeof(big);
+	ck_assert_int_eq(jitperf_open(&jp, &big.o), 0);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	/* ... with something we do not know about set: refused */
+	big.future[1] = 42;
+	ck_assert_int_eq(jitperf_open(&jp, &big.o), -EINVAL);
+	ck_assert_ptr_null(jp);
+	big.future[1] = 0;
+	/* no size at all, or garbage */
+	big.o.size = 0;
+	ck_assert_int_eq(jitperf_open(&jp, &big.o), -EINVAL);
+	big.o.size = (size_t)1 << 40;
+	ck_assert_int_eq(jitperf_open(&jp, &big.o), -EINVAL);
+	/* output bits that do not exist */
+	big.o.size = sizeof(big.o);
+	big.o.outputs = 1u << 9;
+	ck_assert_int_eq(jitperf_open(&jp, &big.o), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_options_override_env)
+{
+	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_PERFMAP, .dir = "/",
+				     .sample_every = 5, .counters = "cycles" };
+	jitperf *jp;
+
+	setenv("JITPERF", "jitdump", 1);
+	setenv("JITPERF_SAMPLE", "9", 1);
+	setenv("JITPERF_COUNTERS", "instructions", 1);
+	ck_assert_int_eq(jitperf_open(&jp, &o), 0);
+	ck_assert_uint_eq(jitperf_outputs(jp), JITPERF_PERFMAP);
+	ck_assert_str_eq(jp->dir, "/");
+	ck_assert_uint_eq(jp->sample_every, 5);
+	ck_assert_str_eq(jp->counters, "cycles");
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(files_in(dir), 0);     /* no jitdump: options won over $JITPERF */
+}
+END_TEST
+
+/* ---- environment */
+
+static int open_env(const char *value, unsigned *outputs)
+{
+	jitperf *jp;
+	int err;
+
+	if (value)
+		setenv("JITPERF", value, 1);
+	else
+		unsetenv("JITPERF");
+	err = jitperf_open(&jp, NULL);
+	if (err)
+		return err;
+	*outputs = jitperf_outputs(jp);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	return 0;
+}
+
+START_TEST(test_env_outputs)
+{
+	unsigned out = 99;
+
+	ck_assert_int_eq(open_env(NULL, &out), 0);
+	ck_assert_uint_eq(out, 0);
+	ck_assert_int_eq(open_env("", &out), 0);
+	ck_assert_uint_eq(out, 0);
+	ck_assert_int_eq(open_env("perfmap", &out), 0);
+	ck_assert_uint_eq(out, JITPERF_PERFMAP);
+	ck_assert_int_eq(open_env("perfmap,jitdump", &out), 0);
+	ck_assert_uint_eq(out, JITPERF_PERFMAP | JITPERF_JITDUMP);
+	ck_assert_int_eq(open_env(" jitdump , perfmap ", &out), 0);
+	ck_assert_uint_eq(out, JITPERF_PERFMAP | JITPERF_JITDUMP);
+	ck_assert_int_eq(open_env("jitdump,jitdump", &out), 0);
+	ck_assert_uint_eq(out, JITPERF_JITDUMP);
+	ck_assert_int_eq(open_env("all", &out), 0);
+	ck_assert_uint_eq(out, JITPERF_PERFMAP | JITPERF_JITDUMP | JITPERF_TRACE | JITPERF_STATS);
+	ck_assert_int_eq(open_env("trace,stats", &out), 0);
+	ck_assert_uint_eq(out, JITPERF_TRACE | JITPERF_STATS);
+	ck_assert_int_eq(open_env("bogus", &out), -EINVAL);
+	ck_assert_int_eq(open_env("perfmap,bogus", &out), -EINVAL);
+	ck_assert_int_eq(open_env("perfmaps", &out), -EINVAL);
+	ck_assert_int_eq(open_env("PERFMAP", &out), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_env_dir)
+{
+	char path[600];
+	jitperf *jp;
+	size_t len;
+	unsigned char *buf;
+
+	setenv("JITPERF", "jitdump", 1);
+	ck_assert_int_eq(jitperf_open(&jp, NULL), 0);
+	ck_assert_str_eq(jp->dir, dir);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)getpid());
+	buf = slurp(path, &len);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(len, 40 + 16);        /* header + CODE_CLOSE */
+	free(buf);
+	/* unset: the current directory, made absolute */
+	unsetenv("JITPERF_DIR");
+	unsetenv("JITPERF");
+	ck_assert_int_eq(chdir(dir), 0);
+	ck_assert_int_eq(jitperf_open(&jp, NULL), 0);
+	ck_assert_str_eq(jp->dir, dir);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(chdir("/"), 0);
+}
+END_TEST
+
+START_TEST(test_env_sample_counters_clock)
+{
+	jitperf *jp;
+
+	setenv("JITPERF_SAMPLE", "16", 1);
+	setenv("JITPERF_COUNTERS", "cycles,instructions", 1);
+	setenv("JITPERF_CLOCK", "tsc", 1);
+	ck_assert_int_eq(jitperf_open(&jp, NULL), 0);
+	ck_assert_uint_eq(jp->sample_every, 16);
+	ck_assert_str_eq(jp->counters, "cycles,instructions");
+	ck_assert_str_eq(jp->clock, "tsc");
+	ck_assert_int_eq(jitperf_close(jp), 0);
+
+	clear_env();
+	ck_assert_int_eq(jitperf_open(&jp, NULL), 0);
+	ck_assert_uint_eq(jp->sample_every, 1);
+	ck_assert_ptr_null(jp->counters);
+	ck_assert_ptr_null(jp->clock);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+
+	setenv("JITPERF_SAMPLE", "0", 1);
+	ck_assert_int_eq(jitperf_open(&jp, NULL), -EINVAL);
+	setenv("JITPERF_SAMPLE", "12x", 1);
+	ck_assert_int_eq(jitperf_open(&jp, NULL), -EINVAL);
+	setenv("JITPERF_SAMPLE", "-3", 1);
+	ck_assert_int_eq(jitperf_open(&jp, NULL), -EINVAL);
+	unsetenv("JITPERF_SAMPLE");
+	setenv("JITPERF_CLOCK", "rdtsc", 1);
+	ck_assert_int_eq(jitperf_open(&jp, NULL), -EINVAL);
+	setenv("JITPERF_CLOCK", "monotonic", 1);
+	ck_assert_int_eq(jitperf_open(&jp, NULL), 0);
+	ck_assert_str_eq(jp->clock, "monotonic");
+	ck_assert_int_eq(jitperf_close(jp), 0);
+}
+END_TEST
+
+/* Run jitperf_open(NULL) with stderr caught in a file; returns what was printed. */
+static char *stderr_of_open(int *err)
+{
+	char path[600];
+	size_t len;
+	char *text;
+	jitperf *jp;
+	int fd, saved;
+
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fd, 2);
+	*err = jitperf_open(&jp, NULL);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	if (!*err)
+		jitperf_close(jp);
+	text = (char *)slurp(path, &len);
+	ck_assert_ptr_nonnull(text);
+	unlink(path);
+	return text;
+}
+
+START_TEST(test_debug_messages)
+{
+	char *text;
+	int err;
+
+	setenv("JITPERF", "perfmap,bogus", 1);
+	text = stderr_of_open(&err);
+	ck_assert_int_eq(err, -EINVAL);
+	ck_assert_str_eq(text, "");             /* silent unless asked */
+	free(text);
+	setenv("JITPERF_DEBUG", "1", 1);
+	text = stderr_of_open(&err);
+	ck_assert_int_eq(err, -EINVAL);
+	ck_assert_str_eq(text, "jitperf: JITPERF: unknown output 'bogus' "
+			 "(expected perfmap, jitdump, trace, stats or all)\n");
+	free(text);
+	setenv("JITPERF", "jitdump", 1);
+	setenv("JITPERF_DIR", "/nonexistent/dir", 1);
+	text = stderr_of_open(&err);
+	ck_assert_int_eq(err, -ENOENT);
+	ck_assert_ptr_nonnull(strstr(text, "/nonexistent/dir/jit-"));   /* names the file */
+	free(text);
+}
+END_TEST
+
+/* ---- inactive */
+
+START_TEST(test_inactive_noop)
+{
+	jitperf *jp;
+	uint64_t idx = 5;
+	char map[64];
+
+	ck_assert_int_eq(jitperf_open(&jp, NULL), 0);
+	ck_assert_uint_eq(jitperf_outputs(jp), 0);
+	/* every call succeeds and does nothing -- even with arguments it would refuse */
+	ck_assert_int_eq(jitperf_code_load(jp, "f", code, sizeof(code), &idx), 0);
+	ck_assert_uint_eq(idx, 0);
+	ck_assert_int_eq(jitperf_code_load(jp, NULL, NULL, 0, NULL), 0);
+	ck_assert_int_eq(jitperf_code_move(jp, 1, code), 0);
+	ck_assert_int_eq(jitperf_code_unload(jp, 1), 0);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(files_in(dir), 0);
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	ck_assert_int_ne(access(map, F_OK), 0);
+	ck_assert_int_eq(jitperf_close(NULL), 0);
+	ck_assert_uint_eq(jitperf_outputs(NULL), 0);
+}
+END_TEST
+
+/* ---- default session: in a child of its own, so each case starts fresh */
+
+static int in_child(void (*fn)(void))
+{
+	char map[64];
+	int st;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		fn();
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
+	unlink(map);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+#define REQUIRE(c) do { if (!(c)) _exit(__LINE__ % 200 + 1); } while (0)
+
+static void default_active(void)
+{
+	jitperf *d = jitperf_default();
+	uint64_t idx = 0;
+
+	REQUIRE(d && d == jitperf_default());
+	REQUIRE(jitperf_outputs(d) == (JITPERF_PERFMAP | JITPERF_JITDUMP));
+	REQUIRE(jitperf_code_load(d, "dflt", code, 8, &idx) == 0 && idx == 1);
+	/* closing it is allowed; it stays a valid, inactive session */
+	REQUIRE(jitperf_close(d) == 0);
+	REQUIRE(jitperf_default() == d);
+	REQUIRE(jitperf_outputs(d) == 0);
+	REQUIRE(jitperf_code_load(d, "late", code, 8, &idx) == 0 && idx == 0);
+	REQUIRE(jitperf_close(d) == 0);
+}
+
+static void default_bad_env(void)
+{
+	jitperf *d = jitperf_default();
+	uint64_t idx = 9;
+
+	REQUIRE(d != NULL);                     /* never NULL */
+	REQUIRE(jitperf_outputs(d) == 0);
+	REQUIRE(jitperf_code_load(d, "x", code, 8, &idx) == 0 && idx == 0);
+}
+
+static void default_at_exit(void)
+{
+	REQUIRE(jitperf_code_load(jitperf_default(), "atexit", code, 8, NULL) == 0);
+	exit(0);        /* atexit closes it: CODE_CLOSE must be in the file */
+}
+
+START_TEST(test_default_session)
+{
+	char path[600], map[64];
+	unsigned char *buf;
+	size_t len;
+	pid_t pid;
+
+	setenv("JITPERF", "perfmap,jitdump", 1);
+	ck_assert_int_eq(in_child(default_active), 0);
+	setenv("JITPERF", "nonsense", 1);
+	ck_assert_int_eq(in_child(default_bad_env), 0);
+	ck_assert_int_eq(files_in(dir), 1);     /* only the first child's dump */
+
+	setenv("JITPERF", "jitdump", 1);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		default_at_exit();
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)pid);
+	buf = slurp(path, &len);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_ge(len, 40 + 16);
+	ck_assert_uint_eq(buf[len - 16], 3);    /* last record: JIT_CODE_CLOSE */
+	ck_assert_uint_eq(buf[len - 12], 16);
+	free(buf);
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
+	ck_assert_int_ne(access(map, F_OK), 0);  /* perfmap was not asked for */
+}
+END_TEST
+
+/* ---- strerror */
+
+START_TEST(test_strerror)
+{
+	static const int codes[] = {
+		EINVAL, ENOMEM, ENOENT, ENOSPC, EDQUOT, EFBIG, EIO, EACCES, EPERM, EROFS,
+		ENOTDIR, ENAMETOOLONG, ELOOP, EEXIST, EMFILE, ENFILE, E2BIG, EFAULT, ENOTSUP, EBADF,
+		EBUSY, ENODEV, EISDIR,
+	};
+	const char *seen[sizeof(codes) / sizeof(codes[0])];
+
+	ck_assert_str_eq(jitperf_strerror(0), "success");
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		const char *s = jitperf_strerror(-codes[i]);
+
+		ck_assert_ptr_nonnull(s);
+		ck_assert_uint_gt(strlen(s), 5);
+		ck_assert_ptr_null(strstr(s, "unknown"));
+		ck_assert_str_eq(s, jitperf_strerror(codes[i]));        /* either sign */
+		for (size_t j = 0; j < i; j++)
+			ck_assert_str_ne(s, seen[j]);
+		seen[i] = s;
+	}
+	/* codes with two meanings name both; EBUSY is the one-instrumenting-session rule */
+	ck_assert_ptr_nonnull(strstr(jitperf_strerror(-ENOSPC), "no space left on the device"));
+	ck_assert_ptr_nonnull(strstr(jitperf_strerror(-ENOSPC), "function table is full"));
+	ck_assert_ptr_nonnull(strstr(jitperf_strerror(-EBUSY),
+				     "only one instrumenting session per process"));
+	/* other errno values: the system's text; nonsense: still a string */
+	ck_assert_str_eq(jitperf_strerror(-EAGAIN), strerrordesc_np(EAGAIN));
+	ck_assert_ptr_nonnull(jitperf_strerror(-100000));
+	ck_assert_ptr_nonnull(jitperf_strerror(-2147483647 - 1));
+}
+END_TEST
+
+/* The EBUSY a second tracing session gets is the one the text explains. */
+START_TEST(test_strerror_busy)
+{
+	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_STATS, .dir = dir };
+	jitperf *first, *second = (jitperf *)1;
+	int err;
+
+	ck_assert_int_eq(jitperf_open(&first, &o), 0);
+	err = jitperf_open(&second, &o);
+	ck_assert_int_eq(err, -EBUSY);
+	ck_assert_ptr_null(second);
+	ck_assert_str_eq(jitperf_strerror(err), jitperf_strerror(-EBUSY));
+	ck_assert_ptr_nonnull(strstr(jitperf_strerror(err), "already traces or counts"));
+	ck_assert_int_eq(jitperf_close(first), 0);
+	ck_assert_int_eq(jitperf_open(&second, &o), 0);       /* free again */
+	ck_assert_int_eq(jitperf_close(second), 0);
+}
+END_TEST
+
+static Suite *session_suite(void)
+{
+	Suite *s = suite_create("session");
+	TCase *tc;
+
+	tc = tcase_create("Options struct");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_null_options_inactive);
+	tcase_add_test(tc, test_options_size);
+	tcase_add_test(tc, test_options_override_env);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("Environment");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_env_outputs);
+	tcase_add_test(tc, test_env_dir);
+	tcase_add_test(tc, test_env_sample_counters_clock);
+	tcase_add_test(tc, test_debug_messages);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("Inactive session");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_inactive_noop);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("Default session");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_default_session);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("Error texts");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_strerror);
+	tcase_add_test(tc, test_strerror_busy);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(session_suite());
+}

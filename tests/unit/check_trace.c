@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The trace file and its reader: what a session writes (tables, code
+ * events, thread names, size per event) and how the reader handles files
+ * that are empty, foreign, truncated at any byte or corrupted at random.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "instr-subr.h"
+#include "lib/instr/trace_format.h"
+
+static char *dir;
+static char path[4200];
+
+static void setup(void)
+{
+	dir = instr_mkdir();
+	snprintf(path, sizeof(path), "%s/jitperf-%d.trace", dir, (int)getpid());
+}
+
+static void teardown(void)
+{
+	instr_rmdir(dir);
+	dir = NULL;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A trace of pairs calls of a > b, written by a real session. */
+static void write_trace(int pairs)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE, 1, NULL);
+	jitperf_fn a = jitperf_fn_register(jp, "a", (void *)0x1000, 0x40);
+	jitperf_fn b = jitperf_fn_register(jp, "b", (void *)0x2000, 0x80);
+
+	for (int i = 0; i < pairs; i++) {
+		jitperf_enter(a);
+		jitperf_enter(b);
+		jitperf_exit(b);
+		jitperf_exit(a);
+	}
+	ck_assert_int_eq(jitperf_close(jp), 0);
+}
+
+static unsigned char *load(const char *p, size_t *len)
+{
+	struct stat st;
+	unsigned char *buf;
+	FILE *f = fopen(p, "rb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fstat(fileno(f), &st), 0);
+	buf = malloc((size_t)st.st_size);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+	fclose(f);
+	*len = (size_t)st.st_size;
+	return buf;
+}
+
+static void store(const char *p, const unsigned char *buf, size_t len)
+{
+	FILE *f = fopen(p, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
+	fclose(f);
+}
+
+struct walk { long calls; uint64_t last_end; int disorder; };
+
+static int count_cb(const struct jpt_call *c, void *arg)
+{
+	struct walk *w = arg;
+
+	w->calls++;
+	if (c->end_ns < w->last_end || c->start_ns > c->end_ns)
+		w->disorder++;
+	w->last_end = c->end_ns;
+	return 0;
+}
+
+/* ---- Contents */
+
+struct code_arg { struct jpt_code c[8]; char names[8][32]; int n; };
+
+static int code_cb(const struct jpt_code *c, void *arg)
+{
+	struct code_arg *a = arg;
+
+	if (a->n < 8) {
+		a->c[a->n] = *c;
+		snprintf(a->names[a->n], sizeof(a->names[0]), "%s", c->name ? c->name : "");
+		a->n++;
+	}
+	return 0;
+}
+
+START_TEST(test_tables_and_code_events)
+{
+	static const unsigned char code[64];
+	uint64_t t0 = mono_ns(), t1, idx;
+	jitperf *jp = instr_open(dir, JITPERF_TRACE, 1, NULL);
+	jitperf_fn a = jitperf_fn_register(jp, "alpha", code, sizeof(code));
+	struct jpt_reader *r;
+	struct code_arg ca = { .n = 0 };
+	struct walk w = { 0 };
+	char err[512], comm[17] = "";
+
+	ck_assert_int_eq(jitperf_code_load(jp, "jitfn", code, sizeof(code), &idx), 0);
+	ck_assert_int_eq(jitperf_code_move(jp, idx, code + 16), 0);
+	jitperf_enter(a);
+	jitperf_exit(a);
+	ck_assert_int_eq(jitperf_code_unload(jp, idx), 0);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	t1 = mono_ns();
+
+	r = instr_trace_open(dir, getpid());
+	ck_assert_uint_eq(jpt_info(r)->version, 1);
+	ck_assert_uint_eq(jpt_info(r)->pid, (uint32_t)getpid());
+	ck_assert_uint_eq(jpt_info(r)->sample_every, 1);
+	ck_assert_int_eq(jpt_info(r)->truncated, 0);
+	ck_assert(jpt_info(r)->start_ns >= t0 && jpt_info(r)->start_ns <= t1);
+	ck_assert_uint_eq(jpt_nfns(r), 1);
+	ck_assert_str_eq(jpt_fn(r, 1)->name, "alpha");
+	ck_assert_uint_eq(jpt_fn(r, 1)->addr, (uintptr_t)code);
+	ck_assert_ptr_null(jpt_fn(r, 2));
+	ck_assert_uint_eq(jpt_nthreads(r), 1);
+	ck_assert_uint_eq(jpt_thread(r, 0)->tid, (uint32_t)syscall(SYS_gettid));
+	prctl(PR_GET_NAME, comm, 0, 0, 0);
+	ck_assert_str_eq(jpt_thread(r, 0)->name, comm);
+
+	ck_assert_int_eq(jpt_for_each_code(r, code_cb, &ca, err, sizeof(err)), 0);
+	ck_assert_int_eq(ca.n, 3);
+	ck_assert_int_eq(ca.c[0].kind, 0);
+	ck_assert_str_eq(ca.names[0], "jitfn");
+	ck_assert_uint_eq(ca.c[0].index, idx);
+	ck_assert_uint_eq(ca.c[0].addr, (uintptr_t)code);
+	ck_assert_uint_eq(ca.c[0].len, sizeof(code));
+	ck_assert_int_eq(ca.c[1].kind, 1);
+	ck_assert_uint_eq(ca.c[1].addr, (uintptr_t)(code + 16));
+	ck_assert_int_eq(ca.c[2].kind, 2);
+	for (int i = 0; i < 3; i++) {
+		ck_assert(ca.c[i].ts_ns >= t0 && ca.c[i].ts_ns <= t1);
+		ck_assert_uint_eq(ca.c[i].tid, (uint32_t)syscall(SYS_gettid));
+	}
+	ck_assert_int_eq(jpt_for_each_call(r, count_cb, &w, err, sizeof(err)), 0);
+	ck_assert_int_eq(w.calls, 1);
+	/* The call lies between the move and the unload on the CLOCK_MONOTONIC timeline. */
+	ck_assert_uint_ge(w.last_end, ca.c[1].ts_ns);
+	ck_assert_uint_le(w.last_end, ca.c[2].ts_ns);
+	jpt_close(r);
+}
+END_TEST
+
+static void *named_thread(void *arg)
+{
+	jitperf_fn f = (jitperf_fn)(uintptr_t)arg;
+
+	pthread_setname_np(pthread_self(), "worker-7");
+	jitperf_enter(f);
+	jitperf_exit(f);
+	return NULL;
+}
+
+static pthread_mutex_t rename_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t rename_cond = PTHREAD_COND_INITIALIZER;
+static int rename_state;
+
+static void *renamed_thread(void *arg)
+{
+	jitperf_fn f = (jitperf_fn)(uintptr_t)arg;
+
+	pthread_setname_np(pthread_self(), "before");
+	jitperf_enter(f);
+	jitperf_exit(f);
+	pthread_setname_np(pthread_self(), "after");
+	pthread_mutex_lock(&rename_lock);
+	rename_state = 1;                  /* renamed; stay alive until close */
+	pthread_cond_broadcast(&rename_cond);
+	while (rename_state != 2)
+		pthread_cond_wait(&rename_cond, &rename_lock);
+	pthread_mutex_unlock(&rename_lock);
+	return NULL;
+}
+
+START_TEST(test_thread_names)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE, 1, NULL);
+	jitperf_fn f = jitperf_fn_register(jp, "f", NULL, 0);
+	pthread_t t1, t2;
+	struct jpt_reader *r;
+	int found = 0;
+
+	pthread_create(&t1, NULL, named_thread, (void *)(uintptr_t)f);
+	pthread_join(t1, NULL);
+	pthread_create(&t2, NULL, renamed_thread, (void *)(uintptr_t)f);
+	pthread_mutex_lock(&rename_lock);
+	while (rename_state != 1)
+		pthread_cond_wait(&rename_cond, &rename_lock);
+	pthread_mutex_unlock(&rename_lock);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	pthread_mutex_lock(&rename_lock);
+	rename_state = 2;
+	pthread_cond_broadcast(&rename_cond);
+	pthread_mutex_unlock(&rename_lock);
+	pthread_join(t2, NULL);
+
+	r = instr_trace_open(dir, getpid());
+	ck_assert_uint_eq(jpt_nthreads(r), 2);
+	for (size_t i = 0; i < 2; i++) {
+		found += !strcmp(jpt_thread(r, i)->name, "worker-7");
+		found += 2 * !strcmp(jpt_thread(r, i)->name, "after");
+	}
+	ck_assert_int_eq(found, 3);
+	jpt_close(r);
+}
+END_TEST
+
+START_TEST(test_bytes_per_event)
+{
+	struct stat st;
+	struct jpt_reader *r;
+	struct walk w = { 0 };
+	char err[512];
+
+	/* 10000 times a > b: 40000 events of 8 bytes (320000 bytes) and one
+	 * absolute time stamp fill five 64 KiB blocks; one more holds the tables. */
+	write_trace(10000);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, JPT_HEADER_SIZE + 6 * JPT_BLOCK_SIZE);
+	r = instr_trace_open(dir, getpid());
+	ck_assert_int_eq(jpt_for_each_call(r, count_cb, &w, err, sizeof(err)), 0);
+	ck_assert_int_eq(w.calls, 20000);
+	ck_assert_int_eq(w.disorder, 0);
+	jpt_close(r);
+}
+END_TEST
+
+/* ---- Bad input */
+
+static void expect_error(const char *p, int want_err, const char *want_msg)
+{
+	struct jpt_reader *r = NULL;
+	char err[512] = "";
+	int ret = jpt_open(&r, p, err, sizeof(err));
+
+	ck_assert_int_eq(ret, want_err);
+	ck_assert_ptr_null(r);
+	ck_assert_msg(strstr(err, p) == err, "error does not start with the path: %s", err);
+	ck_assert_msg(strstr(err, want_msg) != NULL, "error '%s' lacks '%s'", err, want_msg);
+}
+
+START_TEST(test_bad_headers)
+{
+	char p[4300];
+	unsigned char *buf;
+	size_t len;
+
+	snprintf(p, sizeof(p), "%s/bad.trace", dir);
+	store(p, (const unsigned char *)"", 0);
+	expect_error(p, -EINVAL, "file too short for the 4096-byte header at offset 0");
+	write_trace(3);
+	buf = load(path, &len);
+	buf[0] = 'X';
+	store(p, buf, len);
+	expect_error(p, -EINVAL, "not a jitperf trace (bad magic) at offset 0");
+	buf[0] = 'J';
+	buf[8] = 99;
+	store(p, buf, len);
+	expect_error(p, -ENOTSUP, "unsupported version 99 at offset 8");
+	buf[8] = 1;
+	buf[JPT_HEADER_SIZE] ^= 0xff;                  /* first block's magic */
+	store(p, buf, len);
+	expect_error(p, -EINVAL, "bad block magic");
+	expect_error(p, -EINVAL, "at offset 4096");
+	buf[JPT_HEADER_SIZE] ^= 0xff;
+	buf[JPT_HEADER_SIZE + 20 + 2] = 0x7f;          /* used: far beyond the block */
+	store(p, buf, len);
+	expect_error(p, -EINVAL, "larger than the block at offset 4116");
+	free(buf);
+	snprintf(p, sizeof(p), "%s/none.trace", dir);
+	expect_error(p, -ENOENT, "No such file");
+}
+END_TEST
+
+START_TEST(test_truncated_anywhere)
+{
+	char p[4300], err[512];
+	unsigned char *buf;
+	size_t len;
+	long full;
+
+	write_trace(5000);
+	buf = load(path, &len);
+	full = 10000;
+	snprintf(p, sizeof(p), "%s/cut.trace", dir);
+	for (size_t cut = 0; cut < len; cut += 1531) {
+		struct jpt_reader *r = NULL;
+		struct walk w = { 0 };
+		int ret;
+
+		store(p, buf, cut);
+		ret = jpt_open(&r, p, err, sizeof(err));
+		if (ret) {
+			ck_assert_msg(strstr(err, " at offset ") != NULL, "no offset in: %s", err);
+			continue;
+		}
+		ck_assert_int_eq(jpt_info(r)->truncated, 1);
+		ck_assert_int_eq(jpt_for_each_call(r, count_cb, &w, err, sizeof(err)), 0);
+		ck_assert_int_le(w.calls, full);
+		ck_assert_int_eq(w.disorder, 0);
+		jpt_close(r);
+	}
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_random_corruption)
+{
+	char p[4300], err[512];
+	unsigned char *buf, *copy;
+	size_t len;
+	unsigned seed = 12345;
+	int opened = 0;
+
+	write_trace(3000);
+	buf = load(path, &len);
+	copy = malloc(len);
+	ck_assert_ptr_nonnull(copy);
+	snprintf(p, sizeof(p), "%s/rnd.trace", dir);
+	for (int iter = 0; iter < 400; iter++) {
+		struct jpt_reader *r = NULL;
+		struct walk w = { 0 };
+		int nflip = 1 + rand_r(&seed) % 8;
+
+		memcpy(copy, buf, len);
+		for (int k = 0; k < nflip; k++) {
+			/* Mostly hit headers and tables, where damage is interesting. */
+			size_t at = rand_r(&seed) % 2 ? (size_t)rand_r(&seed) % len :
+				    (size_t)rand_r(&seed) % (JPT_HEADER_SIZE + 256);
+			size_t blk = rand_r(&seed) % 3;
+
+			if (rand_r(&seed) % 2 && JPT_HEADER_SIZE + blk * JPT_BLOCK_SIZE + 64 < len)
+				at = JPT_HEADER_SIZE + blk * JPT_BLOCK_SIZE + (size_t)rand_r(&seed) % 256;
+			copy[at % len] = (unsigned char)rand_r(&seed);
+		}
+		store(p, copy, len);
+		if (jpt_open(&r, p, err, sizeof(err))) {
+			ck_assert_msg(strstr(err, " at offset ") != NULL, "no offset in: %s", err);
+			continue;
+		}
+		opened++;
+		if (jpt_for_each_call(r, count_cb, &w, err, sizeof(err)))
+			ck_assert_msg(strstr(err, " at offset ") != NULL, "no offset in: %s", err);
+		jpt_close(r);
+	}
+	ck_assert_int_gt(opened, 0);
+	free(copy);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_random_bytes)
+{
+	char p[4300], err[512];
+	unsigned char *buf = malloc(JPT_HEADER_SIZE + 3 * JPT_BLOCK_SIZE);
+	unsigned seed = 777;
+	size_t len = JPT_HEADER_SIZE + 3 * JPT_BLOCK_SIZE;
+
+	write_trace(1);
+	{
+		size_t hl;
+		unsigned char *h = load(path, &hl);
+
+		memcpy(buf, h, JPT_HEADER_SIZE);   /* a valid header over random blocks */
+		free(h);
+	}
+	snprintf(p, sizeof(p), "%s/noise.trace", dir);
+	for (int iter = 0; iter < 50; iter++) {
+		struct jpt_reader *r = NULL;
+
+		for (size_t i = JPT_HEADER_SIZE; i < len; i++)
+			buf[i] = (unsigned char)rand_r(&seed);
+		if (iter % 2)    /* sometimes a plausible block header */
+			memcpy(buf + JPT_HEADER_SIZE, &(uint32_t){ JPT_BLOCK_MAGIC }, 4);
+		store(p, buf, len);
+		if (jpt_open(&r, p, err, sizeof(err)) == 0) {
+			struct walk w = { 0 };
+
+			jpt_for_each_call(r, count_cb, &w, err, sizeof(err));
+			jpt_close(r);
+		} else {
+			ck_assert_msg(strstr(err, " at offset ") != NULL, "no offset in: %s", err);
+		}
+	}
+	free(buf);
+}
+END_TEST
+
+static Suite *trace_suite(void)
+{
+	Suite *s = suite_create("Trace file");
+	TCase *tc;
+
+	tc = tcase_create("Contents");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_tables_and_code_events);
+	tcase_add_test(tc, test_thread_names);
+	tcase_add_test(tc, test_bytes_per_event);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("Bad input");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_bad_headers);
+	tcase_add_test(tc, test_truncated_anywhere);
+	tcase_add_test(tc, test_random_corruption);
+	tcase_add_test(tc, test_random_bytes);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(trace_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

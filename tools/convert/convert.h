@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `jitperf convert`: inputs (perf script text, perf.data through perf script,
+ * traces, jitdumps) are read once and every event is handed to each output
+ * writer through one small callback table, as uftrace's dump ops do.
+ */
+#ifndef JITPERF_CONVERT_H
+#define JITPERF_CONVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "outfile.h"
+#include "read/perfscript.h"
+
+enum cv_source { CV_SAMPLES, CV_CALLS };
+
+struct cv_opts {
+	unsigned       ps_flags;    /* PS_PID, PS_TID, ... (root and frame names) */
+	enum cv_source source;      /* what folded and SVG stacks are made of */
+	int            has_calls;   /* the input has instrumented calls */
+	const char    *title;       /* SVG title */
+};
+
+/* One instrumented call (from a trace), names already resolved. */
+struct cv_call {
+	uint32_t           pid, tid;
+	const char        *thread;     /* thread name, "" if unknown */
+	uint64_t           start_ns, end_ns, self_ns;
+	size_t             depth;      /* stack[depth] is this call */
+	const char *const *stack;      /* function names, root first */
+	const uint32_t    *stack_ids;  /* function ids (for caches), root first */
+	const uint32_t    *fn_id;      /* == &stack_ids[depth] */
+	size_t             ncounters;
+	const char *const *counter_names;
+	const uint64_t    *counters;
+};
+
+/* A JIT code load (or move/unload) for the timeline. */
+struct cv_code {
+	int         kind;              /* 0 load, 1 move, 2 unload */
+	uint32_t    pid, tid;
+	uint64_t    ts_ns;
+	uint64_t    addr, len, index;
+	const char *name;
+};
+
+struct cv_thread {
+	uint32_t    pid, tid;
+	const char *name;
+};
+
+struct cv_ops {
+	const char *what;
+	void *(*begin)(struct outfile *out, const struct cv_opts *o);  /* NULL = ENOMEM */
+	int   (*sample)(void *w, const struct ps_sample *s);
+	int   (*call)(void *w, const struct cv_call *c);
+	int   (*code)(void *w, const struct cv_code *c);
+	int   (*thread)(void *w, const struct cv_thread *t);
+	int   (*end)(void *w);         /* write the rest; 0 or -errno */
+	void  (*free)(void *w);
+};
+
+extern const struct cv_ops cv_folded_ops;
+extern const struct cv_ops cv_svg_ops;
+extern const struct cv_ops cv_chrome_ops;
+
+#endif /* JITPERF_CONVERT_H */

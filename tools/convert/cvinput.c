@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Inputs of jitperf convert.  What a file is comes from its first bytes:
+ * "PERFILE2" is perf.data (read through `perf script` with an explicit
+ * field list), "JITPTRC\n" a jitperf trace, "JiTD"/"DTiJ" a jitdump; all
+ * else is taken as perf script text.  A directory is a `jitperf record`
+ * directory: perf.jit.data (or perf.data), jitperf-*.trace and jit-*.dump.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cvinput.h"
+#include "read/jitdump_read.h"
+
+__attribute__((format(printf, 4, 5)))
+static int fmt_err(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static int kind_of(const unsigned char *m, size_t n)
+{
+	if (n >= 8 && !memcmp(m, "PERFILE2", 8))
+		return CV_PERFDATA;
+	if (n >= 8 && !memcmp(m, "JITPTRC\n", 8))
+		return CV_TRACE;
+	if (n >= 4 && (!memcmp(m, "JiTD", 4) || !memcmp(m, "DTiJ", 4)))
+		return CV_JITDUMP;
+	return CV_TEXT;
+}
+
+static int push(char ***v, size_t *n, const char *dir, const char *name)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+	char *s;
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	if (dir ? asprintf(&s, "%s/%s", dir, name) < 0 : !(s = strdup(name)))
+		return -ENOMEM;
+	nv[(*n)++] = s;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int match(const char *name, const char *pre, const char *suf)
+{
+	size_t n = strlen(name), p = strlen(pre), s = strlen(suf);
+
+	return n > p + s && !strncmp(name, pre, p) && !strcmp(name + n - s, suf);
+}
+
+static int open_dir(struct cv_input *in, const char *path, char *err, size_t errlen)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int have_jit = 0, have_plain = 0, ret = 0;
+
+	if (!d)
+		return fmt_err(err, errlen, -errno, "%s: %s", path, strerror(errno));
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, "perf.jit.data"))
+			have_jit = 1;
+		else if (!strcmp(de->d_name, "perf.data"))
+			have_plain = 1;
+		else if (match(de->d_name, "jitperf-", ".trace"))
+			ret = push(&in->traces, &in->ntraces, path, de->d_name);
+		else if (match(de->d_name, "jit-", ".dump"))
+			ret = push(&in->dumps, &in->ndumps, path, de->d_name);
+		if (ret)
+			break;
+	}
+	closedir(d);
+	if (ret)
+		return fmt_err(err, errlen, ret, "%s: %s", path, strerror(-ret));
+	if (in->ntraces)
+		qsort(in->traces, in->ntraces, sizeof(char *), by_name);
+	if (in->ndumps)
+		qsort(in->dumps, in->ndumps, sizeof(char *), by_name);
+	/* the injected data names the JIT code; the plain one only addresses */
+	if ((have_jit || have_plain) &&
+	    asprintf(&in->perfdata, "%s/%s", path, have_jit ? "perf.jit.data" : "perf.data") < 0)
+		return -ENOMEM;
+	if (!in->perfdata && !in->ntraces && !in->ndumps)
+		return fmt_err(err, errlen, -ENOENT,
+			       "%s: not a jitperf record directory (no perf.data, trace or jitdump)",
+			       path);
+	in->has_samples = in->perfdata != NULL;
+	in->has_calls = in->ntraces > 0;
+	return 0;
+}
+
+int cv_input_open(struct cv_input *in, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+	in->path = path;
+	if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		in->kind = CV_DIR;
+		return open_dir(in, path, err, errlen);
+	}
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0)
+		return fmt_err(err, errlen, -errno, "%s: %s", path, strerror(errno));
+	/* a pipe may deliver the first bytes in pieces */
+	while (in->npeek < sizeof(in->peek)) {
+		n = read(fd, in->peek + in->npeek, sizeof(in->peek) - in->npeek);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			if (fd)
+				close(fd);
+			return fmt_err(err, errlen, -e, "%s: %s", path, strerror(e));
+		}
+		if (n == 0)
+			break;
+		in->npeek += n;
+	}
+	in->kind = kind_of((unsigned char *)in->peek, in->npeek);
+	if (in->kind == CV_TEXT) {
+		in->fd = fd;
+		in->has_samples = 1;
+		return 0;
+	}
+	if (fd)
+		close(fd);
+	if (!strcmp(path, "-"))
+		return fmt_err(err, errlen, -EINVAL,
+			       "-: binary input on standard input: give its file name");
+	switch (in->kind) {
+	case CV_PERFDATA:
+		in->perfdata = strdup(path);
+		in->has_samples = 1;
+		return in->perfdata ? 0 : -ENOMEM;
+	case CV_TRACE:
+		in->has_calls = 1;
+		return push(&in->traces, &in->ntraces, NULL, path) ? -ENOMEM : 0;
+	default:
+		return push(&in->dumps, &in->ndumps, NULL, path) ? -ENOMEM : 0;
+	}
+}
+
+void cv_input_close(struct cv_input *in)
+{
+	size_t i;
+
+	if (in->fd > 0)
+		close(in->fd);
+	in->fd = -1;
+	for (i = 0; i < in->ntraces; i++)
+		free(in->traces[i]);
+	for (i = 0; i < in->ndumps; i++)
+		free(in->dumps[i]);
+	free(in->traces);
+	free(in->dumps);
+	free(in->perfdata);
+	in->traces = in->dumps = NULL;
+	in->perfdata = NULL;
+	in->ntraces = in->ndumps = 0;
+}
+
+static const char *perf_path(void)
+{
+	const char *p = getenv("PERF");
+
+	return p && *p ? p : "perf";
+}
+
+/*
+ * What `perf evlist -v` says of every event of the file: whether it records
+ * its period (-c N recordings do not, and perf script refuses to print a
+ * missing field) and whether its clock is CLOCK_MONOTONIC (perf record -k 1,
+ * the clock of traces and jitdumps; -1 when perf cannot tell).
+ */
+static void perf_attrs(const char *data, int *period, int *monotonic)
+{
+	char cmd[4096], line[4096];
+	int nevents = 0;
+	FILE *f;
+
+	*period = 0;
+	*monotonic = -1;
+	if (strchr(data, '\'') || strchr(perf_path(), '\'') ||
+	    snprintf(cmd, sizeof(cmd), "'%s' evlist -v -i '%s' 2>/dev/null", perf_path(), data) >=
+	    (int)sizeof(cmd))
+		return;
+	f = popen(cmd, "r");
+	if (!f)
+		return;
+	*period = *monotonic = 1;
+	while (fgets(line, sizeof(line), f)) {
+		const char *st = strstr(line, "sample_type:"), *ck = strstr(line, " clockid: ");
+
+		if (!st)
+			continue;
+		nevents++;
+		if (!strstr(st, "PERIOD"))
+			*period = 0;
+		if (!ck || atoi(ck + 10) != 1 /* CLOCK_MONOTONIC */)
+			*monotonic = 0;
+	}
+	pclose(f);
+	if (!nevents) {                /* perf could not tell: no warning */
+		*period = 0;
+		*monotonic = -1;
+	}
+}
+
+/* Stream `perf script` output of a perf.data through the parser. */
+static int read_perfdata(const char *data, unsigned flags, int with_calls,
+			 const struct cv_sink *sink, void *arg, char *err, size_t errlen)
+{
+	int period, monotonic;
+	const char *fields;
+	char *name = NULL;
+	struct ps_parser *p;
+	int pfd[2], status, ret;
+	FILE *errf;
+	pid_t pid;
+
+	perf_attrs(data, &period, &monotonic);
+	fields = period ? "comm,pid,tid,time,period,event,ip,sym,dso" : "comm,pid,tid,time,event,ip,sym,dso";
+	if (monotonic == 0 && with_calls)
+		fprintf(stderr, "jitperf convert: %s was not recorded with perf record -k 1 "
+			"(CLOCK_MONOTONIC): its samples are not on the timeline of the traced calls\n",
+			data);
+	if (asprintf(&name, "%s (perf script)", data) < 0)
+		return -ENOMEM;
+	p = ps_new(flags | PS_PERFDATA, name, sink->sample, arg);
+	free(name);
+	if (!p)
+		return -ENOMEM;
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		ret = -errno;
+		ps_free(p);
+		return fmt_err(err, errlen, ret, "pipe: %s", strerror(-ret));
+	}
+	/* perf's messages are held back: on failure its last line completes ours */
+	errf = tmpfile();
+	pid = errf ? fork() : -1;
+	if (pid < 0) {
+		ret = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		if (errf)
+			fclose(errf);
+		ps_free(p);
+		return fmt_err(err, errlen, ret, "fork: %s", strerror(-ret));
+	}
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		dup2(fileno(errf), 2);
+		execlp(perf_path(), perf_path(), "script", "-i", data, "-F", fields, "--ns", (char *)NULL);
+		fprintf(stderr, "cannot run %s: %s%s\n", perf_path(), strerror(errno),
+			errno == ENOENT ? " (install perf: apt-get install linux-perf)" : "");
+		_exit(127);
+	}
+	close(pfd[1]);
+	ret = ps_parse_fd(p, pfd[0]);
+	if (ret)
+		snprintf(err, errlen, "%s", ps_error(p));
+	close(pfd[0]);        /* perf gets EPIPE if we stopped early */
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!ret && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		char last[256] = "", line[256];
+
+		rewind(errf);
+		while (fgets(line, sizeof(line), errf))
+			if (line[0] != '\n')
+				memcpy(last, line, sizeof(line));
+		last[strcspn(last, "\n")] = 0;
+		ret = -EIO;
+		if (WIFEXITED(status))
+			snprintf(err, errlen, "%s: perf script failed (exit status %d)%s%s", data,
+				 WEXITSTATUS(status), last[0] ? ": " : "", last);
+		else
+			snprintf(err, errlen, "%s: perf script killed by signal %d", data,
+				 WTERMSIG(status));
+	} else if (!ret) {
+		char buf[4096];
+		size_t n;
+
+		rewind(errf);        /* perf's warnings, e.g. lost samples */
+		while ((n = fread(buf, 1, sizeof(buf), errf)) > 0)
+			fwrite(buf, 1, n, stderr);
+	}
+	fclose(errf);
+	ps_free(p);
+	return ret;
+}
+
+static int read_text(struct cv_input *in, unsigned flags, const struct cv_sink *sink, void *arg,
+		     char *err, size_t errlen)
+{
+	struct ps_parser *p = ps_new(flags, in->path, sink->sample, arg);
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	/* a file is read again from its start (the parser maps it); a pipe
+	 * continues after the bytes read to recognise it */
+	ret = in->fd > 0 && lseek(in->fd, 0, SEEK_SET) == 0 ? 0 : ps_feed(p, in->peek, in->npeek);
+	if (!ret)
+		ret = ps_parse_fd(p, in->fd);
+	if (ret)
+		snprintf(err, errlen, "%s", ps_error(p));
+	else if (!ps_samples(p))       /* not an error: say why the output is empty */
+		fprintf(stderr, "jitperf convert: %s: no samples (for perf script text, record "
+			"with call graphs: perf record -g)\n", in->path);
+	ps_free(p);
+	return ret;
+}
+
+/* code loads of one jitdump */
+static int cv_read_jitdump(const char *path, const struct cv_sink *sink, void *arg,
+			   char *err, size_t errlen)
+{
+	struct jd_file *f;
+	struct jd_record r;
+	int ret;
+
+	ret = jd_open(&f, path, err, errlen);
+	if (ret)
+		return ret;
+	while ((ret = jd_next(f, &r, err, errlen)) == 1) {
+		struct cv_code c = {
+			.pid = r.pid, .tid = r.tid, .ts_ns = r.timestamp,
+			.index = r.code_index, .len = r.code_size, .name = r.name,
+		};
+
+		if (r.id == JIT_CODE_LOAD) {
+			c.kind = 0;
+			c.addr = r.code_addr;
+		} else if (r.id == JIT_CODE_MOVE) {
+			c.kind = 1;
+			c.addr = r.new_code_addr;
+			c.name = "";
+		} else {
+			continue;
+		}
+		ret = sink->code(&c, arg);
+		if (ret)
+			break;
+	}
+	jd_close(f);
+	return ret < 0 ? ret : 0;
+}
+
+int cv_input_read(struct cv_input *in, unsigned flags, const struct cv_sink *sink, void *arg,
+		  char *err, size_t errlen)
+{
+	int ret = 0, had_code = 0;
+	size_t i;
+
+	if (in->kind == CV_TEXT)
+		return read_text(in, flags, sink, arg, err, errlen);
+	for (i = 0; i < in->ntraces && !ret; i++)
+		ret = cv_read_trace(in->traces[i], sink, arg, 1, &had_code, err, errlen);
+	/* code loads come from the traces; the jitdump only when they have none */
+	for (i = 0; i < in->ndumps && !ret && !had_code; i++)
+		ret = cv_read_jitdump(in->dumps[i], sink, arg, err, errlen);
+	if (!ret && in->perfdata)
+		ret = read_perfdata(in->perfdata, flags, in->ntraces > 0, sink, arg, err, errlen);
+	return ret;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Inputs of jitperf convert, recognised by content. */
+#ifndef JITPERF_CVINPUT_H
+#define JITPERF_CVINPUT_H
+
+#include <stddef.h>
+
+#include "convert.h"
+
+struct cv_sink {
+	int (*sample)(const struct ps_sample *s, void *arg);
+	int (*call)(const struct cv_call *c, void *arg);
+	int (*code)(const struct cv_code *c, void *arg);
+	int (*thread)(const struct cv_thread *t, void *arg);
+	int call_stacks;   /* calls need every frame's name, not only their own */
+};
+
+enum cv_kind { CV_TEXT, CV_PERFDATA, CV_TRACE, CV_JITDUMP, CV_DIR };
+
+struct cv_input {
+	enum cv_kind kind;
+	const char  *path;
+	int          has_samples, has_calls;
+	char        *perfdata;          /* perf.data to run perf script on */
+	char       **traces, **dumps;   /* of a record directory, or the one file */
+	size_t       ntraces, ndumps;
+	int          fd;                /* perf script text */
+	char         peek[8];           /* bytes of stdin read to recognise it */
+	size_t       npeek;
+};
+
+/* 0, or -errno with a one-line message in err. */
+int cv_input_open(struct cv_input *in, const char *path, char *err, size_t errlen);
+int cv_input_read(struct cv_input *in, unsigned ps_flags, const struct cv_sink *sink,
+		  void *arg, char *err, size_t errlen);
+void cv_input_close(struct cv_input *in);
+
+/* tools/convert/cvtrace.c: calls, threads and code events of one trace file */
+int cv_read_trace(const char *path, const struct cv_sink *sink, void *arg,
+		  int with_code, int *had_code, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,21 @@
+# tools/ - the jitperf command.  tools/jitperf.c dispatches to one file per
+# subcommand (record.c, report.c, dump/, convert/); everything but main()
+# is the convenience library tools/libcommand.la, which the fuzzers link too.
+# Private header: tools/cmds.h.
+noinst_LTLIBRARIES += tools/libcommand.la
+tools_libcommand_la_SOURCES = tools/cmds.h \
+	tools/record.c tools/report.c tools/rundir.c tools/rundir.h \
+	tools/dump/dump.c tools/dump/dump.h tools/dump/check.c tools/dump/elfwrite.c \
+	tools/convert/convert.c tools/convert/convert.h \
+	tools/convert/cvinput.c tools/convert/cvinput.h tools/convert/cvtrace.c \
+	tools/convert/foldkey.c tools/convert/foldkey.h \
+	tools/convert/stacks.c tools/convert/stacks.h \
+	tools/convert/textesc.c tools/convert/textesc.h \
+	tools/convert/outfile.c tools/convert/outfile.h \
+	tools/convert/writers/folded.c tools/convert/writers/chrome.c tools/convert/writers/svg.c
+tools_libcommand_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
+tools_libcommand_la_LIBADD = read/libjitperf-read.la $(LIBELF_LIBS) $(LIBDW_LIBS) -lm
+
+bin_PROGRAMS += tools/jitperf
+tools_jitperf_SOURCES = tools/jitperf.c
+tools_jitperf_LDADD = tools/libcommand.la
