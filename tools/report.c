@@ -326,8 +326,9 @@ static int perf_line(struct table *t, char *line)
 }
 
 /*
- * Run perf report and feed its rows to the table: 0, -ENOENT without perf,
- * else -errno or perf's exit status.
+ * Run perf report and feed its rows to the table: 0, -ENOENT when there is
+ * no perf to run, -EIO when perf report failed (a damaged perf.data), or
+ * another -errno.
  */
 static int perf_samples(struct table *t, const char *data)
 {
@@ -361,7 +362,7 @@ static int perf_samples(struct table *t, const char *data)
 	if (fp)
 		fclose(fp);
 	st = perf_wait(pid);
-	return err ? err : st;
+	return err ? err : st == 127 ? -ENOENT : st ? -EIO : 0;
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -536,7 +537,7 @@ int cmd_report(int argc, char **argv)
 		err = add_stats(&t, &rd);
 	if (!err && (rd.has_perf_data || rd.has_jit_data)) {
 		err = perf_samples(&t, data);
-		if (err == 127 || err == -ENOENT)
+		if (err == -ENOENT)
 			cmd_err("perf not found, showing instrumented figures only "
 				"(" PERF_INSTALL_HINT ")");
 		else if (err) {     /* a damaged perf.data: still show the rest, exit 1 */
