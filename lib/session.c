@@ -163,12 +163,9 @@ static void session_release(struct jitperf *jp)
 {
 	jp_jitdump_drop(jp->jitdump);
 	jp->jitdump = NULL;
-	if (jp->perfmap) {
-		/* opened by us and empty: the file is worthless */
-		unlink(jp_perfmap_path(jp->perfmap));
-		jp_perfmap_close(jp->perfmap);
-		jp->perfmap = NULL;
-	}
+	/* opened by us and empty: the file is worthless */
+	jp_perfmap_discard(jp->perfmap);
+	jp->perfmap = NULL;
 	jp_codetab_free(jp->codes);
 	jp->codes = NULL;
 	free(jp->dir);
