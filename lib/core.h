@@ -18,6 +18,8 @@
 /* Debug message on stderr, only when JITPERF_DEBUG is set. */
 JP_HIDDEN void jp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 JP_HIDDEN int jp_debug_enabled(void);
+/* A JITPERF* variable: NULL when unset, empty, or in a set-ID program. */
+JP_HIDDEN const char *jp_getenv(const char *name);
 
 /* Copy a caller's size-prefixed options struct (libbpf OPTS_VALID rules). */
 JP_HIDDEN int jp_opts_copy(void *dst, size_t dst_size, const void *src, size_t src_size);
