@@ -256,7 +256,8 @@ int cmd_convert(int argc, char **argv)
 
 		ret = outfile_open(&out->of, out->path);
 		if (ret) {
-			fprintf(stderr, PROG ": %s: %s\n", out->path, strerror(-ret));
+			fprintf(stderr, PROG ": %s: %s\n", out->path,
+				out->of.why ? out->of.why : strerror(-ret));
 			status = 1;
 			goto out;
 		}

@@ -22,6 +22,7 @@
 
 #include "dump.h"
 #include "jitdump_read.h"
+#include "pathsafe.h"
 
 /* section header string table: "\0.text\0.symtab\0.strtab\0.shstrtab\0" */
 static const char shstrtab[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
@@ -187,6 +188,11 @@ int jd_write_elfs(struct jd_file *f, const char *dir)
 		fprintf(stderr, "jitperf dump: libelf: %s\n", elf_errmsg(-1));
 		return 1;
 	}
+	/* DIR is the user's: followed if a link, unless another user planted it */
+	if (path_planted(dir, &msg)) {
+		fprintf(stderr, "jitperf dump: %s: %s\n", dir, msg);
+		return 1;
+	}
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "jitperf dump: %s: %s\n", dir, strerror(errno));
 		return 1;
@@ -213,7 +219,9 @@ int jd_write_elfs(struct jd_file *f, const char *dir)
 			fprintf(stderr, "jitperf dump: %s\n", strerror(ENOMEM));
 			return 1;
 		}
-		/* temporary file and rename: no half-written ELF on failure */
+		/* temporary file and rename: no half-written ELF on failure, and
+		 * whatever holds the derived name (a link, a FIFO) is replaced,
+		 * never opened or followed */
 		fd = mkstemp(tmp);
 		if (fd < 0) {       /* named as the user knows it, not the temporary */
 			fprintf(stderr, "jitperf dump: cannot create %s: %s\n", path, strerror(errno));
