@@ -317,7 +317,7 @@ static int open_outputs(struct conv *c)
 		int ret = outfile_open(&out->of, out->path);
 
 		if (ret) {
-			cmd_err("%s: %s", out->path, strerror(-ret));
+			cmd_err("%s: %s", out->path, out->of.why ? out->of.why : strerror(-ret));
 			return ret;
 		}
 		out->w = out->ops->begin(&out->of, &c->o);
