@@ -170,14 +170,30 @@ fail:
 	return err;
 }
 
-/* Rename the new file over its final name; the descriptor stays open. */
+/*
+ * renameat() over the final name.  RENAME_NOREPLACE first, only so that
+ * JITPERF_DEBUG can say when the name was taken (a stale file, or something
+ * planted) and is being replaced; a file system without it (EINVAL) gets
+ * the plain rename.
+ */
+static int rename_over(struct jp_newfile *nf)
+{
+	if (!renameat2(nf->dirfd, nf->tmp, nf->dirfd, nf->name, RENAME_NOREPLACE))
+		return 0;
+	if (errno == EEXIST)
+		jp_debug("%s exists: replaced, neither followed nor opened", nf->path);
+	else if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	return renameat(nf->dirfd, nf->tmp, nf->dirfd, nf->name) < 0 ? -errno : 0;
+}
+
+/* Give the new file its final name; the descriptor stays open. */
 int jp_newfile_publish(struct jp_newfile *nf)
 {
-	int err;
+	int err = rename_over(nf);
 
-	if (renameat(nf->dirfd, nf->tmp, nf->dirfd, nf->name) < 0) {
-		err = -errno;
-		jp_debug("cannot create %s: %s", nf->path, strerror(errno));
+	if (err) {
+		jp_debug("cannot create %s: %s", nf->path, strerror(-err));
 		return err;
 	}
 	nf->tmp[0] = 0;

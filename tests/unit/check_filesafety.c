@@ -334,11 +334,15 @@ START_TEST(test_same_user)
 	} else {
 		ck_assert_msg(err == 0, "%s with a %s planted at %s: %s", outs[o].what,
 			      plant_names[p], at_name, jitperf_strerror(err));
-		ck_assert_str_eq(msg, "");
 		check_output(real, out_name, getpid(), FN_NAME);
 		if (outs[o].final) {
+			/* replaced, and JITPERF_DEBUG says so */
+			snprintf(expect, sizeof(expect), "jitperf: %s exists: replaced, neither "
+				 "followed nor opened\n", out_name);
+			ck_assert_str_eq(msg, expect);
 			check_victim(1);        /* a hard link planted there is gone */
 		} else {
+			ck_assert_str_eq(msg, "");
 			check_plant_kept(p, at_name);   /* a temporary name is never used */
 			check_victim(p == HARDLINK ? 2 : 1);
 		}
@@ -391,6 +395,9 @@ START_TEST(test_other_user)
 		 * inode: the sticky bit lets it be replaced, and it is */
 		ck_assert_msg(err == 0, "%s over a hard link: %s", outs[o].what,
 			      jitperf_strerror(err));
+		snprintf(expect, sizeof(expect), "jitperf: %s exists: replaced, neither "
+			 "followed nor opened\n", out_name);
+		ck_assert_str_eq(msg, expect);
 		check_output(real, out_name, getpid(), FN_NAME);
 		check_victim(1);
 		return;
