@@ -525,18 +525,23 @@ static Suite *filesafety_suite(void)
 	Suite *s = suite_create("File safety");
 	TCase *tc;
 
+	/* loaded machines and sanitizer builds need more than Check's 4 s; a
+	 * session that opened a planted FIFO would still hang into the timeout */
 	tc = tcase_create("Planted by the same user");
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_same_user, 0, NOUTS * NPLANTS);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Planted by another user");
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_other_user, 0, NOUTS * NPLANTS);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Fork child");
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_fork_child);
 	suite_add_tcase(s, tc);
 	return s;
