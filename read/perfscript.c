@@ -280,15 +280,7 @@ static int parse_time(const char *s, const char *e, uint64_t *ns)
  * "/digits" and a blank.  Only the first position of each run of blanks can
  * be that shortest prefix's end, which keeps the scan linear.
  */
-struct header {
-	const char *comm;
-	size_t comm_len;
-	const char *pid, *tid;
-	size_t pid_len, tid_len;
-	const char *rest;          /* after the pid/tid field */
-};
-
-static int match_header(const char *l, size_t n, struct header *h)
+int ps_match_header(const char *l, size_t n, struct ps_header *h)
 {
 	size_t p = 1, j, k, m, r;
 
@@ -382,7 +374,7 @@ static int buf_add(struct buf *b, const char *s, size_t n)
 }
 
 /* $pname: "comm", "comm-PID" or "comm-PID/TID" (PID "?" when unknown) */
-static int set_pname(struct ps_parser *p, const struct header *h)
+static int set_pname(struct ps_parser *p, const struct ps_header *h)
 {
 	struct buf *b = &p->pname;
 	int has = p->cur.has_pid, err = 0;
@@ -406,7 +398,7 @@ static int set_pname(struct ps_parser *p, const struct header *h)
 	return 0;
 }
 
-static int header_line(struct ps_parser *p, const char *l, size_t n, const struct header *h)
+static int header_line(struct ps_parser *p, const char *l, size_t n, const struct ps_header *h)
 {
 	struct ps_str ev = { "", 0 }, period = { "", 0 };
 	const char *s, *e = l + n;
@@ -611,7 +603,7 @@ static int stack_frames(struct ps_parser *p, const struct stackline *s)
 static int perfdata_header(struct ps_parser *p, const char *l, size_t n)
 {
 	const char *e, *s, *c;
-	struct header h;
+	struct ps_header h;
 	struct stackline st;
 	uint64_t t;
 	int ret;
@@ -619,7 +611,7 @@ static int perfdata_header(struct ps_parser *p, const char *l, size_t n)
 	while (n > 0 && *l == ' ')
 		l++, n--;
 	e = l + n;
-	if (!match_header(l, n, &h))
+	if (!ps_match_header(l, n, &h))
 		return fail(p, -EINVAL, "not perf script output (expected a sample header)");
 	s = h.rest;
 	while (s < e && is_ws(*s))
@@ -668,7 +660,7 @@ static const char *excerpt(const char *l, size_t n, char *buf)
 static int line(struct ps_parser *p, const char *l, size_t n)
 {
 	char ex[48];
-	struct header h;
+	struct ps_header h;
 	struct stackline st;
 
 	p->lineno++;
@@ -691,7 +683,7 @@ static int line(struct ps_parser *p, const char *l, size_t n)
 		}
 		return perfdata_header(p, l, n);
 	}
-	if (match_header(l, n, &h))
+	if (ps_match_header(l, n, &h))
 		return header_line(p, l, n, &h);
 	if (match_stack(l, n, &st))
 		return p->have_pname ? stack_frames(p, &st) : 0;

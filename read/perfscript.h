@@ -61,6 +61,22 @@ int ps_finish(struct ps_parser *p);
 /* Read a whole file descriptor through the parser (big reads, no per-line copy). */
 int ps_parse_fd(struct ps_parser *p, int fd);
 
+/*
+ * stackcollapse-perf.pl's reading of a sample header line
+ * (/^(\S.+?)\s+(\d+)\/ *(\d+)*\s+/, no blank after the slash): the command
+ * name is the shortest prefix of two bytes or more followed by blanks,
+ * digits, an optional "/digits" and a blank.  1 with *h filled, 0 if the
+ * line is no header.
+ */
+struct ps_header {
+	const char *comm;
+	size_t      comm_len;
+	const char *pid, *tid;
+	size_t      pid_len, tid_len;
+	const char *rest;          /* after the pid/tid field */
+};
+int ps_match_header(const char *l, size_t n, struct ps_header *h);
+
 const char *ps_error(const struct ps_parser *p);
 uint64_t    ps_samples(const struct ps_parser *p);
 /* The event samples were filtered to (the first one seen), "" if none. */

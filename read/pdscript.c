@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * perf.data samples as perf script prints them (comm, pid/tid, time,
+ * period, event; then one "ip sym (dso)" per callchain entry) and as
+ * stackcollapse-perf.pl reads that text, without the text:
+ *
+ *  - the callchain is walked as perf's thread__resolve_callchain_sample
+ *    walks it: context markers switch between kernel and user maps, an
+ *    unknown marker drops the whole chain, at most 127 entries are kept
+ *    (perf script's default --max-stack);
+ *  - an entry without a map is "[unknown] ([unknown])", with a map but no
+ *    symbol "[unknown] (dso)", its address map-relative as perf prints it;
+ *  - names are then split at "->", tidied and annotated by the same code
+ *    that reads perf script text (read/stackframe.c).
+ *
+ * A frame's tidied pieces are kept per symbol, so a symbol met again costs
+ * one hash lookup.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pdscript.h"
+#include "pdsession.h"
+#include "perfdata.h"
+#include "stackframe.h"
+
+#define MAX_STACK 127          /* perf script's default --max-stack */
+
+struct piece {
+	const char *p;             /* NULL: off is in the scratch buffer */
+	size_t      off, len;
+};
+
+/* tidied pieces of one symbol (for one value of the java rule) */
+struct cached {
+	const struct pd_sym *sym;
+	int                  java;
+	uint32_t             first, n;  /* in pieces[] */
+};
+
+struct reader {
+	unsigned              flags;
+	struct pd_session    *s;
+	ps_sample_fn          fn;
+	void                 *arg;
+	struct pd_script_info *info;
+
+	char                 *event;    /* filter: the first sample's event */
+	struct ps_sample      cur;
+	char                 *pname;
+	size_t                pname_cap;
+
+	struct piece         *frames;   /* leaf first while built */
+	size_t                nframes, cap_frames;
+	size_t               *groups;   /* first piece of each callchain entry */
+	size_t                ngroups, cap_groups;
+	struct ps_str        *out;
+	size_t                cap_out;
+	char                 *scratch;
+	size_t                scratch_len, scratch_cap;
+
+	struct cached        *cache;    /* open addressing on the symbol pointer */
+	size_t                cache_mask, cache_n;
+	struct piece         *cpieces;
+	size_t                ncpieces, cap_cpieces;
+	char                **blocks;   /* names of cached pieces, never moved */
+	size_t                nblocks;
+	size_t                block_used, block_size;
+};
+
+static int grow(void **a, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*a, n * elem);
+	if (!p)
+		return -ENOMEM;
+	*a = p;
+	*cap = n;
+	return 0;
+}
+
+/* room for len more bytes in the scratch buffer */
+static char *scratch_room(struct reader *r, size_t len)
+{
+	if (grow((void **)&r->scratch, &r->scratch_cap, r->scratch_len + len, 1))
+		return NULL;
+	return r->scratch + r->scratch_len;
+}
+
+static char *block_room(struct reader *r, size_t len)
+{
+	if (r->nblocks == 0 || r->block_size - r->block_used < len) {
+		size_t size = len > (1u << 20) ? len : (1u << 20);
+		char **b = realloc(r->blocks, (r->nblocks + 1) * sizeof(*b));
+
+		if (!b)
+			return NULL;
+		r->blocks = b;
+		b[r->nblocks] = malloc(size);
+		if (!b[r->nblocks])
+			return NULL;
+		r->nblocks++;
+		r->block_used = 0;
+		r->block_size = size;
+	}
+	return r->blocks[r->nblocks - 1] + r->block_used;
+}
+
+/*
+ * The frames of one "ip name (mod)" line by stackcollapse's rules, appended
+ * to out (pieces in the order the names come); into the never-moving
+ * blocks when keep, else the scratch buffer.
+ */
+static int tidy_line(struct reader *r, const char *name, const char *pc, const char *mod,
+		     int keep, struct piece **out, size_t *nout, size_t *capout)
+{
+	size_t n = strlen(name), modn = strlen(mod);
+	const char *f = name;
+	int inl = 0;
+	struct sf_ctx ctx = {
+		.flags = r->flags, .pc = pc, .pcn = strlen(pc), .mod = mod, .modn = modn,
+		.java = r->cur.pname.len == 4 && !memcmp(r->pname, "java", 4),
+	};
+
+	if (n > 0 && f[0] == '(')          /* process names such as "(/usr/bin/foo)" */
+		return 0;
+	/* split /->/: empty trailing pieces are dropped, inner ones kept */
+	while (n > 0) {
+		const char *arrow = memmem(f, n, "->", 2), *rp;
+		size_t len = arrow ? (size_t)(arrow - f) : n, rest = arrow ? n - len - 2 : 0, rn;
+		struct piece *pc_;
+		char *d;
+
+		if (arrow) {
+			for (rp = arrow + 2, rn = rest; rn >= 2 && rp[0] == '-' && rp[1] == '>';)
+				rp += 2, rn -= 2;
+			if (rn == 0)
+				rest = 0;
+		}
+		if (len == 0 && (!arrow || rest == 0))
+			break;
+		d = keep ? block_room(r, SF_MAX(len, &ctx)) : scratch_room(r, SF_MAX(len, &ctx));
+		if (!d || grow((void **)out, capout, *nout + 1, sizeof(**out)))
+			return -ENOMEM;
+		pc_ = &(*out)[(*nout)++];
+		pc_->len = sf_tidy(d, f, len, &ctx, inl);
+		if (keep) {
+			pc_->p = d;
+			r->block_used += pc_->len;
+		} else {
+			pc_->p = NULL;
+			pc_->off = r->scratch_len;
+			r->scratch_len += pc_->len;
+		}
+		inl = 1;
+		if (!arrow || rest == 0)
+			break;
+		f = arrow + 2;
+		n = rest;
+	}
+	return 0;
+}
+
+static int cache_grow(struct reader *r)
+{
+	size_t mask = r->cache_mask ? r->cache_mask * 2 + 1 : 4095, i;
+	struct cached *c = calloc(mask + 1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	for (i = 0; r->cache && i <= r->cache_mask; i++) {
+		size_t j;
+
+		if (!r->cache[i].sym)
+			continue;
+		j = ((uintptr_t)r->cache[i].sym >> 4) * 2 + r->cache[i].java;
+		for (j &= mask; c[j].sym; j = (j + 1) & mask)
+			;
+		c[j] = r->cache[i];
+	}
+	free(r->cache);
+	r->cache = c;
+	r->cache_mask = mask;
+	return 0;
+}
+
+static const struct cached *cache_get(struct reader *r, const struct pd_sym *sym,
+				      const struct pd_map *map, const char *pc)
+{
+	int java = r->cur.pname.len == 4 && !memcmp(r->pname, "java", 4);
+	size_t j;
+	struct cached *c;
+
+	if ((r->cache_n + 1) * 2 > r->cache_mask && cache_grow(r))
+		return NULL;
+	j = (((uintptr_t)sym >> 4) * 2 + java) & r->cache_mask;
+	for (; r->cache[j].sym; j = (j + 1) & r->cache_mask)
+		if (r->cache[j].sym == sym && r->cache[j].java == java)
+			return &r->cache[j];
+	c = &r->cache[j];
+	c->first = (uint32_t)r->ncpieces;
+	if (tidy_line(r, sym->name, pc, map->dso->name, 1, &r->cpieces, &r->ncpieces,
+		      &r->cap_cpieces))
+		return NULL;
+	c->n = (uint32_t)(r->ncpieces - c->first);
+	c->sym = sym;
+	c->java = java;
+	r->cache_n++;
+	return c;
+}
+
+/* one callchain entry (or the sample's ip) as frames */
+static int add_entry(struct reader *r, struct pd_thread *t, int kernel, uint64_t ip, int relative)
+{
+	struct pd_loc loc;
+	char pc[24];
+	size_t i;
+
+	pd_session_resolve(r->s, t, kernel, ip, &loc);
+	snprintf(pc, sizeof(pc), "%" PRIx64, relative ? loc.addr : ip);
+	if (grow((void **)&r->groups, &r->cap_groups, r->ngroups + 1, sizeof(*r->groups)))
+		return -ENOMEM;
+	r->groups[r->ngroups++] = r->nframes;
+	if (loc.sym) {
+		const struct cached *c = cache_get(r, loc.sym, loc.map, pc);
+
+		if (!c || grow((void **)&r->frames, &r->cap_frames, r->nframes + c->n,
+			       sizeof(*r->frames)))
+			return -ENOMEM;
+		for (i = 0; i < c->n; i++)
+			r->frames[r->nframes++] = r->cpieces[c->first + i];
+		return 0;
+	}
+	return tidy_line(r, "[unknown]", pc, loc.map ? loc.map->dso->name : "[unknown]", 0,
+			 &r->frames, &r->nframes, &r->cap_frames);
+}
+
+static int walk_chain(struct reader *r, struct pd_thread *t, const struct pd_sample *smp)
+{
+	uint64_t i, kept = 0;
+	int kernel = 0, ret;
+
+	for (i = 0; i < smp->nr && kept < MAX_STACK; i++) {
+		uint64_t ip = pd_chain_ip(smp, i);
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (ip == (uint64_t)PERF_CONTEXT_KERNEL) {
+				kernel = 1;
+			} else if (ip == (uint64_t)PERF_CONTEXT_USER) {
+				kernel = 0;
+			} else if (ip == (uint64_t)PERF_CONTEXT_HV) {
+				kernel = -1;
+			} else {
+				/* perf: a corrupted callchain is discarded whole */
+				r->nframes = r->ngroups = 0;
+				return 0;
+			}
+			continue;
+		}
+		kept++;
+		if (kernel < 0)
+			ret = tidy_line(r, "[unknown]", "0", "[unknown]", 0, &r->frames, &r->nframes,
+					&r->cap_frames);
+		else
+			ret = add_entry(r, t, kernel, ip, 1);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* $pname: "comm", "comm-PID" or "comm-PID/TID", read from the header as stackcollapse does */
+static int set_pname(struct reader *r, const char *comm, uint32_t pid, uint32_t tid)
+{
+	char head[128];
+	struct ps_header h;
+	size_t cl = strlen(comm), n, i;
+	int hn;
+	char *d;
+
+	hn = snprintf(head, sizeof(head), "%s %u/%u 0.0: ", comm, pid, tid);
+	if (hn < 0 || (size_t)hn >= sizeof(head) || !ps_match_header(head, hn, &h)) {
+		h.comm = comm;
+		h.comm_len = cl;
+		h.pid = h.tid = "";
+		h.pid_len = h.tid_len = 0;
+	}
+	n = h.comm_len + h.pid_len + h.tid_len + 4;
+	if (grow((void **)&r->pname, &r->pname_cap, n, 1))
+		return -ENOMEM;
+	d = r->pname;
+	memcpy(d, h.comm, h.comm_len);
+	d += h.comm_len;
+	/* `if (not $tid) { $tid = $pid; $pid = "?" }` */
+	int no_tid = h.tid_len == 0 || (h.tid_len == 1 && h.tid[0] == '0');
+	if (r->flags & (PS_PID | PS_TID)) {
+		*d++ = '-';
+		if (no_tid) {
+			*d++ = '?';
+		} else {
+			memcpy(d, h.pid, h.pid_len);
+			d += h.pid_len;
+		}
+	}
+	if (r->flags & PS_TID) {
+		*d++ = '/';
+		memcpy(d, no_tid ? h.pid : h.tid, no_tid ? h.pid_len : h.tid_len);
+		d += no_tid ? h.pid_len : h.tid_len;
+	}
+	r->cur.pname.s = r->pname;
+	r->cur.pname.len = d - r->pname;
+	for (i = 0; i < r->cur.pname.len; i++)
+		if (r->pname[i] == ' ')
+			r->pname[i] = '_';
+	r->cur.comm.s = r->pname;
+	r->cur.comm.len = h.comm_len;
+	return 0;
+}
+
+static int sample(struct reader *r, const struct pd_event *ev)
+{
+	const struct pd_sample *smp = &ev->sample;
+	const char *event = smp->attr->name ? smp->attr->name : "";
+	struct pd_thread *t;
+	size_t g, i, n = 0;
+	int ret;
+
+	if (!r->event) {
+		r->event = strdup(event);
+		if (!r->event)
+			return -ENOMEM;
+		snprintf(r->info->event, sizeof(r->info->event), "%s", event);
+	} else if (strcmp(event, r->event)) {
+		r->info->filtered = 1;
+		return 0;
+	}
+	t = pd_session_thread(r->s, smp->pid, smp->tid);
+	if (!t)
+		return -ENOMEM;
+	if (set_pname(r, pd_thread_comm(t), smp->pid, smp->tid))
+		return -ENOMEM;
+	/* `next if not $pname` */
+	if (r->cur.pname.len == 1 && r->pname[0] == '0')
+		return 0;
+	r->nframes = r->ngroups = r->scratch_len = 0;
+	if (smp->has_callchain) {
+		ret = walk_chain(r, t, smp);
+	} else {
+		int mode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+		ret = add_entry(r, mode == PERF_RECORD_MISC_USER ? t : NULL,
+				mode == PERF_RECORD_MISC_KERNEL, smp->ip, 0);
+	}
+	if (ret)
+		return ret;
+	if (grow((void **)&r->out, &r->cap_out, r->nframes + 1, sizeof(*r->out)))
+		return -ENOMEM;
+	/* root first: entries backwards, each entry's pieces in their order */
+	for (g = r->ngroups; g-- > 0;) {
+		size_t end = g + 1 < r->ngroups ? r->groups[g + 1] : r->nframes;
+
+		for (i = r->groups[g]; i < end; i++) {
+			const struct piece *p = &r->frames[i];
+
+			r->out[n].s = p->p ? p->p : r->scratch + p->off;
+			r->out[n].len = p->len;
+			n++;
+		}
+	}
+	r->cur.event.s = r->event;
+	r->cur.event.len = strlen(r->event);
+	r->cur.pid = smp->pid;
+	r->cur.tid = smp->tid;
+	r->cur.has_pid = 1;
+	r->cur.has_time = (smp->attr->attr.sample_type & PERF_SAMPLE_TIME) != 0;
+	r->cur.time_ns = smp->time;
+	r->cur.period = (smp->attr->attr.sample_type & PERF_SAMPLE_PERIOD) && smp->period ?
+			smp->period : 1;
+	r->cur.frames = r->out;
+	r->cur.nframes = n;
+	r->cur.line = ev->offset;
+	r->info->samples++;
+	return r->fn(&r->cur, r->arg);
+}
+
+static void reader_fini(struct reader *r)
+{
+	for (size_t i = 0; i < r->nblocks; i++)
+		free(r->blocks[i]);
+	free(r->blocks);
+	free(r->cache);
+	free(r->cpieces);
+	free(r->frames);
+	free(r->groups);
+	free(r->out);
+	free(r->scratch);
+	free(r->pname);
+	free(r->event);
+	pd_session_free(r->s);
+}
+
+static void attr_info(const struct pd_file *f, struct pd_script_info *info)
+{
+	size_t i;
+
+	info->period = info->monotonic = 1;
+	for (i = 0; i < pd_nattrs(f); i++) {
+		const struct perf_event_attr *a = &pd_attr(f, i)->attr;
+
+		if (!(a->sample_type & PERF_SAMPLE_PERIOD))
+			info->period = 0;
+		if (!a->use_clockid || a->clockid != CLOCK_MONOTONIC)
+			info->monotonic = 0;
+		if ((a->sample_type & PERF_SAMPLE_STACK_USER) && a->exclude_callchain_user)
+			info->unwind = 1;
+	}
+}
+
+int pd_script_read(const char *path, unsigned flags, const char *datadir, ps_sample_fn fn,
+		   void *arg, struct pd_script_info *info, char *err, size_t errlen)
+{
+	struct reader r = { .flags = flags, .fn = fn, .arg = arg, .info = info };
+	struct pd_file *f;
+	struct pd_event ev;
+	char *dir = NULL;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	ret = pd_open(&f, path, err, errlen);
+	if (ret)
+		return ret;
+	attr_info(f, info);
+	if (info->unwind) {
+		pd_close(f);
+		return -EOPNOTSUPP;
+	}
+	if (!datadir && strcmp(path, "-")) {
+		const char *slash = strrchr(path, '/');
+
+		dir = slash ? strndup(path, slash == path ? 1 : slash - path) : strdup(".");
+		if (!dir) {
+			pd_close(f);
+			return -ENOMEM;
+		}
+		datadir = dir;
+	}
+	r.s = pd_session_new(f, datadir);
+	free(dir);
+	if (!r.s) {
+		pd_close(f);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	while ((ret = pd_next(f, &ev, err, errlen)) == 1) {
+		ret = ev.type == PERF_RECORD_SAMPLE ? sample(&r, &ev) : pd_session_event(r.s, &ev);
+		if (ret)
+			break;
+	}
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", path);
+	info->lost = pd_lost(f);
+	reader_fini(&r);
+	pd_close(f);
+	return ret;
+}
