@@ -24,6 +24,7 @@
 
 #include "tools/convert/convert.h"
 #include "tools/convert/textesc.h"
+#include "tools/cmds.h"
 
 #define SAMPLE_TRACK   (1u << 30)
 #define MAX_GAP_NS     10000000ull
@@ -453,7 +454,10 @@ static int chrome_call(void *w, const struct cv_call *call)
 
 static int chrome_code(void *w, const struct cv_code *code)
 {
-	static const char *const cats[] = { "jit-load", "jit-move", "jit-unload" };
+	static const char *const cats[] = {
+		[JPT_CODE_LOAD] = "jit-load", [JPT_CODE_MOVE] = "jit-move",
+		[JPT_CODE_UNLOAD] = "jit-unload",
+	};
 	struct chrome *c = w;
 	size_t n;
 	char *e = esc(c, code->name ? code->name : "", code->name ? strlen(code->name) : 0, &n);
@@ -464,7 +468,7 @@ static int chrome_code(void *w, const struct cv_code *code)
 	fprintf(c->fp, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
 		",\"ts\":%" PRIu64 ".%03u,\"name\":\"%.*s\",\"args\":{\"addr\":\"0x%" PRIx64
 		"\",\"size\":%" PRIu64 ",\"code_index\":%" PRIu64 "}}",
-		cats[code->kind >= 0 && code->kind <= 2 ? code->kind : 0], code->pid, code->tid,
+		cats[code->kind <= JPT_CODE_UNLOAD ? code->kind : JPT_CODE_LOAD], code->pid, code->tid,
 		code->ts_ns / 1000, (unsigned)(code->ts_ns % 1000), (int)n, e, code->addr, code->len,
 		code->index);
 	return 0;
@@ -531,8 +535,8 @@ static int chrome_end(void *w)
 				 c->thr[i].tid & SAMPLE_TRACK ? " [perf]" : "");
 	fputs("\n],\"displayTimeUnit\":\"ns\"}\n", c->fp);
 	if (c->untimed)
-		fprintf(stderr, "jitperf convert: %s: %" PRIu64 " samples without a timestamp left out "
-			"(perf script -F needs 'time')\n", c->out->path, c->untimed);
+		cmd_err("%s: %" PRIu64 " samples without a timestamp left out "
+			"(perf script -F needs 'time')", c->out->path, c->untimed);
 	return ferror(c->fp) ? -EIO : 0;
 }
 
