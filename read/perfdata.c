@@ -932,7 +932,7 @@ int pd_next(struct pd_file *f, struct pd_event *ev, char *err, size_t errlen)
 		return 1;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		fixed = ev->type == PERF_RECORD_MMAP ? 32 : 72;
+		fixed = ev->type == PERF_RECORD_MMAP ? 32 : 64;
 		if (size < 8 + fixed + 1)
 			break;
 		ev->mmap.pid = u32at(r + 8);

@@ -21,7 +21,7 @@ struct cv_input {
 	enum cv_kind kind;
 	const char  *path;
 	int          has_samples, has_calls;
-	char        *perfdata;          /* perf.data to run perf script on */
+	char        *perfdata;          /* perf.data of the input */
 	char       **traces, **dumps;   /* of a record directory, or the one file */
 	size_t       ntraces, ndumps;
 	int          fd;                /* perf script text */
@@ -34,6 +34,13 @@ int cv_input_open(struct cv_input *in, const char *path, char *err, size_t errle
 int cv_input_read(struct cv_input *in, unsigned ps_flags, const struct cv_sink *sink,
 		  void *arg, char *err, size_t errlen);
 void cv_input_close(struct cv_input *in);
+
+/* tools/convert/cvperfdata.c: a perf.data's samples, read natively */
+int cv_read_perfdata(const char *data, unsigned flags, int with_calls,
+		     const struct cv_sink *sink, void *arg, char *err, size_t errlen);
+/* the same through `perf script` (recordings that need unwinding) */
+int cv_read_perfscript(const char *data, unsigned flags, int with_calls,
+		       const struct cv_sink *sink, void *arg, char *err, size_t errlen);
 
 /* tools/convert/cvtrace.c: calls, threads and code events of one trace file */
 int cv_read_trace(const char *path, const struct cv_sink *sink, void *arg,
