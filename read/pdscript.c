@@ -123,14 +123,13 @@ static char *block_room(struct reader *r, size_t len)
  * to out (pieces in the order the names come); into the never-moving
  * blocks when keep, else the scratch buffer.
  */
-static int tidy_line(struct reader *r, const char *name, const char *pc, const char *mod,
-		     int keep, struct piece **out, size_t *nout, size_t *capout)
+static int tidy_pieces(struct reader *r, const char *f, size_t n, const char *pc, size_t pcn,
+		       const char *mod, size_t modn, int keep, struct piece **out, size_t *nout,
+		       size_t *capout)
 {
-	size_t n = strlen(name), modn = strlen(mod);
-	const char *f = name;
 	int inl = 0;
 	struct sf_ctx ctx = {
-		.flags = r->flags, .pc = pc, .pcn = strlen(pc), .mod = mod, .modn = modn,
+		.flags = r->flags, .pc = pc, .pcn = pcn, .mod = mod, .modn = modn,
 		.java = r->cur.pname.len == 4 && !memcmp(r->pname, "java", 4),
 	};
 
@@ -171,6 +170,74 @@ static int tidy_line(struct reader *r, const char *name, const char *pc, const c
 		n = rest;
 	}
 	return 0;
+}
+
+static inline int is_blank(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* the printed line would not split into name and dso where they meet */
+static int odd_line(const char *name, const char *mod)
+{
+	return !name[0] || is_blank(name[0]) || strstr(mod, " (");
+}
+
+/*
+ * A line the regular expression splits elsewhere, such as a dso named
+ * "/memfd:x (deleted)": print it as perf does (with the symbol offset) and
+ * read it back as stackcollapse-perf.pl does.
+ */
+static int odd_entry(struct reader *r, const char *name, uint64_t symoff, int has_sym,
+		     const char *pc, const char *mod)
+{
+	struct ps_stackline st;
+	size_t need = strlen(name) + strlen(pc) + strlen(mod) + 40, n, b;
+	const char *e;
+	char *l;
+	int len;
+
+	l = scratch_room(r, need);
+	if (!l)
+		return -ENOMEM;
+	len = has_sym ? snprintf(l, need, "%s %s+0x%" PRIx64 " (%s)", pc, name, symoff, mod)
+		      : snprintf(l, need, "%s %s (%s)", pc, name, mod);
+	/* the line stays in the scratch buffer, which tidy_pieces may move */
+	b = r->scratch_len;
+	r->scratch_len += len;
+	if (!ps_match_stack(r->scratch + b, len, &st)) {
+		r->scratch_len = b;
+		return 0;          /* "Unrecognized line": no frame */
+	}
+	/* s/\+0x[\da-f]+$// */
+	for (e = st.func + st.funcn; e > st.func && ((e[-1] >= '0' && e[-1] <= '9') ||
+						      (e[-1] >= 'a' && e[-1] <= 'f')); e--)
+		;
+	n = st.funcn;
+	if (e < st.func + st.funcn && e - st.func >= 3 && !memcmp(e - 3, "+0x", 3))
+		n = e - 3 - st.func;
+	{
+		size_t fo = st.func - (r->scratch + b), po = st.pc - (r->scratch + b);
+		size_t mo = st.mod - (r->scratch + b), pcn = st.pcn, modn = st.modn;
+		char *copy = malloc(len);
+		int ret;
+
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, r->scratch + b, len);
+		r->scratch_len = b;
+		ret = tidy_pieces(r, copy + fo, n, copy + po, pcn, copy + mo, modn, 0, &r->frames,
+				  &r->nframes, &r->cap_frames);
+		free(copy);
+		return ret;
+	}
+}
+
+static int tidy_line(struct reader *r, const char *name, const char *pc, const char *mod,
+		     int keep, struct piece **out, size_t *nout, size_t *capout)
+{
+	return tidy_pieces(r, name, strlen(name), pc, strlen(pc), mod, strlen(mod), keep, out,
+			   nout, capout);
 }
 
 static int cache_grow(struct reader *r)
@@ -233,6 +300,10 @@ static int add_entry(struct reader *r, struct pd_thread *t, int kernel, uint64_t
 	if (grow((void **)&r->groups, &r->cap_groups, r->ngroups + 1, sizeof(*r->groups)))
 		return -ENOMEM;
 	r->groups[r->ngroups++] = r->nframes;
+	if (odd_line(loc.sym ? loc.sym->name : "[unknown]", loc.map ? loc.map->dso->name : "[unknown]"))
+		return odd_entry(r, loc.sym ? loc.sym->name : "[unknown]",
+				 loc.sym ? loc.addr - loc.sym->start : 0, loc.sym != NULL, pc,
+				 loc.map ? loc.map->dso->name : "[unknown]");
 	if (loc.sym) {
 		const struct cached *c = cache_get(r, loc.sym, loc.map, pc);
 
@@ -428,39 +499,20 @@ static void attr_info(const struct pd_file *f, struct pd_script_info *info)
 	}
 }
 
-int pd_script_read(const char *path, unsigned flags, const char *datadir, ps_sample_fn fn,
-		   void *arg, struct pd_script_info *info, char *err, size_t errlen)
+int pd_script_read_file(struct pd_file *f, unsigned flags, const char *datadir, ps_sample_fn fn,
+			void *arg, struct pd_script_info *info, char *err, size_t errlen)
 {
 	struct reader r = { .flags = flags, .fn = fn, .arg = arg, .info = info };
-	struct pd_file *f;
 	struct pd_event ev;
-	char *dir = NULL;
 	int ret;
 
 	memset(info, 0, sizeof(*info));
-	ret = pd_open(&f, path, err, errlen);
-	if (ret)
-		return ret;
 	attr_info(f, info);
-	if (info->unwind) {
-		pd_close(f);
+	if (info->unwind)
 		return -EOPNOTSUPP;
-	}
-	if (!datadir && strcmp(path, "-")) {
-		const char *slash = strrchr(path, '/');
-
-		dir = slash ? strndup(path, slash == path ? 1 : slash - path) : strdup(".");
-		if (!dir) {
-			pd_close(f);
-			return -ENOMEM;
-		}
-		datadir = dir;
-	}
 	r.s = pd_session_new(f, datadir);
-	free(dir);
 	if (!r.s) {
-		pd_close(f);
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "%s: out of memory", pd_path(f));
 		return -ENOMEM;
 	}
 	while ((ret = pd_next(f, &ev, err, errlen)) == 1) {
@@ -469,9 +521,35 @@ int pd_script_read(const char *path, unsigned flags, const char *datadir, ps_sam
 			break;
 	}
 	if (ret == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "%s: out of memory", pd_path(f));
 	info->lost = pd_lost(f);
 	reader_fini(&r);
-	pd_close(f);
+	return ret;
+}
+
+int pd_script_read(const char *path, unsigned flags, const char *datadir, ps_sample_fn fn,
+		   void *arg, struct pd_script_info *info, char *err, size_t errlen)
+{
+	struct pd_file *f;
+	char *dir = NULL;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	if (!datadir && strcmp(path, "-")) {
+		const char *slash = strrchr(path, '/');
+
+		dir = slash ? strndup(path, slash == path ? 1 : slash - path) : strdup(".");
+		if (!dir) {
+			snprintf(err, errlen, "%s: out of memory", path);
+			return -ENOMEM;
+		}
+		datadir = dir;
+	}
+	ret = pd_open(&f, path, err, errlen);
+	if (!ret) {
+		ret = pd_script_read_file(f, flags, datadir, fn, arg, info, err, errlen);
+		pd_close(f);
+	}
+	free(dir);
 	return ret;
 }

@@ -35,4 +35,9 @@ struct pd_script_info {
 int pd_script_read(const char *path, unsigned flags, const char *datadir, ps_sample_fn fn,
 		   void *arg, struct pd_script_info *info, char *err, size_t errlen);
 
+/* The same on an open file (pd_open, pd_open_mem); datadir NULL = nowhere else. */
+struct pd_file;
+int pd_script_read_file(struct pd_file *f, unsigned flags, const char *datadir, ps_sample_fn fn,
+			void *arg, struct pd_script_info *info, char *err, size_t errlen);
+
 #endif /* JITPERF_PDSCRIPT_H */

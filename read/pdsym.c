@@ -206,23 +206,64 @@ const struct pd_sym *pd_symtab_find(const struct pd_symtab *t, uint64_t addr)
 
 /* ---- ELF */
 
+#ifdef HAVE_CPLUS_DEMANGLE
+#include <libiberty/demangle.h>
+#elif defined(HAVE_CXA_DEMANGLE)
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/*
+ * __cxa_demangle's full name cut to what cplus_demangle prints without
+ * options: from the parameter list on, and the return type of a template
+ * function, both found at nesting depth 0.
+ */
+static void cut_to_name(char *d)
+{
+	int angle = 0, paren = 0;
+	char *p, *space = NULL;
+
+	for (p = d; *p; p++) {
+		if (*p == '<')
+			angle++;
+		else if (*p == '>' && angle)
+			angle--;
+		else if (*p == '(' && !angle && !paren) {
+			if (!strncmp(p, "(anonymous namespace)", 21)) {
+				p += 20;
+				continue;
+			}
+			if (p - d >= 8 && !strncmp(p - 8, "operator", 8)) {
+				p++;           /* operator() */
+				continue;
+			}
+			break;
+		} else if (*p == ' ' && !angle && !paren &&
+			   !(p - d >= 8 && !strncmp(p - 8, "operator", 8))) {
+			space = p;
+		}
+	}
+	*p = 0;
+	if (space && space < p)
+		memmove(d, space + 1, strlen(space + 1) + 1);
+}
+#endif
+
 char *pd_demangle(const char *name)
 {
-#ifdef HAVE_CXA_DEMANGLE
-	extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-	int status = 0;
-	char *d;
-
 	if (name[0] != '_' || name[1] != 'Z')
 		return NULL;
-	d = __cxa_demangle(name, NULL, NULL, &status);
+#ifdef HAVE_CPLUS_DEMANGLE
+	return cplus_demangle(name, DMGL_NO_OPTS);
+#elif defined(HAVE_CXA_DEMANGLE)
+	int status = 0;
+	char *d = __cxa_demangle(name, NULL, NULL, &status);
+
 	if (status) {
 		free(d);
 		return NULL;
 	}
+	cut_to_name(d);
 	return d;
 #else
-	(void)name;
 	return NULL;
 #endif
 }
@@ -413,6 +454,98 @@ static int load_syms(struct pd_symtab *t, Elf *e, Elf *rt)
 	return ret;
 }
 
+static Elf_Scn *section_by_name(Elf *e, const char *want, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(e, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, want))
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * perf's dso__synthesize_plt_symbols (as in perf 6.1): one "NAME@plt"
+ * symbol per .rela.plt entry, in relocation order, entries of .plt's
+ * sh_entsize after a header of the same size, at file offsets.
+ */
+static int add_plt(struct pd_symtab *t, Elf *e)
+{
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Scn *rel, *dyn;
+	Elf_Data *rd, *sd;
+	uint64_t off, n, i;
+	GElf_Ehdr eh;
+	int ret = 0;
+
+	if (!gelf_getehdr(e, &eh) || !(dyn = find_section(e, SHT_DYNSYM, &dsh)))
+		return 0;
+	rel = section_by_name(e, ".rela.plt", &rsh);
+	if (!rel)
+		rel = section_by_name(e, ".rel.plt", &rsh);
+	if (!rel || elf_ndxscn(dyn) != rsh.sh_link || !rsh.sh_entsize ||
+	    !section_by_name(e, ".plt", &psh))
+		return 0;
+	rd = elf_getdata(rel, NULL);
+	sd = elf_getdata(dyn, NULL);
+	if (!rd || !sd)
+		return 0;
+	n = rsh.sh_size / rsh.sh_entsize;
+	off = psh.sh_offset + psh.sh_entsize;
+	for (i = 0; i < n && !ret; i++) {
+		GElf_Rela ra;
+		GElf_Rel r;
+		GElf_Sym sym;
+		uint64_t info;
+		const char *name = NULL;
+		char buf[1024], *dem;
+
+		if (rsh.sh_type == SHT_RELA) {
+			if (!gelf_getrela(rd, (int)i, &ra))
+				break;
+			info = ra.r_info;
+		} else if (rsh.sh_type == SHT_REL) {
+			if (!gelf_getrel(rd, (int)i, &r))
+				break;
+			info = r.r_info;
+		} else {
+			break;
+		}
+		if (gelf_getsym(sd, (int)GELF_R_SYM(info), &sym))
+			name = elf_strptr(e, dsh.sh_link, sym.st_name);
+		if (!name)
+			name = "";
+		dem = pd_demangle(name);
+		snprintf(buf, sizeof(buf), "%s@plt", dem ? dem : name);
+		free(dem);
+		ret = pd_symtab_add(t, off, psh.sh_entsize, STB_GLOBAL, STT_FUNC, buf, strlen(buf));
+		off += psh.sh_entsize;
+	}
+	return ret;
+}
+
+/* after the alias and size rules: sort again, PLT entries included */
+static void sort_only(struct pd_symtab *t)
+{
+	struct keyed *k = malloc(t->n * sizeof(*k));
+
+	if (!k)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		k[i] = (struct keyed){ t->syms[i], i };
+	qsort(k, t->n, sizeof(*k), by_start);
+	for (size_t i = 0; i < t->n; i++)
+		t->syms[i] = k[i].s;
+	free(k);
+}
+
 int pd_symtab_load_elf(struct pd_symtab *t, const char *symfile, const char *runtime)
 {
 	int fd, rfd = -1, ret;
@@ -428,14 +561,17 @@ int pd_symtab_load_elf(struct pd_symtab *t, const char *symfile, const char *run
 			rt = e;
 	}
 	ret = load_syms(t, e, rt);
+	if (!ret && t->n) {
+		pd_symtab_finish(t, 0);
+		ret = add_plt(t, rt);
+		sort_only(t);
+	}
 	if (rt != e) {
 		elf_end(rt);
 		close(rfd);
 	}
 	elf_end(e);
 	close(fd);
-	if (!ret)
-		pd_symtab_finish(t, 0);
 	return ret;
 }
 
@@ -487,18 +623,8 @@ int pd_symtab_load_perfmap(struct pd_symtab *t, const char *path)
 	free(line);
 	fclose(f);
 	/* perf keeps a perf map's entries as they are: no alias or size rules */
-	if (!ret && t->n) {
-		struct keyed *k = malloc(t->n * sizeof(*k));
-
-		if (!k)
-			return -ENOMEM;
-		for (size_t i = 0; i < t->n; i++)
-			k[i] = (struct keyed){ t->syms[i], i };
-		qsort(k, t->n, sizeof(*k), by_start);
-		for (size_t i = 0; i < t->n; i++)
-			t->syms[i] = k[i].s;
-		free(k);
-	}
+	if (!ret && t->n)
+		sort_only(t);
 	return ret;
 }
 

@@ -66,7 +66,10 @@ const char *pd_kallsyms_module(const char *name, size_t *len);
 /* the symbol's name without its module */
 size_t pd_kallsyms_namelen(const char *name);
 
-/* C++ demangling as perf does it; NULL if name is not mangled.  Free the result. */
+/*
+ * C++ demangling as perf does it (no parameters, no return type); NULL if
+ * name is not mangled.  Free the result.
+ */
 char *pd_demangle(const char *name);
 
 #endif /* JITPERF_PDSYM_H */

@@ -480,12 +480,7 @@ static int put_func(struct ps_parser *p, const char *f, size_t fn, const struct 
  * after the address leave no byte for (.+), Perl backtracks into them and
  * then into the address: rawfunc starts at min(end of blanks, " (" - 1).
  */
-struct stackline {
-	const char *pc, *func, *mod;
-	size_t pcn, funcn, modn;
-};
-
-static int match_stack(const char *l, size_t n, struct stackline *s)
+int ps_match_stack(const char *l, size_t n, struct ps_stackline *s)
 {
 	size_t a = 0, w, q, I, P;
 	const char *rp;
@@ -539,7 +534,7 @@ static const char *find_arrow(const char *s, size_t n)
 	return NULL;
 }
 
-static int stack_frames(struct ps_parser *p, const struct stackline *s)
+static int stack_frames(struct ps_parser *p, const struct ps_stackline *s)
 {
 	const char *f = s->func, *e;
 	size_t n = s->funcn, first;
@@ -604,7 +599,7 @@ static int perfdata_header(struct ps_parser *p, const char *l, size_t n)
 {
 	const char *e, *s, *c;
 	struct ps_header h;
-	struct stackline st;
+	struct ps_stackline st;
 	uint64_t t;
 	int ret;
 
@@ -640,7 +635,7 @@ static int perfdata_header(struct ps_parser *p, const char *l, size_t n)
 		;
 	if (s == e || !p->have_pname)
 		return 0;        /* a call graph follows, or the event is filtered */
-	if (!match_stack(s, e - s, &st))
+	if (!ps_match_stack(s, e - s, &st))
 		return fail(p, -EINVAL, "cannot parse the sample's ip, symbol and dso");
 	ret = stack_frames(p, &st);
 	return ret ? ret : emit(p);
@@ -661,7 +656,7 @@ static int line(struct ps_parser *p, const char *l, size_t n)
 {
 	char ex[48];
 	struct ps_header h;
-	struct stackline st;
+	struct ps_stackline st;
 
 	p->lineno++;
 	if (n > 0 && l[0] == '#')         /* comments, perf script --header */
@@ -670,7 +665,7 @@ static int line(struct ps_parser *p, const char *l, size_t n)
 		return emit(p);
 	if (p->flags & PS_PERFDATA) {
 		if (l[0] == '\t') {
-			if (!match_stack(l, n, &st))
+			if (!ps_match_stack(l, n, &st))
 				return fail(p, -EINVAL, "cannot parse call graph line");
 			return p->have_pname ? stack_frames(p, &st) : 0;
 		}
@@ -685,7 +680,7 @@ static int line(struct ps_parser *p, const char *l, size_t n)
 	}
 	if (ps_match_header(l, n, &h))
 		return header_line(p, l, n, &h);
-	if (match_stack(l, n, &st))
+	if (ps_match_stack(l, n, &st))
 		return p->have_pname ? stack_frames(p, &st) : 0;
 	if (memchr(l, 0, n))
 		return fail(p, -EINVAL, "binary data, not perf script output");

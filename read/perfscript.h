@@ -77,6 +77,18 @@ struct ps_header {
 };
 int ps_match_header(const char *l, size_t n, struct ps_header *h);
 
+/*
+ * stackcollapse-perf.pl's reading of a call graph line
+ * (/^\s*(\w+)\s*(.+) \((.*)\)/): greedy (.+) ends at the last " (" that
+ * has a ')' after it, (.*) runs to the last ')'.  1 with *s filled, 0 if
+ * the line is no call graph line.
+ */
+struct ps_stackline {
+	const char *pc, *func, *mod;
+	size_t      pcn, funcn, modn;
+};
+int ps_match_stack(const char *l, size_t n, struct ps_stackline *s);
+
 const char *ps_error(const struct ps_parser *p);
 uint64_t    ps_samples(const struct ps_parser *p);
 /* The event samples were filtered to (the first one seen), "" if none. */
