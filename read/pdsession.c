@@ -154,6 +154,12 @@ static void load_elf(struct pd_session *s, struct pd_dso *d)
 	const char *syms = NULL, *runtime = NULL;
 	int i, n = 0;
 
+	/* no build id recorded (pipe mode): perf takes the file's own */
+	if (!d->build_id_size) {
+		n = pd_elf_build_id(d->name, d->build_id, sizeof(d->build_id));
+		d->build_id_size = n > 0 ? (uint8_t)n : 0;
+		n = 0;
+	}
 	hex(d, h);
 	if (d->build_id_size) {
 		snprintf(c[0], PATH_MAX, "%s/.build-id/%.2s/%s/elf", s->buildid_dir, h, h + 2);

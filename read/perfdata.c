@@ -508,7 +508,8 @@ static int index_records(struct pd_file *f, char *err, size_t errlen)
 			return fail(f->path, err, errlen, off, "truncated record header");
 		type = u32at(r);
 		size = u16at(r + 6);
-		if (size < 8 || size % 8)
+		/* kernel records come in 8-byte units; perf's own may not (pipe mode) */
+		if (size < 8 || (type < PD_HEADER_ATTR && size % 8))
 			return fail(f->path, err, errlen, off, "record of type %" PRIu32
 				    " has a bad size %u", type, size);
 		if (size > f->data_end - off)
@@ -694,14 +695,19 @@ int pd_open_mem(struct pd_file **out, const void *data, size_t len, const char *
 	return finish_open(f, out, err, errlen);
 }
 
-/* a pipe or standard input: read to the end */
-static int slurp(int fd, unsigned char **data, size_t *size)
+/* a pipe or standard input: read to the end, after head */
+static int slurp(int fd, const void *head, size_t headlen, unsigned char **data, size_t *size)
 {
-	size_t cap = 1 << 20, n = 0;
-	unsigned char *b = malloc(cap);
+	size_t cap = 1 << 20, n = headlen;
+	unsigned char *b;
 
+	while (cap < headlen)
+		cap *= 2;
+	b = malloc(cap);
 	if (!b)
 		return -ENOMEM;
+	if (headlen)
+		memcpy(b, head, headlen);
 	for (;;) {
 		ssize_t r;
 
@@ -730,6 +736,28 @@ static int slurp(int fd, unsigned char **data, size_t *size)
 	*data = b;
 	*size = n;
 	return 0;
+}
+
+int pd_open_stream(struct pd_file **out, int fd, const void *head, size_t headlen,
+		   const char *name, char *err, size_t errlen)
+{
+	struct pd_file *f = calloc(1, sizeof(*f));
+	unsigned char *d = NULL;
+	int ret;
+
+	if (!f || !(f->path = strdup(name))) {
+		free(f);
+		snprintf(err, errlen, "%s: out of memory", name);
+		return -ENOMEM;
+	}
+	ret = slurp(fd, head, headlen, &d, &f->size);
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", name, strerror(-ret));
+		pd_close(f);
+		return ret;
+	}
+	f->data = d;
+	return finish_open(f, out, err, errlen);
 }
 
 int pd_open(struct pd_file **out, const char *path, char *err, size_t errlen)
@@ -764,7 +792,7 @@ int pd_open(struct pd_file **out, const char *path, char *err, size_t errlen)
 	} else {
 		unsigned char *d = NULL;
 
-		ret = slurp(fd, &d, &f->size);
+		ret = slurp(fd, NULL, 0, &d, &f->size);
 		if (ret) {
 			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 			goto out_err;

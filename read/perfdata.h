@@ -97,6 +97,9 @@ int pd_open(struct pd_file **out, const char *path, char *err, size_t errlen);
 /* The same on a buffer (copied); name is used in messages. */
 int pd_open_mem(struct pd_file **out, const void *data, size_t len, const char *name,
 		char *err, size_t errlen);
+/* The rest of a stream fd whose first headlen bytes were already read into head. */
+int pd_open_stream(struct pd_file **out, int fd, const void *head, size_t headlen,
+		   const char *name, char *err, size_t errlen);
 void pd_close(struct pd_file *f);
 
 /*

@@ -152,6 +152,12 @@ int cv_input_open(struct cv_input *in, const char *path, char *err, size_t errle
 	}
 	if (fd)
 		close(fd);
+	/* perf record -o - | jitperf convert -: the rest of the stream follows the peek */
+	if (!strcmp(path, "-") && in->kind == CV_PERFDATA) {
+		in->perfdata = strdup(path);
+		in->has_samples = 1;
+		return in->perfdata ? 0 : -ENOMEM;
+	}
 	if (!strcmp(path, "-"))
 		return fmt_err(err, errlen, -EINVAL,
 			       "-: binary input on standard input: give its file name");
@@ -382,6 +388,6 @@ int cv_input_read(struct cv_input *in, unsigned flags, const struct cv_sink *sin
 	for (i = 0; i < in->ndumps && !ret && !had_code; i++)
 		ret = cv_read_jitdump(in->dumps[i], sink, arg, err, errlen);
 	if (!ret && in->perfdata)
-		ret = cv_read_perfdata(in->perfdata, flags, in->ntraces > 0, sink, arg, err, errlen);
+		ret = cv_read_perfdata(in->perfdata, in->peek, in->npeek, flags, in->ntraces > 0, sink, arg, err, errlen);
 	return ret;
 }

@@ -35,8 +35,12 @@ int cv_input_read(struct cv_input *in, unsigned ps_flags, const struct cv_sink *
 		  void *arg, char *err, size_t errlen);
 void cv_input_close(struct cv_input *in);
 
-/* tools/convert/cvperfdata.c: a perf.data's samples, read natively */
-int cv_read_perfdata(const char *data, unsigned flags, int with_calls,
+/*
+ * tools/convert/cvperfdata.c: a perf.data's samples, read natively; data
+ * "-" is standard input, whose first npeek bytes were read into peek.
+ */
+int cv_read_perfdata(const char *data, const char *peek, size_t npeek, unsigned flags,
+		     int with_calls,
 		     const struct cv_sink *sink, void *arg, char *err, size_t errlen);
 /* the same through `perf script` (recordings that need unwinding) */
 int cv_read_perfscript(const char *data, unsigned flags, int with_calls,

@@ -15,15 +15,31 @@
 
 #include "cvinput.h"
 #include "read/pdscript.h"
+#include "read/perfdata.h"
 #include "tools/cmds.h"
 
-int cv_read_perfdata(const char *data, unsigned flags, int with_calls,
-		     const struct cv_sink *sink, void *arg, char *err, size_t errlen)
+int cv_read_perfdata(const char *data, const char *peek, size_t npeek, unsigned flags,
+		     int with_calls, const struct cv_sink *sink, void *arg, char *err,
+		     size_t errlen)
 {
 	struct pd_script_info info;
+	struct pd_file *f;
 	int ret;
 
-	ret = pd_script_read(data, flags, NULL, sink->sample, arg, &info, err, errlen);
+	if (strcmp(data, "-")) {
+		ret = pd_script_read(data, flags, NULL, sink->sample, arg, &info, err, errlen);
+	} else {
+		ret = pd_open_stream(&f, 0, peek, npeek, "-", err, errlen);
+		if (ret)
+			return ret;
+		ret = pd_script_read_file(f, flags, NULL, sink->sample, arg, &info, err, errlen);
+		pd_close(f);
+		if (ret == -EOPNOTSUPP && info.unwind) {
+			cmd_err("-: call graphs recorded with --call-graph dwarf need perf "
+				"script to unwind them: give the file's name");
+			return ret;
+		}
+	}
 	if (ret == -EOPNOTSUPP && info.unwind) {
 		cmd_err("%s: call graphs recorded with --call-graph dwarf are unwound by "
 			"perf script", data);
