@@ -457,8 +457,8 @@ static int sample(struct reader *r, const struct pd_event *ev)
 	r->cur.has_pid = 1;
 	r->cur.has_time = (smp->attr->attr.sample_type & PERF_SAMPLE_TIME) != 0;
 	r->cur.time_ns = smp->time;
-	r->cur.period = (smp->attr->attr.sample_type & PERF_SAMPLE_PERIOD) && smp->period ?
-			smp->period : 1;
+	/* perf script prints the fixed period of -c N events too; 0 counts 1 */
+	r->cur.period = smp->period ? smp->period : 1;
 	r->cur.frames = r->out;
 	r->cur.nframes = n;
 	r->cur.line = ev->offset;

@@ -73,7 +73,7 @@ endif
 JDBUILD = tests/progs/jdbuild.c tests/progs/jdbuild.h
 check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
 	tests/progs/jd-fixture tests/progs/instr-prog tests/progs/instr-dump \
-	tests/progs/cyg_prog tests/progs/cyg_prog_linked tests/progs/cyg_read
+	tests/progs/cyg_prog tests/progs/cyg_prog_linked tests/progs/cyg_read tests/progs/pdprog
 # a JIT that registers N functions (and can be killed halfway)
 tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_jitload_LDFLAGS = -no-install
@@ -92,6 +92,9 @@ tests_progs_cyg_prog_linked_SOURCES = tests/progs/cyg_prog.c
 tests_progs_cyg_prog_linked_CFLAGS = $(tests_progs_cyg_prog_CFLAGS)
 tests_progs_cyg_prog_linked_LDADD = cyg/libjitperf-cyg.la $(PTHREAD_LIBS)
 tests_progs_cyg_read_LDADD = read/libjitperf-read.la
+# known call stacks in threads and a forked child, with frame pointers (perfdata.test)
+tests_progs_pdprog_CFLAGS = $(AM_CFLAGS) -O1 -fno-omit-frame-pointer
+tests_progs_pdprog_LDADD = $(PTHREAD_LIBS)
 
 # ---- scripts
 SCRIPT_TESTS = \
@@ -103,7 +106,7 @@ SCRIPT_TESTS = \
 	tests/cmd/dump.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
 	tests/convert/stackcollapse.test tests/convert/chrome.test tests/convert/svg.test \
 	tests/convert/errors.test tests/convert/record.test tests/convert/viewer.test \
-	tests/convert/outfile.test \
+	tests/convert/outfile.test tests/convert/perfdata.test \
 	tests/man/lint.test tests/man/coverage.test tests/man/core-examples.test \
 	tests/man/instr-examples.test tests/man/wrap-example.test tests/man/cmd-examples.test \
 	tests/man/convert-examples.test \
