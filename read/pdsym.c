@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pdsym.h"
@@ -268,13 +269,42 @@ char *pd_demangle(const char *name)
 #endif
 }
 
+/*
+ * Only regular files are read, as perf reads them: a perf.data names any
+ * path it likes, and a FIFO or a terminal would block the reader.
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+static FILE *fopen_regular(const char *path)
+{
+	int fd = open_regular(path);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
+}
+
 static Elf *elf_open(const char *path, int *fd)
 {
 	Elf *e;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return errno = EINVAL, NULL;
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = open_regular(path);
 	if (*fd < 0)
 		return NULL;
 	e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
@@ -596,7 +626,7 @@ int pd_symtab_load_elf_mem(struct pd_symtab *t, const void *image, size_t size)
 
 int pd_symtab_load_perfmap(struct pd_symtab *t, const char *path)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = fopen_regular(path);
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
@@ -638,7 +668,7 @@ static int kallsyms_keep(char type)
 
 int pd_symtab_load_kallsyms(struct pd_symtab *t, const char *path)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = fopen_regular(path);
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;

@@ -670,8 +670,9 @@ static int finish_open(struct pd_file *f, struct pd_file **out, char *err, size_
 		return ret;
 	}
 	if (f->nattrs == 0) {
+		ret = fail(f->path, err, errlen, f->size, "no event attributes");
 		pd_close(f);
-		return fail(f->path, err, errlen, 0, "no event attributes");
+		return ret;
 	}
 	*out = f;
 	return 0;
