@@ -48,6 +48,7 @@ struct reader {
 	unsigned              flags;
 	struct pd_session    *s;
 	ps_sample_fn          fn;
+	pd_raw_fn             rawfn;
 	void                 *arg;
 	struct pd_script_info *info;
 
@@ -56,6 +57,8 @@ struct reader {
 	char                 *pname;
 	size_t                pname_cap;
 
+	struct pd_frame      *locs;     /* the sample's places, leaf first */
+	size_t                nlocs, cap_locs;
 	struct piece         *frames;   /* leaf first while built */
 	size_t                nframes, cap_frames;
 	size_t               *groups;   /* first piece of each callchain entry */
@@ -289,23 +292,22 @@ static const struct cached *cache_get(struct reader *r, const struct pd_sym *sym
 }
 
 /* one callchain entry (or the sample's ip) as frames */
-static int add_entry(struct reader *r, struct pd_thread *t, int kernel, uint64_t ip, int relative)
+static int add_entry(struct reader *r, const struct pd_frame *fr)
 {
-	struct pd_loc loc;
+	const struct pd_loc *l = &fr->loc;
+	const char *mod = l->map ? l->map->dso->name : "[unknown]";
 	char pc[24];
 	size_t i;
 
-	pd_session_resolve(r->s, t, kernel, ip, &loc);
-	snprintf(pc, sizeof(pc), "%" PRIx64, relative ? loc.addr : ip);
+	snprintf(pc, sizeof(pc), "%" PRIx64, fr->relative ? l->addr : fr->ip);
 	if (grow((void **)&r->groups, &r->cap_groups, r->ngroups + 1, sizeof(*r->groups)))
 		return -ENOMEM;
 	r->groups[r->ngroups++] = r->nframes;
-	if (odd_line(loc.sym ? loc.sym->name : "[unknown]", loc.map ? loc.map->dso->name : "[unknown]"))
-		return odd_entry(r, loc.sym ? loc.sym->name : "[unknown]",
-				 loc.sym ? loc.addr - loc.sym->start : 0, loc.sym != NULL, pc,
-				 loc.map ? loc.map->dso->name : "[unknown]");
-	if (loc.sym) {
-		const struct cached *c = cache_get(r, loc.sym, loc.map, pc);
+	if (odd_line(l->sym ? l->sym->name : "[unknown]", mod))
+		return odd_entry(r, l->sym ? l->sym->name : "[unknown]",
+				 l->sym ? l->addr - l->sym->start : 0, l->sym != NULL, pc, mod);
+	if (l->sym) {
+		const struct cached *c = cache_get(r, l->sym, l->map, pc);
 
 		if (!c || grow((void **)&r->frames, &r->cap_frames, r->nframes + c->n,
 			       sizeof(*r->frames)))
@@ -314,15 +316,45 @@ static int add_entry(struct reader *r, struct pd_thread *t, int kernel, uint64_t
 			r->frames[r->nframes++] = r->cpieces[c->first + i];
 		return 0;
 	}
-	return tidy_line(r, "[unknown]", pc, loc.map ? loc.map->dso->name : "[unknown]", 0,
-			 &r->frames, &r->nframes, &r->cap_frames);
+	return tidy_line(r, "[unknown]", pc, mod, 0, &r->frames, &r->nframes, &r->cap_frames);
 }
 
-static int walk_chain(struct reader *r, struct pd_thread *t, const struct pd_sample *smp)
+static int push_loc(struct reader *r, struct pd_thread *t, int kernel, uint64_t ip, int relative)
 {
-	uint64_t i, kept = 0;
-	int kernel = 0, ret;
+	struct pd_frame *fr;
 
+	if (grow((void **)&r->locs, &r->cap_locs, r->nlocs + 1, sizeof(*r->locs)))
+		return -ENOMEM;
+	fr = &r->locs[r->nlocs++];
+	fr->ip = ip;
+	fr->relative = relative;
+	fr->kernel = kernel > 0;
+	if (kernel < 0) {              /* the hypervisor: nothing names it */
+		memset(&fr->loc, 0, sizeof(fr->loc));
+		fr->loc.addr = ip;
+	} else {
+		pd_session_resolve(r->s, t, kernel, ip, &fr->loc);
+	}
+	return 0;
+}
+
+/*
+ * The places of a sample, leaf first, as perf's thread__resolve_callchain
+ * finds them: context markers switch between kernel and user maps, an
+ * unknown marker drops the whole chain, at most MAX_STACK entries.
+ */
+static int resolve(struct reader *r, struct pd_thread *t, const struct pd_event *ev)
+{
+	const struct pd_sample *smp = &ev->sample;
+	uint64_t i, kept = 0;
+	int kernel = 0, mode, ret;
+
+	r->nlocs = 0;
+	if (!smp->has_callchain) {
+		mode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+		return push_loc(r, mode == PERF_RECORD_MISC_USER ? t : NULL,
+				mode == PERF_RECORD_MISC_KERNEL, smp->ip, 0);
+	}
 	for (i = 0; i < smp->nr && kept < MAX_STACK; i++) {
 		uint64_t ip = pd_chain_ip(smp, i);
 
@@ -335,17 +367,13 @@ static int walk_chain(struct reader *r, struct pd_thread *t, const struct pd_sam
 				kernel = -1;
 			} else {
 				/* perf: a corrupted callchain is discarded whole */
-				r->nframes = r->ngroups = 0;
+				r->nlocs = 0;
 				return 0;
 			}
 			continue;
 		}
 		kept++;
-		if (kernel < 0)
-			ret = tidy_line(r, "[unknown]", "0", "[unknown]", 0, &r->frames, &r->nframes,
-					&r->cap_frames);
-		else
-			ret = add_entry(r, t, kernel, ip, 1);
+		ret = push_loc(r, t, kernel, ip, 1);
 		if (ret)
 			return ret;
 	}
@@ -423,19 +451,27 @@ static int sample(struct reader *r, const struct pd_event *ev)
 	if (set_pname(r, pd_thread_comm(t), smp->pid, smp->tid))
 		return -ENOMEM;
 	/* `next if not $pname` */
-	if (r->cur.pname.len == 1 && r->pname[0] == '0')
+	if (!r->rawfn && r->cur.pname.len == 1 && r->pname[0] == '0')
 		return 0;
-	r->nframes = r->ngroups = r->scratch_len = 0;
-	if (smp->has_callchain) {
-		ret = walk_chain(r, t, smp);
-	} else {
-		int mode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-
-		ret = add_entry(r, mode == PERF_RECORD_MISC_USER ? t : NULL,
-				mode == PERF_RECORD_MISC_KERNEL, smp->ip, 0);
-	}
+	ret = resolve(r, t, ev);
 	if (ret)
 		return ret;
+	if (r->rawfn) {
+		struct pd_raw raw = {
+			.sample = smp, .comm = pd_thread_comm(t), .event = r->event,
+			.period = smp->period ? smp->period : 1,
+			.frames = r->locs, .nframes = r->nlocs,
+		};
+
+		r->info->samples++;
+		return r->rawfn(&raw, r->arg);
+	}
+	r->nframes = r->ngroups = r->scratch_len = 0;
+	for (i = 0; i < r->nlocs; i++) {
+		ret = add_entry(r, &r->locs[i]);
+		if (ret)
+			return ret;
+	}
 	if (grow((void **)&r->out, &r->cap_out, r->nframes + 1, sizeof(*r->out)))
 		return -ENOMEM;
 	/* root first: entries backwards, each entry's pieces in their order */
@@ -474,6 +510,7 @@ static void reader_fini(struct reader *r)
 	free(r->cache);
 	free(r->cpieces);
 	free(r->frames);
+	free(r->locs);
 	free(r->groups);
 	free(r->out);
 	free(r->scratch);
@@ -499,36 +536,53 @@ static void attr_info(const struct pd_file *f, struct pd_script_info *info)
 	}
 }
 
-int pd_script_read_file(struct pd_file *f, unsigned flags, const char *datadir, ps_sample_fn fn,
-			void *arg, struct pd_script_info *info, char *err, size_t errlen)
+static int read_file(struct reader *r, struct pd_file *f, const char *datadir,
+		     struct pd_script_info *info, char *err, size_t errlen)
 {
-	struct reader r = { .flags = flags, .fn = fn, .arg = arg, .info = info };
 	struct pd_event ev;
 	int ret;
 
 	memset(info, 0, sizeof(*info));
+	r->info = info;
 	attr_info(f, info);
 	if (info->unwind)
 		return -EOPNOTSUPP;
-	r.s = pd_session_new(f, datadir);
-	if (!r.s) {
+	r->s = pd_session_new(f, datadir);
+	if (!r->s) {
 		snprintf(err, errlen, "%s: out of memory", pd_path(f));
 		return -ENOMEM;
 	}
 	while ((ret = pd_next(f, &ev, err, errlen)) == 1) {
-		ret = ev.type == PERF_RECORD_SAMPLE ? sample(&r, &ev) : pd_session_event(r.s, &ev);
+		ret = ev.type == PERF_RECORD_SAMPLE ? sample(r, &ev) : pd_session_event(r->s, &ev);
 		if (ret)
 			break;
 	}
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", pd_path(f));
 	info->lost = pd_lost(f);
-	reader_fini(&r);
+	reader_fini(r);
 	return ret;
 }
 
-int pd_script_read(const char *path, unsigned flags, const char *datadir, ps_sample_fn fn,
-		   void *arg, struct pd_script_info *info, char *err, size_t errlen)
+int pd_script_read_file(struct pd_file *f, unsigned flags, const char *datadir, ps_sample_fn fn,
+			void *arg, struct pd_script_info *info, char *err, size_t errlen)
+{
+	struct reader r = { .flags = flags, .fn = fn, .arg = arg };
+
+	return read_file(&r, f, datadir, info, err, errlen);
+}
+
+int pd_raw_read_file(struct pd_file *f, const char *datadir, pd_raw_fn fn, void *arg,
+		     struct pd_script_info *info, char *err, size_t errlen)
+{
+	struct reader r = { .rawfn = fn, .arg = arg };
+
+	return read_file(&r, f, datadir, info, err, errlen);
+}
+
+/* open path and read it, datadir defaulting to the file's own directory */
+static int read_path(struct reader *r, const char *path, const char *datadir,
+		     struct pd_script_info *info, char *err, size_t errlen)
 {
 	struct pd_file *f;
 	char *dir = NULL;
@@ -547,9 +601,25 @@ int pd_script_read(const char *path, unsigned flags, const char *datadir, ps_sam
 	}
 	ret = pd_open(&f, path, err, errlen);
 	if (!ret) {
-		ret = pd_script_read_file(f, flags, datadir, fn, arg, info, err, errlen);
+		ret = read_file(r, f, datadir, info, err, errlen);
 		pd_close(f);
 	}
 	free(dir);
 	return ret;
+}
+
+int pd_script_read(const char *path, unsigned flags, const char *datadir, ps_sample_fn fn,
+		   void *arg, struct pd_script_info *info, char *err, size_t errlen)
+{
+	struct reader r = { .flags = flags, .fn = fn, .arg = arg };
+
+	return read_path(&r, path, datadir, info, err, errlen);
+}
+
+int pd_raw_read(const char *path, const char *datadir, pd_raw_fn fn, void *arg,
+		struct pd_script_info *info, char *err, size_t errlen)
+{
+	struct reader r = { .rawfn = fn, .arg = arg };
+
+	return read_path(&r, path, datadir, info, err, errlen);
 }

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "pdsession.h"
 #include "perfscript.h"
 
 struct pd_script_info {
@@ -36,8 +37,35 @@ int pd_script_read(const char *path, unsigned flags, const char *datadir, ps_sam
 		   void *arg, struct pd_script_info *info, char *err, size_t errlen);
 
 /* The same on an open file (pd_open, pd_open_mem); datadir NULL = nowhere else. */
-struct pd_file;
 int pd_script_read_file(struct pd_file *f, unsigned flags, const char *datadir, ps_sample_fn fn,
 			void *arg, struct pd_script_info *info, char *err, size_t errlen);
+
+/*
+ * The samples unfolded, for readers that aggregate by symbol or object
+ * (jitperf report, --pprof): each sample's places, leaf first, resolved as
+ * for the folded stacks but not tidied.
+ */
+struct pd_frame {
+	uint64_t      ip;         /* as recorded */
+	struct pd_loc loc;        /* map, symbol and map-relative address; map NULL if unknown */
+	int           relative;   /* a callchain entry (perf prints loc.addr), else the sample ip */
+	int           kernel;
+};
+
+struct pd_raw {
+	const struct pd_sample *sample;
+	const char             *comm;
+	const char             *event;
+	uint64_t                period;   /* as folded stacks weigh it */
+	const struct pd_frame  *frames;   /* leaf first */
+	size_t                  nframes;
+};
+
+typedef int (*pd_raw_fn)(const struct pd_raw *s, void *arg);
+
+int pd_raw_read(const char *path, const char *datadir, pd_raw_fn fn, void *arg,
+		struct pd_script_info *info, char *err, size_t errlen);
+int pd_raw_read_file(struct pd_file *f, const char *datadir, pd_raw_fn fn, void *arg,
+		     struct pd_script_info *info, char *err, size_t errlen);
 
 #endif /* JITPERF_PDSCRIPT_H */
