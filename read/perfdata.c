@@ -566,6 +566,9 @@ static int parse_layout(struct pd_file *f, char *err, size_t errlen)
 		if (f->size >= 8 && !memcmp(f->data, "2ELIFREP", 8))
 			return fail(f->path, err, errlen, 0,
 				    "perf.data of the other byte order is not supported");
+		if (f->size >= 8 && !memcmp(f->data, "PERFILE2", 8))
+			return fail(f->path, err, errlen, 0, "truncated: a header of %zu bytes",
+				    f->size);
 		return fail(f->path, err, errlen, 0, f->size < 8 ? "truncated: no perf.data header"
 			    : "not a perf.data file (no PERFILE2 magic)");
 	}
