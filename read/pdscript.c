@@ -44,6 +44,20 @@ struct cached {
 	uint32_t             first, n;  /* in pieces[] */
 };
 
+struct stack_ent {
+	uint64_t                hash, gen;
+	const struct pd_thread *t;
+	uint64_t                nr, ip;      /* nr callchain entries at ips, or the sample's ip */
+	const unsigned char    *ips;
+	uint16_t                mode;
+	int                     skip;        /* the process name "0": no sample */
+	struct ps_str           pname, comm;
+	const struct ps_str    *frames;
+	size_t                  nframes;
+};
+
+#define STACK_CACHE_MAX (256u << 20)
+
 struct reader {
 	unsigned              flags;
 	struct pd_session    *s;
@@ -72,6 +86,15 @@ struct reader {
 	size_t                cache_mask, cache_n;
 	struct piece         *cpieces;
 	size_t                ncpieces, cap_cpieces;
+	/* whole stacks met before: a sample of the same thread and callchain
+	 * under the same maps folds to the same frames */
+	struct stack_ent     *stacks;
+	size_t                nstacks, cap_stacks;
+	uint32_t             *stack_index;   /* entry + 1, 0 = empty */
+	size_t                stack_mask;
+	size_t                stack_bytes;   /* kept in blocks; the cache is dropped past a limit */
+	const struct pd_attr *event_attr;    /* the attribute of the kept event */
+
 	char                **blocks;   /* names of cached pieces, never moved */
 	size_t                nblocks;
 	size_t                block_used, block_size;
@@ -428,31 +451,206 @@ static int set_pname(struct reader *r, const char *comm, uint32_t pid, uint32_t 
 	return 0;
 }
 
+static inline uint64_t mix(uint64_t h, uint64_t v)
+{
+	__uint128_t m = (__uint128_t)(h ^ v) * 0x9e3779b97f4a7c15ull;
+
+	return (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+
+static uint64_t stack_hash(const struct pd_thread *t, const struct pd_event *ev, uint64_t gen)
+{
+	const struct pd_sample *smp = &ev->sample;
+	uint64_t h = mix((uintptr_t)t, gen), v;
+
+	if (!smp->has_callchain)
+		return mix(mix(h, smp->ip), ev->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	h = mix(h, smp->nr);
+	for (uint64_t i = 0; i < smp->nr; i++) {
+		memcpy(&v, smp->chain + 8 * i, 8);
+		h = mix(h, v);
+	}
+	return h;
+}
+
+static int stack_same(const struct stack_ent *e, uint64_t h, const struct pd_thread *t,
+		      const struct pd_event *ev, uint64_t gen)
+{
+	const struct pd_sample *smp = &ev->sample;
+
+	if (e->hash != h || e->t != t || e->gen != gen)
+		return 0;
+	if (!smp->has_callchain)
+		return !e->ips && e->ip == smp->ip &&
+		       e->mode == (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	return e->ips && e->nr == smp->nr && !memcmp(e->ips, smp->chain, 8 * smp->nr);
+}
+
+static struct stack_ent *stack_find(struct reader *r, uint64_t h, const struct pd_thread *t,
+				    const struct pd_event *ev, uint64_t gen, size_t *slot)
+{
+	size_t j;
+
+	if (!r->stack_index)
+		return *slot = 0, NULL;
+	for (j = h & r->stack_mask; r->stack_index[j]; j = (j + 1) & r->stack_mask) {
+		struct stack_ent *e = &r->stacks[r->stack_index[j] - 1];
+
+		if (stack_same(e, h, t, ev, gen))
+			return e;
+	}
+	*slot = j;
+	return NULL;
+}
+
+static void stack_drop(struct reader *r)
+{
+	/* the blocks stay (symbol pieces live there too); only the index goes */
+	free(r->stack_index);
+	r->stack_index = NULL;
+	r->stack_mask = 0;
+	r->nstacks = 0;
+	r->stack_bytes = 0;
+}
+
+static char *keep_bytes(struct reader *r, const void *p, size_t n)
+{
+	char *d = block_room(r, n ? n : 1);
+
+	if (!d)
+		return NULL;
+	memcpy(d, p, n);
+	r->block_used += n;
+	r->stack_bytes += n;
+	return d;
+}
+
+/* remember the sample just folded (r->cur) under its thread, callchain and generation */
+static int stack_add(struct reader *r, uint64_t h, const struct pd_thread *t,
+		     const struct pd_event *ev, uint64_t gen, int skip)
+{
+	const struct pd_sample *smp = &ev->sample;
+	struct stack_ent *e;
+	struct ps_str *fr;
+	size_t i, slot;
+
+	if (r->stack_bytes > STACK_CACHE_MAX)
+		stack_drop(r);
+	if ((r->nstacks + 1) * 2 > r->stack_mask) {
+		size_t mask = r->stack_mask ? r->stack_mask * 2 + 1 : 4095;
+		uint32_t *ix = calloc(mask + 1, sizeof(*ix));
+
+		if (!ix)
+			return -ENOMEM;
+		for (i = 0; i < r->nstacks; i++) {
+			size_t j;
+
+			for (j = r->stacks[i].hash & mask; ix[j]; j = (j + 1) & mask)
+				;
+			ix[j] = (uint32_t)i + 1;
+		}
+		free(r->stack_index);
+		r->stack_index = ix;
+		r->stack_mask = mask;
+	}
+	if (grow((void **)&r->stacks, &r->cap_stacks, r->nstacks + 1, sizeof(*r->stacks)))
+		return -ENOMEM;
+	e = &r->stacks[r->nstacks];
+	memset(e, 0, sizeof(*e));
+	e->hash = h;
+	e->gen = gen;
+	e->t = t;
+	e->skip = skip;
+	if (smp->has_callchain) {
+		e->nr = smp->nr;
+		e->ips = smp->chain;     /* in the file, mapped until the reader ends */
+	} else {
+		e->ip = smp->ip;
+		e->mode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	}
+	e->pname.s = keep_bytes(r, r->cur.pname.s, r->cur.pname.len);
+	e->pname.len = r->cur.pname.len;
+	e->comm = (struct ps_str){ e->pname.s, r->cur.comm.len };
+	fr = (struct ps_str *)keep_bytes(r, r->cur.frames, r->cur.nframes * sizeof(*fr) + 8);
+	if (!e->pname.s || !fr)
+		return -ENOMEM;
+	/* pieces from the scratch buffer move to the blocks too */
+	for (i = 0; i < r->cur.nframes; i++) {
+		if (fr[i].s >= r->scratch && fr[i].s < r->scratch + r->scratch_cap) {
+			fr[i].s = keep_bytes(r, fr[i].s, fr[i].len);
+			if (!fr[i].s)
+				return -ENOMEM;
+		}
+	}
+	e->frames = fr;
+	e->nframes = r->cur.nframes;
+	stack_find(r, h, t, ev, gen, &slot);
+	r->stack_index[slot] = (uint32_t)++r->nstacks;
+	return 0;
+}
+
+static void fill_common(struct reader *r, const struct pd_event *ev)
+{
+	const struct pd_sample *smp = &ev->sample;
+
+	r->cur.pid = smp->pid;
+	r->cur.tid = smp->tid;
+	r->cur.has_pid = 1;
+	r->cur.has_time = (smp->attr->attr.sample_type & PERF_SAMPLE_TIME) != 0;
+	r->cur.time_ns = smp->time;
+	/* perf script prints the fixed period of -c N events too; 0 counts 1 */
+	r->cur.period = smp->period ? smp->period : 1;
+	r->cur.line = ev->offset;
+}
+
 static int sample(struct reader *r, const struct pd_event *ev)
 {
 	const struct pd_sample *smp = &ev->sample;
 	const char *event = smp->attr->name ? smp->attr->name : "";
 	struct pd_thread *t;
-	size_t g, i, n = 0;
+	struct stack_ent *e;
+	uint64_t h = 0, gen = 0;
+	size_t g, i, n = 0, slot;
 	int ret;
 
 	if (!r->event) {
 		r->event = strdup(event);
 		if (!r->event)
 			return -ENOMEM;
+		r->event_attr = smp->attr;
 		snprintf(r->info->event, sizeof(r->info->event), "%s", event);
-	} else if (strcmp(event, r->event)) {
+	} else if (smp->attr != r->event_attr && strcmp(event, r->event)) {
 		r->info->filtered = 1;
 		return 0;
 	}
 	t = pd_session_thread(r->s, smp->pid, smp->tid);
 	if (!t)
 		return -ENOMEM;
+	if (!r->rawfn) {
+		gen = pd_session_generation(r->s);
+		h = stack_hash(t, ev, gen);
+		e = stack_find(r, h, t, ev, gen, &slot);
+		if (e) {
+			if (e->skip)
+				return 0;
+			r->cur.pname = e->pname;
+			r->cur.comm = e->comm;
+			r->cur.event.s = r->event;
+			r->cur.event.len = strlen(r->event);
+			r->cur.frames = e->frames;
+			r->cur.nframes = e->nframes;
+			fill_common(r, ev);
+			r->info->samples++;
+			return r->fn(&r->cur, r->arg);
+		}
+	}
 	if (set_pname(r, pd_thread_comm(t), smp->pid, smp->tid))
 		return -ENOMEM;
 	/* `next if not $pname` */
-	if (!r->rawfn && r->cur.pname.len == 1 && r->pname[0] == '0')
-		return 0;
+	if (!r->rawfn && r->cur.pname.len == 1 && r->pname[0] == '0') {
+		r->cur.nframes = 0;
+		return stack_add(r, h, t, ev, gen, 1);
+	}
 	ret = resolve(r, t, ev);
 	if (ret)
 		return ret;
@@ -488,16 +686,12 @@ static int sample(struct reader *r, const struct pd_event *ev)
 	}
 	r->cur.event.s = r->event;
 	r->cur.event.len = strlen(r->event);
-	r->cur.pid = smp->pid;
-	r->cur.tid = smp->tid;
-	r->cur.has_pid = 1;
-	r->cur.has_time = (smp->attr->attr.sample_type & PERF_SAMPLE_TIME) != 0;
-	r->cur.time_ns = smp->time;
-	/* perf script prints the fixed period of -c N events too; 0 counts 1 */
-	r->cur.period = smp->period ? smp->period : 1;
 	r->cur.frames = r->out;
 	r->cur.nframes = n;
-	r->cur.line = ev->offset;
+	fill_common(r, ev);
+	ret = stack_add(r, h, t, ev, gen, 0);
+	if (ret)
+		return ret;
 	r->info->samples++;
 	return r->fn(&r->cur, r->arg);
 }
@@ -511,6 +705,8 @@ static void reader_fini(struct reader *r)
 	free(r->cpieces);
 	free(r->frames);
 	free(r->locs);
+	free(r->stacks);
+	free(r->stack_index);
 	free(r->groups);
 	free(r->out);
 	free(r->scratch);

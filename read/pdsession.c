@@ -21,10 +21,14 @@
 
 #include "pdsession.h"
 
+#define PEND_MAX 16
+
 struct pd_proc {
 	uint32_t        pid;
 	struct pd_map  *maps;          /* sorted, not overlapping */
 	size_t          n, cap;
+	struct pd_map   pend[PEND_MAX];  /* newer maps, not overlapping the others */
+	size_t          npend;
 	struct pd_proc *next;          /* hash chain */
 };
 
@@ -47,6 +51,7 @@ struct pd_session {
 	struct pd_proc        kernel;  /* maps of the kernel and its modules */
 	struct pd_dso        *kdso;
 	int                   kallsyms_loaded;
+	uint64_t              generation;  /* counts the records that changed threads or maps */
 };
 
 static inline size_t bucket(uint32_t k)
@@ -248,7 +253,7 @@ static void load_kallsyms(struct pd_session *s)
 	struct pd_symtab all = { 0 };
 	char p[PATH_MAX], h[41];
 	int ret = -ENOENT;
-	size_t i;
+	size_t i, n;
 
 	s->kallsyms_loaded = 1;
 	if (s->kdso->build_id_size) {
@@ -290,23 +295,27 @@ static void load_kallsyms(struct pd_session *s)
 		pd_symtab_free(&all);
 		return;
 	}
-	for (i = 0; i < all.n; i++) {
+	/* module symbols go to their modules; the kernel keeps the table */
+	for (i = 0, n = 0; i < all.n; i++) {
 		const struct pd_sym *y = &all.syms[i];
-		size_t ml, nl = pd_kallsyms_namelen(y->name);
+		size_t ml;
 		const char *m = pd_kallsyms_module(y->name, &ml);
-		struct pd_dso *d = s->kdso;
+		struct pd_dso *d;
 
-		if (m) {
-			snprintf(p, sizeof(p), "[%.*s]", (int)ml, m);
-			d = find_dso(s, p, PD_DSO_MODULE);
-			if (!d)
-				continue;   /* perf drops symbols of modules it has no map of */
+		if (!m) {
+			all.syms[n++] = *y;
+			continue;
 		}
-		if (pd_symtab_add(&d->syms, y->start, y->end - y->start, y->bind, y->type,
-				  y->name, nl))
+		snprintf(p, sizeof(p), "[%.*s]", (int)ml, m);
+		d = find_dso(s, p, PD_DSO_MODULE);
+		/* perf drops symbols of modules it has no map of */
+		if (d && pd_symtab_add(&d->syms, y->start, y->end - y->start, y->bind, y->type,
+				       y->name, pd_kallsyms_namelen(y->name)))
 			break;
 	}
-	pd_symtab_free(&all);
+	all.n = n;
+	pd_symtab_free(&s->kdso->syms);
+	s->kdso->syms = all;
 }
 
 static void load_dso(struct pd_session *s, struct pd_dso *d)
@@ -398,9 +407,16 @@ const char *pd_thread_comm(const struct pd_thread *t)
 
 /* ---- maps */
 
+/*
+ * A process's maps: a sorted array plus a few recent maps not yet merged
+ * into it, so the thousands of small maps perf inject --jit adds cost
+ * O(log n) each instead of moving the array every time.  Maps never
+ * overlap: a new map cuts what it covers out of the old ones (an emptied
+ * map stays as a hole with end == start until the next merge).
+ */
 static const struct pd_map *find_map(const struct pd_proc *p, uint64_t ip)
 {
-	size_t lo = 0, hi = p->n;
+	size_t lo = 0, hi = p->n, i;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -410,73 +426,129 @@ static const struct pd_map *find_map(const struct pd_proc *p, uint64_t ip)
 		else
 			hi = mid;
 	}
-	return lo && ip < p->maps[lo - 1].end ? &p->maps[lo - 1] : NULL;
+	if (lo && ip < p->maps[lo - 1].end)
+		return &p->maps[lo - 1];
+	for (i = 0; i < p->npend; i++)
+		if (ip >= p->pend[i].start && ip < p->pend[i].end)
+			return &p->pend[i];
+	return NULL;
 }
 
-static int reserve_maps(struct pd_proc *p, size_t more)
+static int by_map_start(const void *x, const void *y)
 {
-	if (p->n + more > p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 32;
-		struct pd_map *m;
+	const struct pd_map *a = x, *b = y;
 
-		while (cap < p->n + more)
-			cap *= 2;
-		m = realloc(p->maps, cap * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		p->maps = m;
-		p->cap = cap;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static int merge_maps(struct pd_proc *p)
+{
+	size_t n = p->n + p->npend, i = 0, j = 0, k = 0;
+	struct pd_map *m;
+
+	if (!p->npend)
+		return 0;
+	m = malloc((n ? n : 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	qsort(p->pend, p->npend, sizeof(*p->pend), by_map_start);
+	while (i < p->n || j < p->npend) {
+		const struct pd_map *x;
+
+		if (j == p->npend || (i < p->n && p->maps[i].start <= p->pend[j].start))
+			x = &p->maps[i++];
+		else
+			x = &p->pend[j++];
+		if (x->end > x->start)
+			m[k++] = *x;
 	}
+	free(p->maps);
+	p->maps = m;
+	p->n = k;
+	p->cap = n ? n : 1;
+	p->npend = 0;
 	return 0;
 }
 
-/* a new map hides what it overlaps; the parts of old maps around it stay */
+/* cut [start, end) out of m; a part after it becomes *tail (returns 1) */
+static int clip(struct pd_map *m, uint64_t start, uint64_t end, struct pd_map *tail)
+{
+	int has_tail = 0;
+
+	if (m->end <= start || m->start >= end || m->end == m->start)
+		return 0;
+	if (m->end > end) {
+		*tail = *m;
+		if (!tail->identity)
+			tail->pgoff += end - tail->start;
+		tail->start = end;
+		has_tail = 1;
+	}
+	if (m->start < start)
+		m->end = start;
+	else
+		m->end = m->start;     /* covered: a hole */
+	return has_tail;
+}
+
+static int add_pending(struct pd_proc *p, const struct pd_map *m)
+{
+	if (p->npend == PEND_MAX) {
+		int ret = merge_maps(p);
+
+		if (ret)
+			return ret;
+	}
+	p->pend[p->npend++] = *m;
+	return 0;
+}
+
 static int insert_map(struct pd_proc *p, const struct pd_map *nm)
 {
-	size_t i, first, last;
-	struct pd_map head, tail;
-	int has_head = 0, has_tail = 0;
+	struct pd_map tails[PEND_MAX + 1];
+	size_t lo = 0, hi = p->n, i, nt = 0;
+	int ret;
 
-	if (nm->end <= nm->start || reserve_maps(p, 2))
-		return nm->end <= nm->start ? 0 : -ENOMEM;
-	for (first = 0; first < p->n && p->maps[first].end <= nm->start; first++)
-		;
-	for (last = first; last < p->n && p->maps[last].start < nm->end; last++)
-		;
-	if (last > first) {
-		if (p->maps[first].start < nm->start) {
-			head = p->maps[first];
-			head.end = nm->start;
-			has_head = 1;
-		}
-		if (p->maps[last - 1].end > nm->end) {
-			tail = p->maps[last - 1];
-			tail.pgoff += nm->end - tail.start;
-			tail.start = nm->end;
-			has_tail = 1;
-		}
+	if (nm->end <= nm->start)
+		return 0;
+	/* the first sorted map that can reach nm: the last one starting before it */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= nm->start)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	/* replace maps[first, last) by head?, nm, tail? */
-	i = has_head + 1 + has_tail;
-	memmove(&p->maps[first + i], &p->maps[last], (p->n - last) * sizeof(*p->maps));
-	p->n = p->n - (last - first) + i;
-	i = first;
-	if (has_head)
-		p->maps[i++] = head;
-	p->maps[i++] = *nm;
-	if (has_tail)
-		p->maps[i] = tail;
-	return 0;
+	for (i = lo ? lo - 1 : 0; i < p->n && p->maps[i].start < nm->end; i++)
+		nt += clip(&p->maps[i], nm->start, nm->end, &tails[nt > PEND_MAX ? PEND_MAX : nt]);
+	for (i = 0; i < p->npend; i++)
+		nt += clip(&p->pend[i], nm->start, nm->end, &tails[nt > PEND_MAX ? PEND_MAX : nt]);
+	/* at most one map reaches past nm's end, so at most one tail */
+	for (i = 0; i < nt && i <= PEND_MAX; i++) {
+		ret = add_pending(p, &tails[i]);
+		if (ret)
+			return ret;
+	}
+	return add_pending(p, nm);
 }
 
-static int clone_maps(struct pd_proc *dst, const struct pd_proc *src)
+static int clone_maps(struct pd_proc *dst, struct pd_proc *src)
 {
-	dst->n = 0;
-	if (reserve_maps(dst, src->n))
+	int ret = merge_maps(src);
+
+	if (ret)
+		return ret;
+	free(dst->maps);
+	dst->npend = 0;
+	dst->maps = malloc((src->n ? src->n : 1) * sizeof(*src->maps));
+	if (!dst->maps) {
+		dst->n = dst->cap = 0;
 		return -ENOMEM;
+	}
 	if (src->n)
 		memcpy(dst->maps, src->maps, src->n * sizeof(*src->maps));
-	dst->n = src->n;
+	dst->n = dst->cap = src->n;
 	return 0;
 }
 
@@ -571,10 +643,23 @@ static int fork_event(struct pd_session *s, const struct pd_event *ev)
 	return 0;
 }
 
+uint64_t pd_session_generation(const struct pd_session *s)
+{
+	return s->generation;
+}
+
 int pd_session_event(struct pd_session *s, const struct pd_event *ev)
 {
 	struct pd_thread *t;
 
+	switch (ev->type) {
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		s->generation++;
+		break;
+	}
 	switch (ev->type) {
 	case PERF_RECORD_COMM:
 		t = pd_session_thread(s, ev->comm.pid, ev->comm.tid);
@@ -599,7 +684,7 @@ void pd_session_resolve(struct pd_session *s, struct pd_thread *t, int kernel, u
 	loc->addr = ip;
 	if (kernel) {
 		m = find_map(&s->kernel, ip);
-		if (!m && !s->kernel.n) {
+		if (!m && !s->kernel.n && !s->kernel.npend) {
 			/* no kernel map recorded: the kernel's symbols still name it */
 			static struct pd_map whole = { 0, UINT64_MAX, 0, NULL, 1 };
 

@@ -55,6 +55,12 @@ void pd_session_free(struct pd_session *s);
 /* Apply a COMM, FORK, EXIT, MMAP or MMAP2 record; others are ignored.  0 or -ENOMEM. */
 int pd_session_event(struct pd_session *s, const struct pd_event *ev);
 
+/*
+ * Changes when a record changed a thread's name or a process's maps: what
+ * was resolved under one generation is still right while it lasts.
+ */
+uint64_t pd_session_generation(const struct pd_session *s);
+
 /* The thread tid of process pid, created with perf's name ":TID" if unknown; NULL = ENOMEM. */
 struct pd_thread *pd_session_thread(struct pd_session *s, uint32_t pid, uint32_t tid);
 const char *pd_thread_comm(const struct pd_thread *t);

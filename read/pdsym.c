@@ -25,6 +25,7 @@
 
 struct pd_strpool {
 	struct pd_strpool *next;
+	char              *buf;        /* an adopted buffer, freed with the pool */
 	size_t             used, size;
 	char               data[];
 };
@@ -42,6 +43,7 @@ static const char *pool_add(struct pd_strpool **pp, const char *s, size_t n)
 			return NULL;
 		p->size = size;
 		p->used = 0;
+		p->buf = NULL;
 		p->next = *pp;
 		*pp = p;
 	}
@@ -52,12 +54,27 @@ static const char *pool_add(struct pd_strpool **pp, const char *s, size_t n)
 	return d;
 }
 
+/* hand a malloc'ed buffer to the pool: names may point into it */
+static int pool_adopt(struct pd_strpool **pp, char *buf)
+{
+	struct pd_strpool *p = malloc(sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p->size = p->used = 0;
+	p->next = *pp;
+	p->buf = buf;
+	*pp = p;
+	return 0;
+}
+
 void pd_symtab_free(struct pd_symtab *t)
 {
 	struct pd_strpool *p, *next;
 
 	for (p = t->pool; p; p = next) {
 		next = p->next;
+		free(p->buf);
 		free(p);
 	}
 	free(t->syms);
@@ -153,7 +170,9 @@ void pd_symtab_finish(struct pd_symtab *t, int kallsyms)
 
 	if (t->n == 0)
 		return;
-	k = malloc(t->n * sizeof(*k));
+	for (i = 1; i < t->n && t->syms[i - 1].start <= t->syms[i].start; i++)
+		;
+	k = i < t->n ? malloc(t->n * sizeof(*k)) : NULL;
 	if (k) {
 		for (i = 0; i < t->n; i++)
 			k[i] = (struct keyed){ t->syms[i], i };
@@ -666,40 +685,108 @@ static int kallsyms_keep(char type)
 	return u == 'T' || u == 'W' || u == 'D' || u == 'B';
 }
 
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* the whole file (procfs files report no size: read to the end), NUL-terminated */
+static char *read_all(const char *path, size_t *len)
+{
+	int fd = open_regular(path);
+	struct stat st;
+	size_t cap, n = 0;
+	char *b = NULL, *nb;
+	ssize_t r;
+
+	if (fd < 0)
+		return NULL;
+	cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 20;
+	for (;;) {
+		if (!b || n == cap) {
+			cap = b ? cap * 2 : cap;
+			nb = realloc(b, cap + 1);
+			if (!nb)
+				goto fail;
+			b = nb;
+		}
+		r = read(fd, b + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	b[n] = 0;
+	*len = n;
+	return b;
+fail:
+	r = errno;
+	free(b);
+	close(fd);
+	errno = (int)r;
+	return NULL;
+}
+
+/*
+ * Parsed in place: the names stay in the file's buffer, which the table
+ * adopts (120k symbols: no copy, no allocation per line).
+ */
 int pd_symtab_load_kallsyms(struct pd_symtab *t, const char *path)
 {
-	FILE *f = fopen_regular(path);
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	int ret = 0, nonzero = 0;
+	size_t len;
+	char *buf = read_all(path, &len), *p, *end;
+	int nonzero = 0;
 
-	if (!f)
+	if (!buf)
 		return -errno;
-	while (!ret && (n = getline(&line, &cap, f)) > 0) {
-		char *p = line, *e;
-		unsigned long long start;
-		char type;
-		int bind;
-
-		if (line[n - 1] == '\n')
-			line[--n] = 0;
-		start = strtoull(p, &e, 16);
-		if (e == p || *e != ' ' || !e[1] || e[2] != ' ')
-			continue;
-		type = e[1];
-		p = e + 3;
-		if (!kallsyms_keep(type) || *p == '$')
-			continue;
-		nonzero |= start != 0;
-		bind = toupper((unsigned char)type) == 'W' ? STB_WEAK :
-		       isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
-		ret = pd_symtab_add(t, start, 0, bind, STT_FUNC, p, line + n - p);
+	if (pool_adopt(&t->pool, buf)) {
+		free(buf);
+		return -ENOMEM;
 	}
-	free(line);
-	fclose(f);
-	if (ret)
-		return ret;
+	for (p = buf, end = buf + len; p < end;) {
+		char *nl = memchr(p, '\n', end - p), *q = p, type;
+		uint64_t start = 0;
+		int v, bind;
+
+		if (!nl)
+			nl = end;
+		*nl = 0;
+		while ((v = hexval((unsigned char)*q)) >= 0)
+			start = start << 4 | (unsigned)v, q++;
+		if (q > p && q[0] == ' ' && q[1] && q[2] == ' ' && kallsyms_keep(q[1]) && q[3] != '$') {
+			struct pd_sym *s;
+
+			type = q[1];
+			nonzero |= start != 0;
+			bind = toupper((unsigned char)type) == 'W' ? STB_WEAK :
+			       isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
+			if (t->n == t->cap) {
+				size_t cap = t->cap ? t->cap * 2 : 65536;
+
+				s = realloc(t->syms, cap * sizeof(*s));
+				if (!s)
+					return -ENOMEM;
+				t->syms = s;
+				t->cap = cap;
+			}
+			s = &t->syms[t->n++];
+			s->start = s->end = start;
+			s->name = q + 3;
+			s->bind = bind;
+			s->type = STT_FUNC;
+		}
+		p = nl + 1;
+	}
 	/* kptr_restrict: every address reads 0, nothing can be named */
 	if (!nonzero) {
 		t->n = 0;

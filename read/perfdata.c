@@ -492,6 +492,51 @@ static int by_time(const void *x, const void *y)
 	return a->off < b->off ? -1 : a->off > b->off;
 }
 
+/*
+ * Stable LSD radix sort of the index by time, 16 bits a pass, skipping the
+ * passes whose digit is the same in every record (the high bits of
+ * nanosecond timestamps of one recording): a few linear passes where qsort
+ * would compare n log n times.  Stable, so equal times keep file order.
+ */
+static int sort_index(struct pd_file *f)
+{
+	struct pd_index *a = f->index, *b, *t;
+	size_t n = f->nindex, i, *count;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int shift;
+
+	for (i = 0; i < n; i++) {
+		lo = a[i].time < lo ? a[i].time : lo;
+		hi = a[i].time > hi ? a[i].time : hi;
+	}
+	b = malloc(n * sizeof(*b));
+	count = malloc((65536 + 1) * sizeof(*count));
+	if (!b || !count) {
+		free(b);
+		free(count);
+		qsort(f->index, f->nindex, sizeof(*f->index), by_time);
+		return 0;
+	}
+	for (shift = 0; shift < 64; shift += 16) {
+		if (((lo ^ hi) >> shift) == 0)
+			break;        /* this digit and all above are the same everywhere */
+		memset(count, 0, (65536 + 1) * sizeof(*count));
+		for (i = 0; i < n; i++)
+			count[((a[i].time >> shift) & 0xffff) + 1]++;
+		for (i = 1; i <= 65536; i++)
+			count[i] += count[i - 1];
+		for (i = 0; i < n; i++)
+			b[count[(a[i].time >> shift) & 0xffff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	free(count);
+	f->index = a;
+	free(b);
+	return 0;
+}
+
 static int index_records(struct pd_file *f, char *err, size_t errlen)
 {
 	uint64_t off = f->data_off, last = 0;
@@ -553,7 +598,7 @@ static int index_records(struct pd_file *f, char *err, size_t errlen)
 		off += size + extra;
 	}
 	if (!sorted)
-		qsort(f->index, f->nindex, sizeof(*f->index), by_time);
+		return sort_index(f);
 	return 0;
 }
 
@@ -782,7 +827,8 @@ int pd_open(struct pd_file **out, const char *path, char *err, size_t errlen)
 		goto out_err;
 	}
 	if (S_ISREG(st.st_mode) && st.st_size > 0) {
-		void *m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		/* every page is read: fault them in at once */
+		void *m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 
 		if (m == MAP_FAILED) {
 			ret = -errno;
