@@ -626,7 +626,7 @@ static int sample(struct reader *r, const struct pd_event *ev)
 	t = pd_session_thread(r->s, smp->pid, smp->tid);
 	if (!t)
 		return -ENOMEM;
-	if (!r->rawfn) {
+	if (!r->rawfn && !(r->flags & PS_RAW)) {
 		gen = pd_session_generation(r->s);
 		h = stack_hash(t, ev, gen);
 		e = stack_find(r, h, t, ev, gen, &slot);
@@ -649,7 +649,7 @@ static int sample(struct reader *r, const struct pd_event *ev)
 	/* `next if not $pname` */
 	if (!r->rawfn && r->cur.pname.len == 1 && r->pname[0] == '0') {
 		r->cur.nframes = 0;
-		return stack_add(r, h, t, ev, gen, 1);
+		return r->flags & PS_RAW ? 0 : stack_add(r, h, t, ev, gen, 1);
 	}
 	ret = resolve(r, t, ev);
 	if (ret)
@@ -689,11 +689,20 @@ static int sample(struct reader *r, const struct pd_event *ev)
 	r->cur.frames = r->out;
 	r->cur.nframes = n;
 	fill_common(r, ev);
-	ret = stack_add(r, h, t, ev, gen, 0);
-	if (ret)
-		return ret;
 	r->info->samples++;
-	return r->fn(&r->cur, r->arg);
+	if (r->flags & PS_RAW) {
+		struct pd_raw raw = {
+			.sample = smp, .comm = pd_thread_comm(t), .event = r->event,
+			.period = r->cur.period, .frames = r->locs, .nframes = r->nlocs,
+		};
+
+		r->cur.raw = &raw;
+		ret = r->fn(&r->cur, r->arg);
+		r->cur.raw = NULL;
+		return ret;
+	}
+	ret = stack_add(r, h, t, ev, gen, 0);
+	return ret ? ret : r->fn(&r->cur, r->arg);
 }
 
 static void reader_fini(struct reader *r)

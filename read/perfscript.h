@@ -20,7 +20,11 @@ enum ps_flags {
 	/* Input is our own `perf script -F` output: samples without a call
 	 * graph print their one frame on the (indented) header line. */
 	PS_PERFDATA = 1u << 5,
+	/* perf.data input: hand each sample's unfolded places too (ps_sample.raw) */
+	PS_RAW      = 1u << 6,
 };
+
+struct pd_raw;
 
 struct ps_str {
 	const char *s;
@@ -39,7 +43,8 @@ struct ps_sample {
 	uint64_t        period;
 	size_t          nframes;
 	const struct ps_str *frames;  /* root first */
-	uint64_t        line;       /* line number of the sample header */
+	uint64_t        line;       /* line number of the sample header (perf.data: offset) */
+	const struct pd_raw *raw;   /* perf.data with PS_RAW: the places unfolded, else NULL */
 };
 
 typedef int (*ps_sample_fn)(const struct ps_sample *s, void *arg);

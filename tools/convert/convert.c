@@ -4,7 +4,7 @@
  * Chrome trace JSON, folded stacks and an SVG flame graph.
  *
  * The input is recognised by its first bytes, never by its name: a record
- * directory, perf.data ("PERFILE2", read through `perf script`), a jitperf
+ * directory, perf.data ("PERFILE2", read natively), a jitperf
  * trace, a jitdump, or else perf script text.  It is read once; every event
  * goes to each requested writer (struct cv_ops).
  */
@@ -22,13 +22,14 @@
 
 static const char usage_text[] =
 	"usage: jitperf convert [DIR | perf.data | perf-script.txt | FILE.trace | FILE.dump | -]\n"
-	"                       [--chrome FILE] [--folded FILE] [--svg FILE]\n"
+	"                       [--chrome FILE] [--folded FILE] [--svg FILE] [--pprof FILE]\n"
 	"                       [--pid] [--tid] [--kernel] [--jit] [--all] [--addrs]\n"
 	"                       [--source samples|calls] [--title TEXT]\n"
 	"\n"
 	"  --chrome FILE    Chrome trace JSON (Perfetto, chrome://tracing, speedscope)\n"
 	"  --folded FILE    folded stacks, as stackcollapse-perf.pl (FILE - = stdout)\n"
 	"  --svg FILE       SVG flame graph\n"
+	"  --pprof FILE     gzip'ed profile.proto (go tool pprof, Pyroscope, Parca)\n"
 	"  --pid, --tid     add the PID (and TID) to the process name\n"
 	"  --kernel, --jit  annotate kernel (_[k]) and JIT (_[j]) frames; --all: both\n"
 	"  --addrs          keep the address of frames without a symbol\n"
@@ -39,7 +40,7 @@ static const char usage_text[] =
 	"With no output option, folded stacks go to standard output.\n";
 
 const struct cv_ops *const cv_writers[] = {
-	&cv_chrome_ops, &cv_folded_ops, &cv_svg_ops, NULL,
+	&cv_chrome_ops, &cv_folded_ops, &cv_svg_ops, &cv_pprof_ops, NULL,
 };
 #define NWRITERS (sizeof(cv_writers) / sizeof(cv_writers[0]) - 1)
 
@@ -275,8 +276,11 @@ static int open_outputs(struct conv *c)
 			cmd_err("out of memory");
 			return -ENOMEM;
 		}
-		if ((out->ops->flags & CV_CALL_STACKS) && c->o.source == CV_CALLS)
+		if ((out->ops->flags & CV_CALL_STACKS) &&
+		    (c->o.source == CV_CALLS || (out->ops->flags & CV_ALWAYS_CALL_STACKS)))
 			c->sink.call_stacks = 1;
+		if (out->ops->flags & CV_RAW_FRAMES)
+			c->o.ps_flags |= PS_RAW;
 	}
 	return 0;
 }

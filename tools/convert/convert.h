@@ -55,6 +55,8 @@ struct cv_thread {
 enum cv_writer_flags {
 	CV_CALL_STACKS = 1u << 0,   /* instrumented calls with every frame's name, not
 				       only their own (stacks, rather than slices) */
+	CV_ALWAYS_CALL_STACKS = 1u << 1,  /* ... whatever --source says */
+	CV_RAW_FRAMES = 1u << 2,    /* perf.data samples with their places unfolded (PS_RAW) */
 };
 
 /* One output format: its option name, what it needs, and its callbacks. */
@@ -75,6 +77,7 @@ extern const struct cv_ops cv_svg_ops;
 extern const struct cv_ops cv_chrome_ops;
 
 /* Every writer, in the order of --help; NULL-terminated (tools/convert/convert.c). */
+extern const struct cv_ops cv_pprof_ops;
 extern const struct cv_ops *const cv_writers[];
 
 #endif /* JITPERF_CONVERT_H */
