@@ -449,6 +449,33 @@ static int header_line(struct ps_parser *p, const char *l, size_t n, const struc
 	return 0;
 }
 
+int ps_set_event(struct ps_parser *p, const char *ev, size_t len)
+{
+	if (buf_set(&p->filter, ev, len))
+		return -ENOMEM;
+	p->have_filter = 1;
+	return 0;
+}
+
+size_t ps_first_event(const char *buf, size_t len, const char **ev)
+{
+	const char *l = buf, *e = buf + len, *nl;
+	struct ps_header h;
+	struct ps_str event, period;
+
+	for (; l < e; l = nl + 1) {
+		nl = memchr(l, '\n', e - l);
+		if (!nl)
+			nl = e;
+		if (nl > l && l[0] != '#' && ps_match_header(l, nl - l, &h) &&
+		    match_event(l, nl - l, &event, &period)) {
+			*ev = event.s;
+			return event.len;
+		}
+	}
+	return 0;
+}
+
 static int add_frame(struct ps_parser *p, size_t off)
 {
 	if (p->nframes >= MAX_FRAMES)

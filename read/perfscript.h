@@ -94,6 +94,15 @@ struct ps_stackline {
 };
 int ps_match_stack(const char *l, size_t n, struct ps_stackline *s);
 
+/*
+ * For text read in pieces by several parsers (each piece starting after a
+ * blank line): the event of the first sample header of the whole text
+ * (its length, 0 if none; *ev points into buf), which every parser is then
+ * told to keep with ps_set_event, as one parser would have chosen it.
+ */
+size_t ps_first_event(const char *buf, size_t len, const char **ev);
+int ps_set_event(struct ps_parser *p, const char *ev, size_t len);   /* 0 or -ENOMEM */
+
 const char *ps_error(const struct ps_parser *p);
 uint64_t    ps_samples(const struct ps_parser *p);
 /* The event samples were filtered to (the first one seen), "" if none. */

@@ -14,6 +14,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "tools/cmds.h"
@@ -285,6 +286,68 @@ static int open_outputs(struct conv *c)
 	return 0;
 }
 
+/* one thread's share of the samples when text is read in parallel */
+struct lane {
+	struct conv *c;
+	void        *w[NWRITERS];
+};
+
+static int lane_sample(const struct ps_sample *s, void *arg)
+{
+	struct lane *l = arg;
+	int ret;
+
+	for (size_t i = 0; i < l->c->nouts; i++)
+		if ((ret = l->c->outs[i].ops->sample(l->w[i], s)))
+			return ret;
+	return 0;
+}
+
+/*
+ * perf script text in pieces on every core, when every output only adds
+ * samples up (folded stacks, SVG): each piece into states of its own,
+ * merged into the outputs once all went well.  -EAGAIN: read it whole.
+ */
+static int read_parallel(struct conv *c)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = ncpu > 8 ? 8 : ncpu < 1 ? 1 : (size_t)ncpu, i, k;
+	struct lane lanes[8];
+	void *args[8];
+	uint64_t samples = 0;
+	int ret = 0, filtered;
+
+	if (c->in.kind != CV_TEXT || n < 2)
+		return -EAGAIN;
+	for (k = 0; k < c->nouts; k++)
+		if (!c->outs[k].ops->fork)
+			return -EAGAIN;
+	memset(lanes, 0, sizeof(lanes));
+	for (i = 0; i < n && !ret; i++) {
+		lanes[i].c = c;
+		args[i] = &lanes[i];
+		for (k = 0; k < c->nouts && !ret; k++)
+			if (!(lanes[i].w[k] = c->outs[k].ops->fork(c->outs[k].w)))
+				ret = -ENOMEM;
+	}
+	if (!ret)
+		ret = cv_read_text_parallel(&c->in, c->o.ps_flags, n, lane_sample, args, &samples,
+					    &filtered, c->err, sizeof(c->err));
+	for (i = 0; i < n; i++)
+		for (k = 0; k < c->nouts; k++) {
+			if (!lanes[i].w[k])
+				continue;
+			if (!ret)
+				ret = c->outs[k].ops->merge(c->outs[k].w, lanes[i].w[k]);
+			else
+				c->outs[k].ops->drop(lanes[i].w[k]);
+		}
+	if (!ret && !samples)
+		cmd_err("%s: no samples (for perf script text, record "
+			"with call graphs: perf record -g)", c->input);
+	return ret;
+}
+
 static int read_input(struct conv *c)
 {
 	int ret;
@@ -294,7 +357,11 @@ static int read_input(struct conv *c)
 		.thread = to_all_threads, .call_stacks = c->sink.call_stacks,
 	};
 	c->err[0] = 0;
-	ret = cv_input_read(&c->in, c->o.ps_flags, &c->sink, c, c->err, sizeof(c->err));
+	ret = read_parallel(c);
+	if (ret == -EAGAIN) {
+		c->err[0] = 0;
+		ret = cv_input_read(&c->in, c->o.ps_flags, &c->sink, c, c->err, sizeof(c->err));
+	}
 	if (ret) {
 		if (ret == -ENOMEM && !c->err[0])
 			snprintf(c->err, sizeof(c->err), "%s: out of memory", c->input);

@@ -68,6 +68,14 @@ struct cv_ops {
 	int   (*call)(void *w, const struct cv_call *c);
 	int   (*code)(void *w, const struct cv_code *c);
 	int   (*thread)(void *w, const struct cv_thread *t);
+	/*
+	 * Optional, for reading in parallel: a state that takes the samples of
+	 * another thread (NULL = ENOMEM), merged into w (and freed) once read,
+	 * or dropped.  Only writers that add samples up, in any order, have it.
+	 */
+	void *(*fork)(void *w);
+	int   (*merge)(void *w, void *part);
+	void  (*drop)(void *part);
 	int   (*end)(void *w);         /* write the rest; 0 or -errno */
 	void  (*free)(void *w);
 };

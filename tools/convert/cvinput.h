@@ -46,6 +46,16 @@ int cv_read_perfdata(const char *data, const char *peek, size_t npeek, unsigned 
 int cv_read_perfscript(const char *data, unsigned flags, int with_calls,
 		       const struct cv_sink *sink, void *arg, char *err, size_t errlen);
 
+/*
+ * tools/convert/cvparallel.c: perf script text of a regular file in
+ * nthreads pieces, piece i's samples to fn(args[i]) on a thread of its own.
+ * -EAGAIN when that does not apply (a pipe, a small file) or a piece had an
+ * error: read it the ordinary way then.
+ */
+int cv_read_text_parallel(struct cv_input *in, unsigned flags, size_t nthreads,
+			  ps_sample_fn fn, void *const args[], uint64_t *nsamples,
+			  int *filtered, char *err, size_t errlen);
+
 /* tools/convert/cvtrace.c: calls, threads and code events of one trace file */
 int cv_read_trace(const char *path, const struct cv_sink *sink, void *arg,
 		  int with_code, int *had_code, char *err, size_t errlen);

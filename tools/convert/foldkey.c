@@ -138,3 +138,37 @@ void foldagg_fini(struct foldagg *a)
 	stacks_free(a->t);
 	free(a->key.s);
 }
+
+void *foldagg_fork(void *w)
+{
+	struct foldagg *a = w, *b = malloc(sizeof(*b));
+
+	if (b && foldagg_init(b, a->out, a->o)) {
+		foldagg_fini(b);
+		free(b);
+		b = NULL;
+	}
+	return b;
+}
+
+int foldagg_merge(void *w, void *part)
+{
+	struct foldagg *a = w, *b = part;
+	const struct stack_ent *e;
+	size_t n, i;
+	int ret = 0;
+
+	e = stacks_entries(b->t, &n);
+	for (i = 0; i < n && !ret; i++)
+		ret = stacks_add(a->t, e[i].key, e[i].len, e[i].count);
+	foldagg_drop(b);
+	return ret;
+}
+
+void foldagg_drop(void *part)
+{
+	if (!part)
+		return;
+	foldagg_fini(part);
+	free(part);
+}

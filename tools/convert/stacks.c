@@ -217,3 +217,9 @@ uint64_t stacks_total(const struct stacks *t)
 {
 	return t->total;
 }
+
+const struct stack_ent *stacks_entries(const struct stacks *t, size_t *n)
+{
+	*n = t->nents;
+	return t->ents;
+}

@@ -24,5 +24,7 @@ int stacks_add(struct stacks *t, const char *key, size_t len, uint64_t count);  
 /* Entries sorted bytewise by key (Perl's `sort { $a cmp $b }`); NULL on ENOMEM. */
 const struct stack_ent *const *stacks_sorted(struct stacks *t, size_t *n);
 uint64_t stacks_total(const struct stacks *t);
+/* Every entry, in the order they were added. */
+const struct stack_ent *stacks_entries(const struct stacks *t, size_t *n);
 
 #endif /* JITPERF_STACKS_H */
