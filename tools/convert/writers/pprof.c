@@ -10,7 +10,8 @@
  *    of one kind has zeros in the other's columns.
  *  - perf.data input: one mapping per object (path, build id), one location
  *    per address of an object, functions named as perf names them (JIT
- *    names from perf maps and jitted-*.so); perf script text and calls:
+ *    names from perf maps and jitted-*.so, with the source lines perf
+ *    inject wrote into jitted-*.so from the jitdump); perf script text and calls:
  *    one location per function name, without mapping.
  *  - identical stacks are added up into one sample.
  */
@@ -23,6 +24,7 @@
 #include <zlib.h>
 
 #include "read/pdscript.h"
+#include "read/symbolize.h"
 #include "tools/convert/convert.h"
 #include "tools/convert/protobuf.h"
 
@@ -142,10 +144,11 @@ struct mapping {
 
 struct location {
 	uint64_t mapping, address, function;
+	int64_t  line;
 };
 
 struct function {
-	uint64_t name;
+	uint64_t name, filename;
 };
 
 struct pprof {
@@ -190,22 +193,34 @@ static uint64_t str_id(struct pprof *p, const char *s, size_t n)
 	return intern(&p->strings, s, n, &added) - 1;
 }
 
-static uint64_t function_id(struct pprof *p, const char *name, size_t n)
+/* a function: its name, and its source file when known ("" if not) */
+static uint64_t function_id(struct pprof *p, const char *name, size_t n, const char *file)
 {
+	size_t fl = strlen(file);
+	char *key = malloc(n + 1 + fl);
+	uint64_t id;
 	int added;
-	uint64_t id = intern(&p->functions, name, n, &added);
 
+	if (!key)
+		return 0;
+	memcpy(key, name, n);
+	key[n] = 0;
+	memcpy(key + n + 1, file, fl);
+	id = intern(&p->functions, key, n + 1 + fl, &added);
+	free(key);
 	if (!id || (added && grow((void **)&p->funcs, &p->cap_funcs, id, sizeof(*p->funcs))))
 		return 0;
-	if (added)
+	if (added) {
 		p->funcs[id - 1].name = str_id(p, name, n);
+		p->funcs[id - 1].filename = fl ? str_id(p, file, fl) : 0;
+	}
 	return id;
 }
 
 /* a location named only by its function (text input, calls) */
 static uint64_t name_location(struct pprof *p, const char *name, size_t n)
 {
-	struct location key = { 0, 0, function_id(p, name, n) };
+	struct location key = { 0, 0, function_id(p, name, n, ""), 0 };
 	uint64_t id;
 	int added;
 
@@ -256,10 +271,18 @@ static uint64_t raw_location(struct pprof *p, const struct pd_frame *f)
 	if (added) {
 		struct location *l = &p->locs[id - 1];
 
+		char file[1024] = "";
+		int line = 0;
+
+		/* JIT code: the source lines perf inject took from the jitdump */
+		if (f->loc.sym && f->loc.map->dso->jit && f->loc.map->dso->kind == PD_DSO_ELF &&
+		    jp_source_line(f->loc.map->dso->name, f->loc.addr, file, sizeof(file), &line))
+			file[0] = 0, line = 0;
 		l->address = f->ip;
+		l->line = line;
 		l->mapping = f->loc.map ? mapping_id(p, f->loc.map) : 0;
 		l->function = f->loc.sym ? function_id(p, f->loc.sym->name,
-							strlen(f->loc.sym->name)) : 0;
+							strlen(f->loc.sym->name), file) : 0;
 		if ((f->loc.map && !l->mapping) || (f->loc.sym && !l->function))
 			return 0;
 	}
@@ -409,6 +432,7 @@ static int encode(struct pprof *p, struct pb *pb)
 		if (l->function) {
 			pb_reset(&line);
 			pb_varint(&line, 1, l->function);
+			pb_varint_nz(&line, 2, (uint64_t)l->line);
 			pb_bytes(&tmp, 4, line.b, line.len);
 		}
 		pb_bytes(pb, 4, tmp.b, tmp.len);
@@ -418,6 +442,7 @@ static int encode(struct pprof *p, struct pb *pb)
 		pb_varint(&tmp, 1, i + 1);
 		pb_varint_nz(&tmp, 2, p->funcs[i].name);
 		pb_varint_nz(&tmp, 3, p->funcs[i].name);
+		pb_varint_nz(&tmp, 4, p->funcs[i].filename);
 		pb_bytes(pb, 5, tmp.b, tmp.len);
 	}
 	for (i = 0; i < p->strings.n; i++)
