@@ -54,6 +54,7 @@ struct stack_ent {
 	struct ps_str           pname, comm;
 	const struct ps_str    *frames;
 	size_t                  nframes;
+	uint64_t                id;          /* ps_sample.stack_id */
 };
 
 #define STACK_CACHE_MAX (256u << 20)
@@ -94,6 +95,7 @@ struct reader {
 	size_t                stack_mask;
 	size_t                stack_bytes;   /* kept in blocks; the cache is dropped past a limit */
 	const struct pd_attr *event_attr;    /* the attribute of the kept event */
+	uint64_t              last_stack_id;
 
 	char                **blocks;   /* names of cached pieces, never moved */
 	size_t                nblocks;
@@ -584,6 +586,8 @@ static int stack_add(struct reader *r, uint64_t h, const struct pd_thread *t,
 	}
 	e->frames = fr;
 	e->nframes = r->cur.nframes;
+	e->id = ++r->last_stack_id;
+	r->cur.stack_id = e->id;
 	stack_find(r, h, t, ev, gen, &slot);
 	r->stack_index[slot] = (uint32_t)++r->nstacks;
 	return 0;
@@ -639,6 +643,7 @@ static int sample(struct reader *r, const struct pd_event *ev)
 			r->cur.event.len = strlen(r->event);
 			r->cur.frames = e->frames;
 			r->cur.nframes = e->nframes;
+			r->cur.stack_id = e->id;
 			fill_common(r, ev);
 			r->info->samples++;
 			return r->fn(&r->cur, r->arg);
@@ -689,6 +694,7 @@ static int sample(struct reader *r, const struct pd_event *ev)
 	r->cur.frames = r->out;
 	r->cur.nframes = n;
 	fill_common(r, ev);
+	r->cur.stack_id = 0;
 	r->info->samples++;
 	if (r->flags & PS_RAW) {
 		struct pd_raw raw = {

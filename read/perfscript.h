@@ -45,6 +45,9 @@ struct ps_sample {
 	const struct ps_str *frames;  /* root first */
 	uint64_t        line;       /* line number of the sample header (perf.data: offset) */
 	const struct pd_raw *raw;   /* perf.data with PS_RAW: the places unfolded, else NULL */
+	/* perf.data: samples with the same non-zero id have the same pname and
+	 * frames (a consumer may reuse what it made of the first); 0 = none */
+	uint64_t        stack_id;
 };
 
 typedef int (*ps_sample_fn)(const struct ps_sample *s, void *arg);

@@ -23,6 +23,10 @@ struct foldagg {
 	const struct cv_opts *o;
 	struct stacks        *t;
 	struct foldkey        key;
+	/* ps_sample.stack_id -> entry of t, so a stack met again costs one lookup */
+	uint64_t             *ids;
+	uint32_t             *idx;
+	size_t                mask, nids;
 };
 
 int foldagg_init(struct foldagg *a, struct outfile *out, const struct cv_opts *o);
