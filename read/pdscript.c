@@ -460,10 +460,10 @@ static inline uint64_t mix(uint64_t h, uint64_t v)
 	return (uint64_t)m ^ (uint64_t)(m >> 64);
 }
 
-static uint64_t stack_hash(const struct pd_thread *t, const struct pd_event *ev, uint64_t gen)
+static uint64_t stack_hash(const struct pd_thread *t, const struct pd_event *ev)
 {
 	const struct pd_sample *smp = &ev->sample;
-	uint64_t h = mix((uintptr_t)t, gen), v;
+	uint64_t h = mix((uintptr_t)t, 0x51), v;
 
 	if (!smp->has_callchain)
 		return mix(mix(h, smp->ip), ev->misc & PERF_RECORD_MISC_CPUMODE_MASK);
@@ -476,11 +476,11 @@ static uint64_t stack_hash(const struct pd_thread *t, const struct pd_event *ev,
 }
 
 static int stack_same(const struct stack_ent *e, uint64_t h, const struct pd_thread *t,
-		      const struct pd_event *ev, uint64_t gen)
+		      const struct pd_event *ev)
 {
 	const struct pd_sample *smp = &ev->sample;
 
-	if (e->hash != h || e->t != t || e->gen != gen)
+	if (e->hash != h || e->t != t)
 		return 0;
 	if (!smp->has_callchain)
 		return !e->ips && e->ip == smp->ip &&
@@ -488,9 +488,15 @@ static int stack_same(const struct stack_ent *e, uint64_t h, const struct pd_thr
 	return e->ips && e->nr == smp->nr && !memcmp(e->ips, smp->chain, 8 * smp->nr);
 }
 
+/*
+ * The entry of this thread and callchain, or NULL (*slot: where a new one
+ * goes).  An entry of an older generation is still right unless a change
+ * since touched one of its addresses or its thread: then it is forgotten.
+ */
 static struct stack_ent *stack_find(struct reader *r, uint64_t h, const struct pd_thread *t,
 				    const struct pd_event *ev, uint64_t gen, size_t *slot)
 {
+	const struct pd_sample *smp = &ev->sample;
 	size_t j;
 
 	if (!r->stack_index)
@@ -498,8 +504,20 @@ static struct stack_ent *stack_find(struct reader *r, uint64_t h, const struct p
 	for (j = h & r->stack_mask; r->stack_index[j]; j = (j + 1) & r->stack_mask) {
 		struct stack_ent *e = &r->stacks[r->stack_index[j] - 1];
 
-		if (stack_same(e, h, t, ev, gen))
-			return e;
+		if (!stack_same(e, h, t, ev))
+			continue;
+		if (e->gen != gen) {
+			uint64_t ip = smp->ip;
+
+			if (smp->has_callchain ?
+			    pd_session_changed(r->s, e->gen, t, smp->chain, smp->nr) :
+			    pd_session_changed(r->s, e->gen, t, (const unsigned char *)&ip, 1)) {
+				e->hash = ~e->hash;     /* never matches again */
+				continue;
+			}
+			e->gen = gen;
+		}
+		return e;
 	}
 	*slot = j;
 	return NULL;
@@ -632,7 +650,7 @@ static int sample(struct reader *r, const struct pd_event *ev)
 		return -ENOMEM;
 	if (!r->rawfn && !(r->flags & PS_RAW)) {
 		gen = pd_session_generation(r->s);
-		h = stack_hash(t, ev, gen);
+		h = stack_hash(t, ev);
 		e = stack_find(r, h, t, ev, gen, &slot);
 		if (e) {
 			if (e->skip)

@@ -51,8 +51,18 @@ struct pd_session {
 	struct pd_proc        kernel;  /* maps of the kernel and its modules */
 	struct pd_dso        *kdso;
 	int                   kallsyms_loaded;
-	uint64_t              generation;  /* counts the records that changed threads or maps */
+	/* every change of a thread's name or of maps, in order: generation N
+	 * is the state after changes[0..N) */
+	struct pd_change {
+		uint64_t                start, end;   /* maps: the range that changed */
+		const struct pd_thread *t;            /* names: the thread (range empty) */
+	}                    *changes;
+	size_t                cap_changes;
+	uint64_t              generation;
 };
+
+static int log_change(struct pd_session *s, uint64_t start, uint64_t end,
+		      const struct pd_thread *t);
 
 static inline size_t bucket(uint32_t k)
 {
@@ -253,7 +263,7 @@ static void load_kallsyms(struct pd_session *s)
 	struct pd_symtab all = { 0 };
 	char p[PATH_MAX], h[41];
 	int ret = -ENOENT;
-	size_t i, n;
+	size_t i, kept;
 
 	s->kallsyms_loaded = 1;
 	if (s->kdso->build_id_size) {
@@ -296,14 +306,14 @@ static void load_kallsyms(struct pd_session *s)
 		return;
 	}
 	/* module symbols go to their modules; the kernel keeps the table */
-	for (i = 0, n = 0; i < all.n; i++) {
+	for (i = 0, kept = 0; i < all.n; i++) {
 		const struct pd_sym *y = &all.syms[i];
 		size_t ml;
 		const char *m = pd_kallsyms_module(y->name, &ml);
 		struct pd_dso *d;
 
 		if (!m) {
-			all.syms[n++] = *y;
+			all.syms[kept++] = *y;
 			continue;
 		}
 		snprintf(p, sizeof(p), "[%.*s]", (int)ml, m);
@@ -313,7 +323,7 @@ static void load_kallsyms(struct pd_session *s)
 				       y->name, pd_kallsyms_namelen(y->name)))
 			break;
 	}
-	all.n = n;
+	all.n = kept;
 	pd_symtab_free(&s->kdso->syms);
 	s->kdso->syms = all;
 }
@@ -588,6 +598,8 @@ static int kernel_mmap(struct pd_session *s, const struct pd_event *ev)
 		if (!m.dso)
 			return -ENOMEM;
 	}
+	if (log_change(s, m.start, m.end, NULL))
+		return -ENOMEM;
 	return insert_map(&s->kernel, &m);
 }
 
@@ -616,6 +628,8 @@ static int user_mmap(struct pd_session *s, const struct pd_event *ev)
 		return -ENOMEM;
 	if (m.end < m.start)
 		m.end = UINT64_MAX;
+	if (log_change(s, m.start, m.end, NULL))
+		return -ENOMEM;
 	return insert_map(t->proc, &m);
 }
 
@@ -648,23 +662,58 @@ uint64_t pd_session_generation(const struct pd_session *s)
 	return s->generation;
 }
 
+static int log_change(struct pd_session *s, uint64_t start, uint64_t end,
+		      const struct pd_thread *t)
+{
+	if (s->generation == s->cap_changes) {
+		size_t cap = s->cap_changes ? s->cap_changes * 2 : 256;
+		struct pd_change *c = realloc(s->changes, cap * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		s->changes = c;
+		s->cap_changes = cap;
+	}
+	s->changes[s->generation++] = (struct pd_change){ start, end, t };
+	return 0;
+}
+
+int pd_session_changed(const struct pd_session *s, uint64_t since, const struct pd_thread *t,
+		       const unsigned char *ips, size_t n)
+{
+	for (uint64_t g = since; g < s->generation; g++) {
+		const struct pd_change *c = &s->changes[g];
+
+		if (c->t) {
+			if (c->t == t)
+				return 1;
+			continue;
+		}
+		for (size_t i = 0; i < n; i++) {
+			uint64_t ip;
+
+			memcpy(&ip, ips + 8 * i, 8);
+			if (ip >= c->start && ip < c->end)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 int pd_session_event(struct pd_session *s, const struct pd_event *ev)
 {
 	struct pd_thread *t;
 
 	switch (ev->type) {
 	case PERF_RECORD_COMM:
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-		s->generation++;
-		break;
-	}
-	switch (ev->type) {
-	case PERF_RECORD_COMM:
 		t = pd_session_thread(s, ev->comm.pid, ev->comm.tid);
-		return t ? set_comm(t, ev->comm.comm) : -ENOMEM;
+		if (!t || log_change(s, 0, 0, t))
+			return -ENOMEM;
+		return set_comm(t, ev->comm.comm);
 	case PERF_RECORD_FORK:
+		t = pd_session_thread(s, ev->task.pid, ev->task.tid);
+		if (!t || log_change(s, 0, 0, t))
+			return -ENOMEM;
 		return fork_event(s, ev);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -768,6 +817,7 @@ void pd_session_free(struct pd_session *s)
 		}
 	}
 	free(s->kernel.maps);
+	free(s->changes);
 	free(s->datadir);
 	free(s->buildid_dir);
 	free(s);

@@ -60,6 +60,13 @@ int pd_session_event(struct pd_session *s, const struct pd_event *ev);
  * was resolved under one generation is still right while it lasts.
  */
 uint64_t pd_session_generation(const struct pd_session *s);
+/*
+ * Whether a change since generation since can alter what the n addresses
+ * at ips (u64, as in a callchain) of thread t resolve to: a new map over
+ * one of them, or a new name or parent of t.
+ */
+int pd_session_changed(const struct pd_session *s, uint64_t since, const struct pd_thread *t,
+		       const unsigned char *ips, size_t n);
 
 /* The thread tid of process pid, created with perf's name ":TID" if unknown; NULL = ENOMEM. */
 struct pd_thread *pd_session_thread(struct pd_session *s, uint32_t pid, uint32_t tid);
