@@ -167,13 +167,12 @@ static void load_elf(struct pd_session *s, struct pd_dso *d)
 	char c[7][PATH_MAX], h[41];
 	static const int real[7] = { 1, 0, 0, 0, 0, 1, 1 };
 	const char *syms = NULL, *runtime = NULL;
-	int i, n = 0;
+	int i, n;
 
 	/* no build id recorded (pipe mode): perf takes the file's own */
 	if (!d->build_id_size) {
 		n = pd_elf_build_id(d->name, d->build_id, sizeof(d->build_id));
 		d->build_id_size = n > 0 ? (uint8_t)n : 0;
-		n = 0;
 	}
 	hex(d, h);
 	if (d->build_id_size) {
@@ -202,7 +201,6 @@ static void load_elf(struct pd_session *s, struct pd_dso *d)
 			runtime = c[i];
 		if (syms && runtime)
 			break;
-		n++;
 	}
 	if (!syms)
 		syms = runtime;
