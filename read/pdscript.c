@@ -535,7 +535,13 @@ static void stack_drop(struct reader *r)
 
 static char *keep_bytes(struct reader *r, const void *p, size_t n)
 {
-	char *d = block_room(r, n ? n : 1);
+	char *d;
+
+	/* frame arrays are kept here too: 8-byte aligned */
+	r->block_used = (r->block_used + 7) & ~(size_t)7;
+	if (r->nblocks && r->block_used > r->block_size)
+		r->block_used = r->block_size;
+	d = block_room(r, n ? n : 1);
 
 	if (!d)
 		return NULL;

@@ -113,6 +113,8 @@ static uint64_t intern(struct intern *t, const void *key, size_t len, int *added
 		t->e = e;
 		t->cap = cap;
 	}
+	/* keys start 8-byte aligned: stacks are read back as uint64_t arrays */
+	t->alen = (t->alen + 7) & ~(size_t)7;
 	if (t->acap - t->alen < len + 1) {
 		size_t cap = t->acap ? t->acap : 4096;
 		char *a;
