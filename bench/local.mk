@@ -12,4 +12,4 @@ bench_wrap_LDADD = lib/libjitperf.la
 bench_recurse_SOURCES = bench/recurse.c
 bench_recurse_CFLAGS = $(AM_CFLAGS) -finstrument-functions -g -O2
 EXTRA_DIST += bench/uftrace-compare.sh bench/record-overhead.sh \
-	bench/convert-folded.sh bench/convert-chrome.sh
+	bench/convert-folded.sh bench/convert-chrome.sh bench/convert-perfdata.sh
