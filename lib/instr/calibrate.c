@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Calibration: what the probes themselves cost, measured on the thread
+ * that opens the session, right after it is activated (as Tracy does).
+ * A timed call's duration is net of these costs (timed.c):
+ *
+ *   JPT_COST_SELF    the part of a timed probe between its two clock reads;
+ *   JPT_COST_LIB     a counted call through jitperf_enter/jitperf_exit,
+ *                    call instructions included;
+ *   JPT_COST_INLINE  a counted call through the inline code of jitperf.h;
+ *   JPT_COST_TIMED   a whole timed call of an empty function, as its
+ *                    caller sees it.
+ *
+ * The loops run the real probes on id 0, which no function has: the
+ * counting path counts it in a counter nobody reads, and the slow path
+ * times it only while calibrating and records nothing of it.  Each cost is
+ * the least of a few rounds (other work on the machine only adds), per
+ * call, minus the same loop without probes.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "instr.h"
+
+#define ROUNDS  7
+#define NCOUNT  2000        /* counted pairs per round */
+#define NTIMED  300         /* timed pairs per round */
+
+#define barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+uint64_t jp_process_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Called through pointers, as generated code calls them. */
+static void (*volatile enter_p)(jitperf_fn) = jitperf_enter;
+static void (*volatile exit_p)(jitperf_fn) = jitperf_exit;
+
+static uint64_t loop_empty(int n) JP_NOINSTR __attribute__((noinline));
+static uint64_t loop_empty(int n)
+{
+	uint64_t t0 = jp_ticks();
+
+	for (int i = 0; i < n; i++)
+		barrier();
+	return jp_ticks() - t0;
+}
+
+static uint64_t loop_lib(int n) JP_NOINSTR __attribute__((noinline));
+static uint64_t loop_lib(int n)
+{
+	void (*en)(jitperf_fn) = enter_p, (*ex)(jitperf_fn) = exit_p;
+	uint64_t t0 = jp_ticks();
+
+	for (int i = 0; i < n; i++) {
+		en(0);
+		ex(0);
+		barrier();
+	}
+	return jp_ticks() - t0;
+}
+
+/* What jitperf.h's jitperf_enter_inline_/jitperf_exit_inline_ do. */
+static uint64_t loop_inline(int n) JP_NOINSTR __attribute__((noinline));
+static uint64_t loop_inline(int n)
+{
+	uint64_t t0 = jp_ticks();
+
+	for (int i = 0; i < n; i++) {
+		unsigned a = (unsigned)jitperf__probe_active;
+
+		if (__builtin_expect(a != 0, 0)) {
+			if (jitperf__enter_fast(a, 0))
+				jitperf__inc(&jitperf__tls.inline_calls);
+			else
+				jitperf__enter_slow(0);
+		}
+		barrier();
+		a = (unsigned)jitperf__probe_active;
+		if (__builtin_expect(a != 0, 0) && !jitperf__exit_fast(a, 0))
+			jitperf__exit_slow(0);
+		barrier();
+	}
+	return jp_ticks() - t0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double per_call(uint64_t with, uint64_t without, int n)
+{
+	return with > without ? (double)(with - without) / n : 0;
+}
+
+void jp_calibrate(struct jp_instr *in)
+{
+	struct jitperf__count *c0;
+	struct jp_thread *t = jp_attach_self();
+	double best[4] = { 1e300, 1e300, 1e300, 1e300 };
+	uint64_t raw[NTIMED];
+
+	memset(&in->cost, 0, sizeof(in->cost));
+	if (!t)
+		return;                 /* no memory for a thread: nothing subtracted */
+	c0 = &jitperf__tls.count[0];
+	t->calibrating = 1;
+	for (int r = 0; r < ROUNDS; r++) {
+		uint64_t e, l, i, tm;
+
+		/* counted: id 0 never reaches its next timed call */
+		c0->next = UINT64_MAX;
+		e = loop_empty(NCOUNT);
+		l = loop_lib(NCOUNT);
+		i = loop_inline(NCOUNT);
+		if (per_call(l, e, NCOUNT) < best[JPT_COST_LIB])
+			best[JPT_COST_LIB] = per_call(l, e, NCOUNT);
+		if (per_call(i, e, NCOUNT) < best[JPT_COST_INLINE])
+			best[JPT_COST_INLINE] = per_call(i, e, NCOUNT);
+		/* timed: every call of id 0 */
+		c0->next = c0->calls + 1;
+		e = loop_empty(NTIMED);
+		tm = jp_ticks();
+		for (int k = 0; k < NTIMED; k++) {
+			enter_p(0);
+			exit_p(0);
+			raw[k] = t->cal_raw;
+		}
+		tm = jp_ticks() - tm;
+		if (per_call(tm, e, NTIMED) < best[JPT_COST_TIMED])
+			best[JPT_COST_TIMED] = per_call(tm, e, NTIMED);
+		qsort(raw, NTIMED, sizeof(raw[0]), by_value);
+		if ((double)raw[NTIMED / 2] < best[JPT_COST_SELF])
+			best[JPT_COST_SELF] = (double)raw[NTIMED / 2];
+	}
+	/* The timed call's own part is inside its whole cost. */
+	if (best[JPT_COST_SELF] > best[JPT_COST_TIMED])
+		best[JPT_COST_SELF] = best[JPT_COST_TIMED];
+	memcpy(in->cost.c, best, sizeof(best));
+	/* leave no trace of id 0 */
+	memset(c0, 0, sizeof(*c0));
+	jitperf__tls.lib_calls = jitperf__tls.inline_calls = 0;
+	t->timed_calls = 0;
+	t->calibrating = 0;
+	jp_sampling_reset(t);
+}
