@@ -12,15 +12,18 @@
  *                    caller sees it.
  *
  * The loops run the real probes on id 0, which no function has: the
- * counting path counts it in a counter nobody reads, and the slow path
- * times it only while calibrating and records nothing of it.  Each cost is
- * the least of a few rounds (other work on the machine only adds), per
- * call, minus the same loop without probes.
+ * counting path counts it in a counter nobody reads, the slow path times
+ * every call of it while calibrating, with statistics (in a slot nobody
+ * reads) and trace events (into a scratch block, not the file), so that
+ * it costs what a timed call costs in this session.  Everything is reset
+ * afterwards.  Each cost is the least of a few rounds (other work on the
+ * machine only adds), per call, minus the same loop without probes.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "instr.h"
@@ -54,7 +57,11 @@ static uint64_t loop_empty(int n)
 	return jp_ticks() - t0;
 }
 
-static uint64_t loop_lib(int n) JP_NOINSTR __attribute__((noinline));
+/* Each loop starts a page of its own: measured next to the probes, they ran
+ * faster than the same loops in a caller's code. */
+#define LOOP JP_NOINSTR __attribute__((noinline, aligned(4096)))
+
+static uint64_t loop_lib(int n) LOOP;
 static uint64_t loop_lib(int n)
 {
 	void (*en)(jitperf_fn) = enter_p, (*ex)(jitperf_fn) = exit_p;
@@ -69,7 +76,7 @@ static uint64_t loop_lib(int n)
 }
 
 /* What jitperf.h's jitperf_enter_inline_/jitperf_exit_inline_ do. */
-static uint64_t loop_inline(int n) JP_NOINSTR __attribute__((noinline));
+static uint64_t loop_inline(int n) LOOP;
 static uint64_t loop_inline(int n)
 {
 	uint64_t t0 = jp_ticks();
@@ -92,6 +99,21 @@ static uint64_t loop_inline(int n)
 	return jp_ticks() - t0;
 }
 
+/* Timed calls of id 0; raw gets what each measured of itself. */
+static uint64_t loop_timed(struct jp_thread *t, int n, uint64_t *raw) LOOP;
+static uint64_t loop_timed(struct jp_thread *t, int n, uint64_t *raw)
+{
+	void (*en)(jitperf_fn) = enter_p, (*ex)(jitperf_fn) = exit_p;
+	uint64_t t0 = jp_ticks();
+
+	for (int k = 0; k < n; k++) {
+		en(0);
+		ex(0);
+		raw[k] = t->cal_raw;
+	}
+	return jp_ticks() - t0;
+}
+
 static int by_value(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -108,6 +130,7 @@ void jp_calibrate(struct jp_instr *in)
 {
 	struct jitperf__count *c0;
 	struct jp_thread *t = jp_attach_self();
+	void *scratch = NULL;
 	double best[4] = { 1e300, 1e300, 1e300, 1e300 };
 	uint64_t raw[NTIMED];
 
@@ -116,6 +139,8 @@ void jp_calibrate(struct jp_instr *in)
 		return;                 /* no memory for a thread: nothing subtracted */
 	c0 = &jitperf__tls.count[0];
 	t->calibrating = 1;
+	if (t->trace_on && !(scratch = jp_trace_scratch(t)))
+		t->trace_on = 0;
 	for (int r = 0; r < ROUNDS; r++) {
 		uint64_t e, l, i, tm;
 
@@ -131,13 +156,9 @@ void jp_calibrate(struct jp_instr *in)
 		/* timed: every call of id 0 */
 		c0->next = c0->calls + 1;
 		e = loop_empty(NTIMED);
-		tm = jp_ticks();
-		for (int k = 0; k < NTIMED; k++) {
-			enter_p(0);
-			exit_p(0);
-			raw[k] = t->cal_raw;
-		}
-		tm = jp_ticks() - tm;
+		if (scratch)
+			jp_trace_scratch_rewind(t, scratch);
+		tm = loop_timed(t, NTIMED, raw);
 		if (per_call(tm, e, NTIMED) < best[JPT_COST_TIMED])
 			best[JPT_COST_TIMED] = per_call(tm, e, NTIMED);
 		qsort(raw, NTIMED, sizeof(raw[0]), by_value);
@@ -150,8 +171,16 @@ void jp_calibrate(struct jp_instr *in)
 	memcpy(in->cost.c, best, sizeof(best));
 	/* leave no trace of id 0 */
 	memset(c0, 0, sizeof(*c0));
+	if (t->stats[0])
+		memset(&t->stats[0][0], 0, sizeof(t->stats[0][0]));
 	jitperf__tls.lib_calls = jitperf__tls.inline_calls = 0;
-	t->timed_calls = 0;
+	t->timed_calls = t->traced = 0;
+	t->drop_full = t->drop_short = t->drop_ring = 0;
+	if (scratch) {
+		jp_trace_thread_reset(t);
+		munmap(scratch, JPT_BLOCK_SIZE);
+	}
+	t->trace_on = in->trace != NULL;
 	t->calibrating = 0;
 	jp_sampling_reset(t);
 }

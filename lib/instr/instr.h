@@ -280,6 +280,10 @@ JP_HIDDEN void jp_trace_meta_thread(struct jp_instr *in, struct jp_thread *t) JP
 JP_HIDDEN void jp_trace_meta_code(struct jp_instr *in, int kind, uint64_t index,
 				  uint64_t addr, uint64_t len, const char *name) JP_NOINSTR;
 JP_HIDDEN void jp_trace_meta_cal(struct jp_instr *in) JP_NOINSTR;
+/* Calibration: the thread writes into a scratch block (not the file),
+ * rewound at will; jp_trace_thread_reset ends it.  NULL: no memory. */
+JP_HIDDEN void *jp_trace_scratch(struct jp_thread *t) JP_NOINSTR;
+JP_HIDDEN void jp_trace_scratch_rewind(struct jp_thread *t, void *scratch) JP_NOINSTR;
 /* The calibration into the file's header. */
 JP_HIDDEN void jp_trace_costs(struct jp_instr *in) JP_NOINSTR;
 /* The entry of frame f, one of t->frames (after a context of the calls

@@ -286,7 +286,7 @@ static void unbalanced(struct jp_thread *t, uint32_t fn)
 
 /* ---- the slow paths */
 
-static void enter_slow(jitperf_fn fn) NOINSTR;
+static void enter_slow(jitperf_fn fn) NOINSTR __attribute__((noinline));
 static void enter_slow(jitperf_fn fn)
 {
 	struct jitperf__tls *T = &jitperf__tls;
@@ -313,6 +313,7 @@ static void enter_slow(jitperf_fn fn)
 		c->next = jp_first_next(t, n);
 	if (n < c->next || !busy_enter(t)) {
 		push(T, d, fn);
+		jitperf__inc(&T->lib_calls);    /* priced as a counted call */
 		return;
 	}
 	push(T, d, fn | JITPERF__TIMED);
@@ -322,7 +323,7 @@ static void enter_slow(jitperf_fn fn)
 }
 
 /* unwind: the matched call did not return either (longjmp over a thunk). */
-static void exit_slow(jitperf_fn fn, int unwind) NOINSTR;
+static void exit_slow(jitperf_fn fn, int unwind) NOINSTR __attribute__((noinline));
 static void exit_slow(jitperf_fn fn, int unwind)
 {
 	struct jitperf__tls *T = &jitperf__tls;
@@ -398,13 +399,17 @@ static void exit_slow(jitperf_fn fn, int unwind)
 
 /* ---- the probes */
 
-/* The hidden alias the library's own code reads without the GOT. */
-extern volatile int jp_probe_active __attribute__((alias("jitperf__probe_active"),
-						   visibility("hidden")));
+/*
+ * The counting path is a leaf without a frame of its own: everything else
+ * is a tail call.  (A perf -g sample that lands in it unwinds from the JIT
+ * function's caller on, as in any frameless leaf.)
+ */
+#define FASTPATH __attribute__((optimize("omit-frame-pointer")))
 
+void jitperf_enter(jitperf_fn fn) FASTPATH;
 void jitperf_enter(jitperf_fn fn)
 {
-	unsigned a = (unsigned)jp_probe_active;
+	unsigned a = (unsigned)jitperf__probe_active;
 
 	if (__builtin_expect(a != 0, 0)) {
 		if (jitperf__enter_fast(a, fn))
@@ -414,9 +419,10 @@ void jitperf_enter(jitperf_fn fn)
 	}
 }
 
+void jitperf_exit(jitperf_fn fn) FASTPATH;
 void jitperf_exit(jitperf_fn fn)
 {
-	unsigned a = (unsigned)jp_probe_active;
+	unsigned a = (unsigned)jitperf__probe_active;
 
 	if (__builtin_expect(a != 0, 0) && !jitperf__exit_fast(a, fn))
 		exit_slow(fn, 0);

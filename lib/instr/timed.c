@@ -136,13 +136,14 @@ int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
 	struct jp_frame *f;
 	uint64_t now;
 
-	if (t->ntimed >= JP_STACK_MAX || (fn && !(st = jp_stat(t, fn))))
+	/* (id 0 is calibration's: it costs what any call costs) */
+	if (t->ntimed >= JP_STACK_MAX || !(st = jp_stat(t, fn)))
 		return 0;
 	f = &t->frames[t->ntimed];
 	f->fn = fn;
 	f->sdepth = sd;
 	f->written = 0;
-	f->w = st ? (double)(n - st->last_n) : 1.0;
+	f->w = (double)(n - st->last_n);
 	if (__builtin_expect(t->nctr != 0, 0))
 		jp_counters_read(&t->in->counters, &t->ctrs, f->ctr);
 	f->lib0 = T->lib_calls;
@@ -150,14 +151,12 @@ int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
 	f->timed0 = t->timed_calls++;
 	now = jp_ticks();
 	f->start = now;
-	if (st) {
-		st->last_n = n;
-		c->next = n + draw(t, t->mode == JP_SAMPLE_ADAPTIVE ? adapt(t, st, now) : t->every);
-	} else {
-		c->next = n + 1;        /* calibration: every call */
-	}
+	st->last_n = n;
+	c->next = n + draw(t, t->mode == JP_SAMPLE_ADAPTIVE ? adapt(t, st, now) : t->every);
+	if (__builtin_expect(t->calibrating, 0))
+		c->next = n + 1;        /* every call */
 	t->ntimed++;
-	if (t->trace_on && fn && !t->min_ticks) {
+	if (t->trace_on && !t->min_ticks) {
 		if (!t->trace_full && !jp_trace_entry(t, f))
 			f->written = 1;
 		else
@@ -190,7 +189,7 @@ static void write_pending(struct jp_thread *t, uint32_t k, uint64_t now,
 	for (uint32_t j = 0; j <= k; j++) {
 		struct jp_frame *g = &t->frames[j];
 
-		if (g->written || !g->fn)
+		if (g->written)
 			continue;
 		if (t->trace_full || jp_trace_entry(t, g)) {
 			t->drop_full++;
@@ -224,7 +223,7 @@ void jp_timed_exit(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now)
 	net = net_ticks(t, f, now);
 	if (__builtin_expect(t->calibrating, 0))
 		t->cal_raw = now - f->start;
-	if (f->fn && t->stats_on && (st = jp_stat(t, f->fn))) {
+	if (t->stats_on && (st = jp_stat(t, f->fn))) {
 		uint64_t whole = (uint64_t)(net + 0.5);
 
 		if (!st->timed || whole < st->min)
@@ -251,7 +250,7 @@ void jp_timed_exit(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now)
 			t->traced--;
 			t->drop_full++;
 		}
-	} else if (t->min_ticks && t->trace_on && f->fn) {
+	} else if (t->min_ticks && t->trace_on) {
 		if (net >= (double)t->min_ticks)
 			write_pending(t, k, now, t->nctr ? cur : NULL, repaired);
 		else

@@ -419,6 +419,23 @@ void commit(struct jp_thread *t, uint64_t *w)
 			 __ATOMIC_RELEASE);
 }
 
+void *jp_trace_scratch(struct jp_thread *t)
+{
+	void *p = mmap(NULL, JPT_BLOCK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	jp_trace_scratch_rewind(t, p);
+	return p;
+}
+
+void jp_trace_scratch_rewind(struct jp_thread *t, void *scratch)
+{
+	t->blk = scratch;
+	t->pos = (char *)(t->blk + 1);
+	t->end = (char *)scratch + JPT_BLOCK_SIZE;
+}
+
 int jp_trace_entry(struct jp_thread *t, const struct jp_frame *f)
 {
 	const struct jp_frame *p = f;

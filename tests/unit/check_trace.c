@@ -134,7 +134,7 @@ START_TEST(test_tables_and_code_events)
 	t1 = mono_ns();
 
 	r = instr_trace_open(dir, getpid());
-	ck_assert_uint_eq(jpt_info(r)->version, 1);
+	ck_assert_uint_eq(jpt_info(r)->version, 2);
 	ck_assert_uint_eq(jpt_info(r)->pid, (uint32_t)getpid());
 	ck_assert_uint_eq(jpt_info(r)->sample_every, 1);
 	ck_assert_int_eq(jpt_info(r)->truncated, 0);
