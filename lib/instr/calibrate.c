@@ -131,8 +131,10 @@ void jp_calibrate(struct jp_instr *in)
 	struct jitperf__count *c0;
 	struct jp_thread *t = jp_attach_self();
 	void *scratch = NULL;
-	double best[4] = { 1e300, 1e300, 1e300, 1e300 };
-	uint64_t raw[NTIMED];
+	/* least times over the rounds, each loop apart */
+	uint64_t empty = UINT64_MAX, lib = UINT64_MAX, inl = UINT64_MAX;
+	uint64_t empty_t = UINT64_MAX, timed = UINT64_MAX, self = UINT64_MAX;
+	uint64_t raw[NTIMED], v;
 
 	memset(&in->cost, 0, sizeof(in->cost));
 	if (!t)
@@ -142,33 +144,32 @@ void jp_calibrate(struct jp_instr *in)
 	if (t->trace_on && !(scratch = jp_trace_scratch(t)))
 		t->trace_on = 0;
 	for (int r = 0; r < ROUNDS; r++) {
-		uint64_t e, l, i, tm;
-
 		/* counted: id 0 never reaches its next timed call */
 		c0->next = UINT64_MAX;
-		e = loop_empty(NCOUNT);
-		l = loop_lib(NCOUNT);
-		i = loop_inline(NCOUNT);
-		if (per_call(l, e, NCOUNT) < best[JPT_COST_LIB])
-			best[JPT_COST_LIB] = per_call(l, e, NCOUNT);
-		if (per_call(i, e, NCOUNT) < best[JPT_COST_INLINE])
-			best[JPT_COST_INLINE] = per_call(i, e, NCOUNT);
+		if ((v = loop_empty(NCOUNT)) < empty)
+			empty = v;
+		if ((v = loop_lib(NCOUNT)) < lib)
+			lib = v;
+		if ((v = loop_inline(NCOUNT)) < inl)
+			inl = v;
 		/* timed: every call of id 0 */
 		c0->next = c0->calls + 1;
-		e = loop_empty(NTIMED);
+		if ((v = loop_empty(NTIMED)) < empty_t)
+			empty_t = v;
 		if (scratch)
 			jp_trace_scratch_rewind(t, scratch);
-		tm = loop_timed(t, NTIMED, raw);
-		if (per_call(tm, e, NTIMED) < best[JPT_COST_TIMED])
-			best[JPT_COST_TIMED] = per_call(tm, e, NTIMED);
+		if ((v = loop_timed(t, NTIMED, raw)) < timed)
+			timed = v;
 		qsort(raw, NTIMED, sizeof(raw[0]), by_value);
-		if ((double)raw[NTIMED / 2] < best[JPT_COST_SELF])
-			best[JPT_COST_SELF] = (double)raw[NTIMED / 2];
+		if (raw[NTIMED / 2] < self)
+			self = raw[NTIMED / 2];
 	}
-	/* The timed call's own part is inside its whole cost. */
-	if (best[JPT_COST_SELF] > best[JPT_COST_TIMED])
-		best[JPT_COST_SELF] = best[JPT_COST_TIMED];
-	memcpy(in->cost.c, best, sizeof(best));
+	in->cost.c[JPT_COST_LIB] = per_call(lib, empty, NCOUNT);
+	in->cost.c[JPT_COST_INLINE] = per_call(inl, empty, NCOUNT);
+	in->cost.c[JPT_COST_TIMED] = per_call(timed, empty_t, NTIMED);
+	/* the timed call's own part is inside its whole cost */
+	in->cost.c[JPT_COST_SELF] = (double)self < in->cost.c[JPT_COST_TIMED] ?
+		(double)self : in->cost.c[JPT_COST_TIMED];
 	/* leave no trace of id 0 */
 	memset(c0, 0, sizeof(*c0));
 	if (t->stats[0])
