@@ -13,8 +13,12 @@
  *	call     calls of the exported jitperf_enter/jitperf_exit by address
  *	check    the inactive check inline (load jitperf__probe_active and
  *	         branch to those calls, placed out of line)
- *	inline   the counting path inline, as jitperf.h does it in C, calling
+ *	stack    the counting path inline, as jitperf.h does it in C (count,
+ *	         push the id on the thread's stack), calling
  *	         jitperf__enter_slow/jitperf__exit_slow when it cannot count
+ *	inline   the count inline and a flag in the frame, as the example JIT
+ *	         does by default: jitperf__enter_framed only for the calls
+ *	         the library must see, jitperf__exit_slow when the flag says so
  *
  * usage: jitshape VARIANT [N]   (N = 35; prints "VARIANT calls=C ns=T cpu_ns=U
  * cpu_ns/call=P": wall and thread CPU time of the root call)
@@ -187,7 +191,31 @@ static void inline_exit_tail(struct buf *o, uint32_t id, int32_t T, struct pendi
 	jump_to(o, JMP, p->back);
 }
 
-enum variant { PLAIN, CALL, CHECK, INLINE };
+enum variant { PLAIN, CALL, CHECK, STACK, INLINE };
+
+/* The count of jitperf__enter_fast without the stack; %eax holds the
+ * generation.  Out of line; the flag byte is at -24(%rbp). */
+static void framed_enter_tail(struct buf *o, uint32_t id, int32_t T, struct pending *p)
+{
+	size_t slow[2];
+
+	land(o, p->on);
+	fs_op(o, 0, 0x3b, 0, T + 0);                    /* cmp %fs:gen,%eax */
+	slow[0] = jump(o, JNE);
+	fs_op(o, 0x48, 0x8b, 2, T + 16);                /* mov %fs:count,%rdx */
+	B(o, 0x48, 0x8b, 0xb2); put32(o, 16 * id);      /* mov calls(%rdx),%rsi */
+	B(o, 0x48, 0xff, 0xc6);                         /* inc %rsi */
+	B(o, 0x48, 0x3b, 0xb2); put32(o, 16 * id + 8);  /* cmp next(%rdx),%rsi */
+	slow[1] = jump(o, JAE);
+	B(o, 0x48, 0xff, 0x82); put32(o, 16 * id);      /* incq calls(%rdx) */
+	fs_op(o, 0x48, 0xff, 0, T + 24);                /* incq %fs:inline_calls */
+	jump_to(o, JMP, p->back);
+	for (int i = 0; i < 2; i++)
+		land(o, slow[i]);
+	B(o, 0xc6, 0x45, 0xe8, 0x01);                   /* movb $1,-24(%rbp) */
+	call_probe(o, id, jitperf__enter_framed);
+	jump_to(o, JMP, p->back);
+}
 
 /* f at offset 0 of o */
 static void emit(struct buf *o, enum variant v, uint32_t id)
@@ -198,10 +226,13 @@ static void emit(struct buf *o, enum variant v, uint32_t id)
 
 	B(o, 0x55, 0x48, 0x89, 0xe5);                   /* push %rbp; mov %rsp,%rbp */
 	B(o, 0x53, 0x41, 0x54);                         /* push %rbx; push %r12 */
+	if (v == INLINE)
+		B(o, 0x48, 0x83, 0xec, 0x10,            /* sub $16,%rsp: the flag's slot */
+		  0xc6, 0x45, 0xe8, 0x00);              /* movb $0,-24(%rbp) */
 	B(o, 0x89, 0xfb);                               /* mov %edi,%ebx */
 	if (v == CALL) {
 		call_probe(o, id, jitperf_enter);
-	} else if (v == CHECK || v == INLINE) {
+	} else if (v != PLAIN) {
 		load_active(o);
 		pe.on = jump(o, JNE);
 		pe.back = o->n;
@@ -220,6 +251,10 @@ static void emit(struct buf *o, enum variant v, uint32_t id)
 		B(o, 0x49, 0x89, 0xc4);                 /* mov %rax,%r12: the result */
 		if (v == CALL) {
 			call_probe(o, id, jitperf_exit);
+		} else if (v == INLINE) {
+			B(o, 0x80, 0x7d, 0xe8, 0x00);   /* cmpb $0,-24(%rbp) */
+			px.on = jump(o, JNE);
+			px.back = o->n;
 		} else {
 			load_active(o);
 			px.on = jump(o, JNE);
@@ -227,10 +262,17 @@ static void emit(struct buf *o, enum variant v, uint32_t id)
 		}
 		B(o, 0x4c, 0x89, 0xe0);                 /* mov %r12,%rax */
 	}
+	if (v == INLINE)
+		B(o, 0x48, 0x83, 0xc4, 0x10);           /* add $16,%rsp */
 	B(o, 0x41, 0x5c, 0x5b, 0x5d, 0xc3);             /* pop %r12; pop %rbx; pop %rbp; ret */
-	if (v == INLINE) {
+	if (v == STACK) {
 		inline_enter_tail(o, id, T, &pe);
 		inline_exit_tail(o, id, T, &px);
+	} else if (v == INLINE) {
+		framed_enter_tail(o, id, T, &pe);
+		land(o, px.on);
+		call_probe(o, id, jitperf__exit_slow);
+		jump_to(o, JMP, px.back);
 	} else if (v == CHECK) {
 		land(o, pe.on);
 		call_probe(o, id, jitperf_enter);
@@ -251,7 +293,7 @@ static double now_ns(clockid_t clock)
 
 int main(int argc, char **argv)
 {
-	static const char *const names[] = { "plain", "call", "check", "inline" };
+	static const char *const names[] = { "plain", "call", "check", "stack", "inline" };
 	int n = argc > 2 ? atoi(argv[2]) : 35, v;
 	jitperf *jp = jitperf_default();
 	struct buf o = { .n = 0 };
@@ -261,10 +303,10 @@ int main(int argc, char **argv)
 	double t0, t1, c0, c1;
 	int err;
 
-	for (v = 0; argc > 1 && v < 4 && strcmp(argv[1], names[v]); v++)
+	for (v = 0; argc > 1 && v < 5 && strcmp(argv[1], names[v]); v++)
 		;
-	if (argc < 2 || v == 4 || n < 1 || n > 45) {
-		fprintf(stderr, "usage: jitshape plain|call|check|inline [N (1-45, default 35)]\n");
+	if (argc < 2 || v == 5 || n < 1 || n > 45) {
+		fprintf(stderr, "usage: jitshape plain|call|check|stack|inline [N (1-45, default 35)]\n");
 		return 2;
 	}
 	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

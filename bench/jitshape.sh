@@ -6,7 +6,8 @@
 # the machine counts as little as possible):
 #
 #   1. nothing records (JITPERF unset): the inline inactive check, the
-#      counting path inline, the exported probes called by address;
+#      count inline with a flag in the frame (inline), jitperf.h's counting
+#      path with the stack (stack), the exported probes called by address;
 #   2. JITPERF=stats with the defaults, and counting only (JITPERF_SAMPLE=0);
 #   3. under `jitperf record --instrument` with its defaults, against the
 #      same recording of the probe-free code: ns per call (wall and CPU),
@@ -49,10 +50,13 @@ while [ "$i" -lt "$runs" ]; do
 	one plain plain
 	one check check
 	one inline inline
+	one stack stack
 	one call call
 	one stats_call call JITPERF=stats
+	one stats_stack stack JITPERF=stats
 	one stats_inline inline JITPERF=stats
 	one count_call call JITPERF=stats JITPERF_SAMPLE=0
+	one count_stack stack JITPERF=stats JITPERF_SAMPLE=0
 	one count_inline inline JITPERF=stats JITPERF_SAMPLE=0
 	i=$((i + 1))
 done
@@ -60,15 +64,18 @@ calls=$("$prog" plain "$n" | sed -n 's/.* calls=\([0-9]*\) .*/\1/p')
 echo "jitshape: f($n), $calls calls from one root; thread CPU time, medians of $runs runs"
 row plain "probe-free code"
 echo " nothing records:"
-row check "inactive check inline (branch around the call)"
-row inline "counting path inline, inactive"
-row call "exported probes called by address, inactive"
+row check "inactive check inline, call out of line"
+row inline "count + frame flag inline"
+row stack "count + stack inline (jitperf.h's path)"
+row call "exported probes called by address"
 echo " JITPERF=stats, defaults (counted, adaptive timing):"
 row stats_call "exported probes"
-row stats_inline "counting path inline"
+row stats_stack "count + stack inline"
+row stats_inline "count + frame flag inline"
 echo " JITPERF=stats JITPERF_SAMPLE=0 (counted only):"
 row count_call "exported probes"
-row count_inline "counting path inline"
+row count_stack "count + stack inline"
+row count_inline "count + frame flag inline"
 
 # ---- under jitperf record --instrument, defaults
 [ -x "$jitperf" ] || { echo "jitshape.sh: $jitperf not built" >&2; exit 1; }

@@ -17,5 +17,5 @@ endif
 # the subject of bench/uftrace-compare.sh
 bench_recurse_SOURCES = bench/recurse.c
 bench_recurse_CFLAGS = $(AM_CFLAGS) -finstrument-functions -g -O2
-EXTRA_DIST += bench/uftrace-compare.sh bench/record-overhead.sh bench/jitshape.sh \
+EXTRA_DIST += bench/uftrace-compare.sh bench/record-overhead.sh bench/jitshape.sh bench/jitcalc-stats.sh \
 	bench/convert-folded.sh bench/convert-chrome.sh

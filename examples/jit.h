@@ -80,8 +80,18 @@ struct jc_func {
 	size_t           nlines;
 	struct jc_fixup *calls;         /* rel32 of each call, patched at link time */
 	size_t           ncalls;
-	size_t          *probe_ids;     /* imm32 of each "mov $id,%edi", set at link time */
-	size_t           nprobe_ids;
+	struct jc_probe_fix *probe_fix; /* immediates and displacements made of the id */
+	size_t           nprobe_fix;
+};
+
+/* At link time the 4 bytes at off become id * mul + add (id: jitperf_fn). */
+struct jc_probe_fix { size_t off; uint32_t mul, add; };
+
+/* What the code generator emits for a probe (jitperf_enter(3)). */
+enum jc_probe_code {
+	JC_PROBES_INLINE,    /* the counting path of jitperf.h inline (the default) */
+	JC_PROBES_CHECK,     /* the inactive check inline, then a call of the probe */
+	JC_PROBES_CALL,      /* a call of jitperf_enter/jitperf_exit, nothing else */
 };
 
 struct jc_prog {
@@ -89,6 +99,7 @@ struct jc_prog {
 	int              nfn;
 	char            *path;      /* absolute path of the main source file */
 	struct jc_arena *arena;
+	enum jc_probe_code probe_code;   /* read by the code generator */
 	/* after jc_compile */
 	uint8_t         *code;      /* executable mapping */
 	size_t           code_size, map_size;

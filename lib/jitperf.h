@@ -184,6 +184,7 @@ JITPERF_API int jitperf_wrap(jitperf *jp, jitperf_fn fn, const void *entry, void
  */
 #define JITPERF__STACK_MAX 4096u          /* stack entries; deeper calls are counted only */
 #define JITPERF__TIMED     0x80000000u    /* stack entry of a timed call: id | JITPERF__TIMED */
+#define JITPERF__FRAMED    0x40000000u    /* entered by jitperf__enter_framed */
 #define JITPERF__FN_LIMIT  0x400000u      /* ids below this have a counter */
 struct jitperf__count {
 	uint64_t calls;                       /* entries of this function on this thread */
@@ -206,6 +207,14 @@ JITPERF_API extern __thread struct jitperf__tls jitperf__tls __attribute__((tls_
 #endif
 JITPERF_API JITPERF__NOPLT void jitperf__enter_slow(jitperf_fn fn);
 JITPERF_API JITPERF__NOPLT void jitperf__exit_slow(jitperf_fn fn);
+/*
+ * For generated code that counts calls inline without the stack and keeps
+ * in its own frame whether it called this at entry (then it calls
+ * jitperf__exit_slow before returning): the calls it only counted are not
+ * on the library's stack, so the callers of the calls it enters here are
+ * not known.
+ */
+JITPERF_API JITPERF__NOPLT void jitperf__enter_framed(jitperf_fn fn);
 
 #if defined(__GNUC__)
 /* One increment a signal handler cannot split (no lock prefix: same thread only). */

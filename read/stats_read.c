@@ -215,10 +215,12 @@ static int parse_row(struct stats_file *s, char *line, size_t *cap)
 				    &r->mean_ns, &r->max_ns, &r->unbalanced };
 
 		for (size_t i = 0; i < 8; i++) {
-			/* times are "-" exactly when no call was timed */
+			/* times are "-" exactly when no call was timed; self may
+			 * be "-" (not known) either way */
 			int dash = i >= 2 && i <= 6 && !r->timed;
 
-			if (number(field[1 + i], num[i]) || (*num[i] == STATS_NO_VALUE) != dash)
+			if (number(field[1 + i], num[i]) ||
+			    ((*num[i] == STATS_NO_VALUE) != dash && !(i == 3 && r->timed)))
 				return -1;
 		}
 		if (r->timed > r->calls)

@@ -636,6 +636,7 @@ struct walk {
 	/* the context that the next entry takes */
 	uint64_t         ctx_off;         /* file offset of its ids, 0: none */
 	uint32_t         ctx_n, ctx_more;
+	int              ctx_partial;     /* unseen calls may lie before the entry */
 };
 
 static int grow_ids(struct walk *w, size_t more)
@@ -681,7 +682,7 @@ static int enter(struct jpt_reader *r, struct walk *w, uint32_t fn, uint64_t tic
 	size_t nc = r->info.ncounters;
 	struct opencall *o;
 
-	if (grow_ids(w, (size_t)w->ctx_more + w->ctx_n + 1) || push_open(w, nc))
+	if (grow_ids(w, (size_t)w->ctx_more + w->ctx_n + 2) || push_open(w, nc))
 		return -ENOMEM;
 	o = &w->open[w->nopen - 1];
 	o->base = w->nids;
@@ -689,8 +690,11 @@ static int enter(struct jpt_reader *r, struct walk *w, uint32_t fn, uint64_t tic
 		w->ids[w->nids++] = 0;              /* callers the writer did not list */
 	for (uint32_t i = 0; i < w->ctx_n; i++)
 		w->ids[w->nids++] = rd32(r, w->ctx_off + 4 * (uint64_t)i);
+	if (w->ctx_partial)
+		w->ids[w->nids++] = 0;              /* callers that were only counted */
 	w->ctx_off = 0;
 	w->ctx_n = w->ctx_more = 0;
+	w->ctx_partial = 0;
 	o->pos = w->nids;
 	w->ids[w->nids++] = fn;
 	o->start = tick;
@@ -736,6 +740,7 @@ static int walk_thread(struct jpt_reader *r, struct rthread *t, struct walk *w,
 	w->nids = w->nopen = 0;
 	w->ctx_off = 0;
 	w->ctx_n = w->ctx_more = 0;
+	w->ctx_partial = 0;
 	for (size_t k = 0; k < t->nblocks; k++) {
 		uint64_t off = t->blocks[k].off + BLOCK_HDR, end = off + t->blocks[k].used;
 		uint64_t last = rd64(r, t->blocks[k].off + offsetof(struct jpt_block_header, base_tick));
@@ -772,6 +777,7 @@ static int walk_thread(struct jpt_reader *r, struct rthread *t, struct walk *w,
 					w->ctx_off = off + 8;
 					w->ctx_n = n;
 					w->ctx_more = more;
+					w->ctx_partial = !!(word & JPT_CTX_PARTIAL);
 					off += len;
 					continue;
 				}

@@ -51,8 +51,9 @@ struct jpt_thread {
  * One completed call, delivered when its exit is read.  With sampling its
  * callers need not be traced: stack still names them (the writer records
  * the untraced calls between traced ones), with id 0 for callers it did
- * not list (deeper than it lists, or written in ring blocks since
- * overwritten).
+ * not list (deeper than it lists) and one id 0 where callers that were
+ * only counted, never seen by the writer, may lie (generated code using
+ * jitperf__enter_framed).
  */
 struct jpt_call {
 	uint32_t        tid;

@@ -30,6 +30,7 @@
 #define JP_FN_CHUNKS     (JITPERF__FN_LIMIT / JP_FN_CHUNK)  /* ... of which there are this many */
 #define JP_FN_MAX        (JITPERF__FN_LIMIT - 1)
 #define JP_STACK_MAX     JITPERF__STACK_MAX
+#define JP_ID(entry)     ((entry) & ~(JITPERF__TIMED | JITPERF__FRAMED))
 #define JP_DEFAULT_RATE  10000u         /* adaptive: timed calls per second per thread */
 #define JP_DEFAULT_TRACE_MAX (UINT64_C(32) << 20)
 
@@ -99,13 +100,15 @@ struct jp_fstat {
 	uint64_t last_n;                        /* the function's count at its last timed call */
 	uint64_t last_tick;                     /* and its time (adaptive) */
 	uint64_t interval;                      /* mean calls between timed ones */
+	uint64_t framed;                        /* timed calls through jitperf__enter_framed */
 };
 
 /* An open timed call. */
 struct jp_frame {
 	uint32_t fn;
 	uint32_t sdepth;                        /* its index on jitperf__tls.stack */
-	uint32_t written;                       /* its entry is in the trace */
+	uint16_t written;                       /* its entry is in the trace */
+	uint16_t framed;                        /* jitperf__enter_framed: callers unknown */
 	uint32_t reserved;
 	uint64_t start;                         /* ticks */
 	uint64_t lib0, inl0, timed0;            /* the thread's counts at entry */

@@ -298,8 +298,9 @@ static void unbalanced(struct jp_thread *t, uint32_t fn)
 
 /* ---- the slow paths */
 
-static void enter_slow(jitperf_fn fn) NOINSTR __attribute__((noinline));
-static void enter_slow(jitperf_fn fn)
+/* framed: JITPERF__FRAMED (jitperf__enter_framed) or 0 */
+static void enter_slow(jitperf_fn fn, uint32_t framed) NOINSTR __attribute__((noinline));
+static void enter_slow(jitperf_fn fn, uint32_t framed)
 {
 	struct jitperf__tls *T = &jitperf__tls;
 	unsigned a = (unsigned)__atomic_load_n(&jitperf__probe_active, __ATOMIC_RELAXED);
@@ -324,13 +325,13 @@ static void enter_slow(jitperf_fn fn)
 	if (__builtin_expect(!c->next, 0))
 		c->next = jp_first_next(t, n);
 	if (n < c->next || !busy_enter(t)) {
-		push(T, d, fn);
+		push(T, d, fn | framed);
 		jitperf__inc(&T->lib_calls);    /* priced as a counted call */
 		return;
 	}
-	push(T, d, fn | JITPERF__TIMED);
+	push(T, d, fn | framed | JITPERF__TIMED);
 	if (!jp_timed_enter(t, fn, d, n, c))
-		T->stack[d] = fn;
+		T->stack[d] = fn | framed;
 	busy_leave(t);
 }
 
@@ -363,7 +364,7 @@ static void exit_slow(jitperf_fn fn, int unwind)
 		return;
 	}
 	/* A timed call returns: its entry has JITPERF__TIMED. */
-	if (!unwind && d && T->stack[d - 1] == (fn | JITPERF__TIMED)) {
+	if (!unwind && d && (T->stack[d - 1] & ~JITPERF__FRAMED) == (fn | JITPERF__TIMED)) {
 		now = jp_ticks();
 		if (busy_enter(t)) {
 			jp_timed_exit(t, d - 1, 0, now);
@@ -374,7 +375,7 @@ static void exit_slow(jitperf_fn fn, int unwind)
 	}
 	/* The innermost call of fn; above it, calls whose exit was skipped
 	 * (longjmp, exception). */
-	for (i = d; i > 0 && (T->stack[i - 1] & ~JITPERF__TIMED) != fn; i--)
+	for (i = d; i > 0 && (T->stack[i - 1] & ~(JITPERF__TIMED | JITPERF__FRAMED)) != fn; i--)
 		;
 	if (!busy_enter(t)) {           /* a signal handler inside a slow path */
 		if (i)
@@ -398,7 +399,7 @@ static void exit_slow(jitperf_fn fn, int unwind)
 		if (e & JITPERF__TIMED)
 			jp_timed_exit(t, d, 1, now);
 		else
-			unbalanced(t, e);
+			unbalanced(t, e & ~JITPERF__FRAMED);
 	}
 	e = T->stack[i - 1];
 	if (e & JITPERF__TIMED)
@@ -427,7 +428,7 @@ void jitperf_enter(jitperf_fn fn)
 		if (jitperf__enter_fast(a, fn))
 			jitperf__inc(&jitperf__tls.lib_calls);
 		else
-			enter_slow(fn);
+			enter_slow(fn, 0);
 	}
 }
 
@@ -445,7 +446,13 @@ void jitperf_exit(jitperf_fn fn)
 void jitperf__enter_slow(jitperf_fn fn) NOINSTR;
 void jitperf__enter_slow(jitperf_fn fn)
 {
-	enter_slow(fn);
+	enter_slow(fn, 0);
+}
+
+void jitperf__enter_framed(jitperf_fn fn) NOINSTR;
+void jitperf__enter_framed(jitperf_fn fn)
+{
+	enter_slow(fn, JITPERF__FRAMED);
 }
 
 void jitperf__exit_slow(jitperf_fn fn) NOINSTR;
@@ -496,7 +503,7 @@ static void thread_gone(void *unused)
 			if (e & JITPERF__TIMED)
 				jp_timed_exit(t, d, 1, now);
 			else
-				unbalanced(t, e);
+				unbalanced(t, e & ~JITPERF__FRAMED);
 		}
 		T->depth = 0;
 		t->lib_calls = T->lib_calls;

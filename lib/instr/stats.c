@@ -77,7 +77,7 @@ void jp_totals(struct jp_instr *in, struct jp_totals *tot)
 
 struct row {
 	uint32_t fn;
-	uint64_t calls, timed, unbalanced, min, max;
+	uint64_t calls, timed, unbalanced, min, max, framed;
 	double   w, total, child, ctr[JPT_MAX_COUNTERS];
 	double   total_ns;          /* estimated, for sorting */
 };
@@ -120,6 +120,7 @@ static size_t merge(struct jp_instr *in, struct row *rows, uint32_t nfns)
 			s = &c[fn % JP_FN_CHUNK];
 			r.timed += s->timed;
 			r.unbalanced += s->unbalanced;
+			r.framed += s->framed;
 			r.w += s->w;
 			r.total += s->total;
 			r.child += s->child;
@@ -207,12 +208,18 @@ static void write_rows(struct jp_instr *in, FILE *f, struct row *rows, size_t n)
 
 		put_name(f, jp_fnent(in, r->fn)->name);
 		fprintf(f, "\t%llu\t%llu", (unsigned long long)r->calls, (unsigned long long)r->timed);
-		if (r->timed)
-			fprintf(f, "\t%.0f\t%.0f\t%llu\t%.0f\t%llu", total, self > 0 ? self : 0,
-				(unsigned long long)jp_ticks_to_ns(in, r->min),
+		if (r->timed) {
+			fprintf(f, "\t%.0f", total);
+			/* callees entered by code that keeps no stack were not
+			 * credited to their callers: self time not known */
+			if (r->framed)
+				fputs("\t-", f);
+			else
+				fprintf(f, "\t%.0f", self > 0 ? self : 0);
+			fprintf(f, "\t%llu\t%.0f\t%llu", (unsigned long long)jp_ticks_to_ns(in, r->min),
 				r->calls ? (double)(uint64_t)(total / (double)r->calls) : 0,
 				(unsigned long long)jp_ticks_to_ns(in, r->max));
-		else
+		} else
 			fputs("\t-\t-\t-\t-\t-", f);
 		fprintf(f, "\t%llu", (unsigned long long)r->unbalanced);
 		for (unsigned k = 0; k < cs->n; k++) {

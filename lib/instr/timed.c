@@ -143,6 +143,7 @@ int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
 	f->fn = fn;
 	f->sdepth = sd;
 	f->written = 0;
+	f->framed = !!(T->stack[sd] & JITPERF__FRAMED);
 	f->w = (double)(n - st->last_n);
 	if (__builtin_expect(t->nctr != 0, 0))
 		jp_counters_read(&t->in->counters, &t->ctrs, f->ctr);
@@ -234,11 +235,13 @@ void jp_timed_exit(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now)
 		st->w += f->w;
 		st->total += net * f->w;
 		st->unbalanced += (unsigned)repaired;
+		st->framed += f->framed;
 		for (unsigned i = 0; i < t->nctr; i++)
 			st->ctr[i] += (double)(cur[i] - f->ctr[i]) * f->w;
-		/* the caller's share of time spent in its callees */
-		if (sd > 0) {
-			uint32_t caller = T->stack[sd - 1] & ~JITPERF__TIMED;
+		/* the caller's share of time spent in its callees (not known
+		 * when the call was entered by code that keeps no stack) */
+		if (sd > 0 && !f->framed) {
+			uint32_t caller = JP_ID(T->stack[sd - 1]);
 			struct jp_fstat *cs;
 
 			if (caller && caller - 1 < t->nfns && (cs = jp_stat(t, caller)))

@@ -103,8 +103,11 @@ struct jpt_block_header {
  *   JPT_X_CONTEXT  the untraced calls between the thread's innermost open
  *                  traced call (or the bottom of its stack) and the next
  *                  entry: bits 10-25 the number n of ids listed, bits 26-57
- *                  how many more lie below them, not listed; then n uint32_t
- *                  ids, outermost first, padded to 8 bytes with zeros.
+ *                  how many more lie below them, not listed, bit 58
+ *                  (JPT_CTX_PARTIAL) set when calls the writer did not see
+ *                  may lie between them and the entry (code that counted
+ *                  them without the stack); then n uint32_t ids, outermost
+ *                  first, padded to 8 bytes with zeros.
  */
 enum jpt_ev { JPT_EV_ENTER = 0, JPT_EV_EXIT = 1, JPT_EV_TIME = 2, JPT_EV_EXIT_REPAIRED = 3 };
 enum jpt_x { JPT_X_TIME = 0, JPT_X_CONTEXT = 1 };
@@ -117,6 +120,7 @@ enum jpt_x { JPT_X_TIME = 0, JPT_X_CONTEXT = 1 };
 #define JPT_CTX_MAX        1024u          /* ids one context lists at most */
 #define JPT_CTX_N(w)       ((uint32_t)((w) >> 10) & 0xffff)
 #define JPT_CTX_MORE(w)    ((uint32_t)((w) >> 26))
+#define JPT_CTX_PARTIAL    (UINT64_C(1) << 58)
 #define JPT_CTX_WORD(n, more) \
 	(JPT_EV_X | (uint64_t)JPT_X_CONTEXT << 2 | (uint64_t)(n) << 10 | (uint64_t)(more) << 26)
 

@@ -453,17 +453,17 @@ int jp_trace_entry(struct jp_thread *t, const struct jp_frame *f)
 	n = f->sdepth > from ? f->sdepth - from : 0;
 	listed = n > JPT_CTX_MAX ? JPT_CTX_MAX : n;
 	more = n - listed;
-	bytes = t->event_size + (n ? 8 + (listed * 4 + 7) / 8 * 8 : 0);
+	bytes = t->event_size + (n || f->framed ? 8 + (listed * 4 + 7) / 8 * 8 : 0);
 	if (room(t, bytes))
 		return -1;
 	w = (uint64_t *)t->pos;
-	if (n) {
+	if (n || f->framed) {
 		uint32_t *ids;
 
-		*w++ = JPT_CTX_WORD(listed, more);
+		*w++ = JPT_CTX_WORD(listed, more) | (f->framed ? JPT_CTX_PARTIAL : 0);
 		ids = (uint32_t *)w;
 		for (uint32_t i = 0; i < listed; i++)
-			ids[i] = stack[f->sdepth - listed + i] & ~JITPERF__TIMED;
+			ids[i] = JP_ID(stack[f->sdepth - listed + i]);
 		if (listed & 1)
 			ids[listed] = 0;
 		w += (listed + 1) / 2;
