@@ -208,7 +208,7 @@ static void framed_enter_tail(struct buf *o, uint32_t id, int32_t T, struct pend
 	B(o, 0x48, 0x3b, 0xb2); put32(o, 16 * id + 8);  /* cmp next(%rdx),%rsi */
 	slow[1] = jump(o, JAE);
 	B(o, 0x48, 0xff, 0x82); put32(o, 16 * id);      /* incq calls(%rdx) */
-	fs_op(o, 0x48, 0xff, 0, T + 24);                /* incq %fs:inline_calls */
+	fs_op(o, 0x48, 0xff, 0, T + 40);                /* incq %fs:framed_calls */
 	jump_to(o, JMP, p->back);
 	for (int i = 0; i < 2; i++)
 		land(o, slow[i]);

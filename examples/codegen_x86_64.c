@@ -269,7 +269,7 @@ static size_t tail_count(struct cg *g)
 	slow[1] = jcc(g, 0x83);                     /* jae slow: a call to time */
 	EMIT(g, 0x48, 0xff, 0x82);                  /* incq 16*id(%rdx) */
 	id32(g, 16, 0);
-	fs_op(g, 0x48, 0xff, 0, 24);                /* incq %fs:inline_calls */
+	fs_op(g, 0x48, 0xff, 0, 40);                /* incq %fs:framed_calls */
 	back = jmp_fwd(g);
 	for (int i = 0; i < 2; i++)
 		land(g, slow[i]);
@@ -300,6 +300,32 @@ static void probe_tails(struct cg *g)
 		jmp_back(g, t.back);
 		if (back)
 			put32(g, back, (uint32_t)(t.back - (back + 4)));
+	}
+}
+
+/*
+ * Start a loop on a 32-byte boundary (the function starts on one: jit.c
+ * aligns to 16, the prologue's bytes are fixed), with long NOPs: how the
+ * hot loops lie then does not depend on how many bytes the probes before
+ * them took, and a profile of instrumented code compares with one of
+ * code without probes.
+ */
+static void align_loop(struct cg *g)
+{
+	static const uint8_t nop[][9] = {
+		{ 0x90 }, { 0x66, 0x90 }, { 0x0f, 0x1f, 0x00 }, { 0x0f, 0x1f, 0x40, 0x00 },
+		{ 0x0f, 0x1f, 0x44, 0x00, 0x00 }, { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+		{ 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 },
+		{ 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+		{ 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+	};
+	size_t pad = (32 - here(g) % 32) % 32;
+
+	while (pad) {
+		size_t n = pad > 9 ? 9 : pad;
+
+		emit(g, nop[n - 1], n);
+		pad -= n;
 	}
 }
 
@@ -488,6 +514,7 @@ static void statement(struct cg *g, const struct jc_node *n)
 		}
 		break;
 	case JC_WHILE:
+		align_loop(g);
 		top = here(g);
 		expr(g, n->a);
 		EMIT(g, 0x48, 0x85, 0xc0, 0x0f, 0x84); /* test %rax,%rax; jz end */

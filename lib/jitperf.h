@@ -197,6 +197,8 @@ struct jitperf__tls {
 	struct jitperf__count *count;         /* 16 +16: indexed by id, JITPERF__FN_LIMIT of them */
 	uint64_t               inline_calls;  /* 24 +24: calls counted by inline code */
 	uint64_t               lib_calls;     /* 32 +32: calls counted by jitperf_enter */
+	uint64_t               framed_calls;  /* 40 +40: calls counted by code that keeps a
+						 flag in its frame (jitperf__enter_framed) */
 };
 JITPERF_API extern volatile int jitperf__probe_active;
 JITPERF_API extern __thread struct jitperf__tls jitperf__tls __attribute__((tls_model("initial-exec")));

@@ -125,18 +125,19 @@ static int get_double(const char *line, const char *key, double *v)
 /* A "# probes:", "# run:" or "# trace:" line of version 2; others are comments. */
 static int parse_comment(struct stats_file *s, const char *line)
 {
-	static const char *const cost[] = { "self_ns", "lib_ns", "inline_ns", "timed_ns" };
+	static const char *const cost[] = { "self_ns", "lib_ns", "inline_ns", "timed_ns", "framed_ns" };
 	int bad = 0;
 
 	if (s->version < 2)
 		return 0;
 	if (!strncmp(line, "# probes:", 9)) {
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < STATS_NCOSTS; i++)
 			bad |= get_double(line, cost[i], &s->probe_ns[i]);
 		s->has_probes = !bad;
 	} else if (!strncmp(line, "# run:", 6)) {
 		bad |= get_u64(line, "calls", &s->calls) | get_u64(line, "lib_calls", &s->lib_calls) |
 		       get_u64(line, "inline_calls", &s->inline_calls) |
+		       get_u64(line, "framed_calls", &s->framed_calls) |
 		       get_u64(line, "timed", &s->timed) | get_u64(line, "cpu_ns", &s->cpu_ns) |
 		       get_double(line, "probe_ns", &s->run_probe_ns);
 		s->has_run = !bad;

@@ -21,7 +21,8 @@ struct stats_row {
 	uint64_t *counters;         /* ncounters values, STATS_NO_VALUE if "-" */
 };
 
-enum stats_cost { STATS_COST_SELF, STATS_COST_LIB, STATS_COST_INLINE, STATS_COST_TIMED };
+enum stats_cost { STATS_COST_SELF, STATS_COST_LIB, STATS_COST_INLINE, STATS_COST_TIMED,
+		  STATS_COST_FRAMED, STATS_NCOSTS };
 
 struct stats_file {
 	uint32_t          version;      /* 1 or 2 */
@@ -33,9 +34,9 @@ struct stats_file {
 	char            **counters;     /* names from the column header */
 	/* version 2: "# probes:", "# run:" and "# trace:" lines */
 	int               has_probes;
-	double            probe_ns[4];  /* enum stats_cost: subtracted from every timed call */
+	double            probe_ns[STATS_NCOSTS]; /* enum stats_cost: subtracted from timed calls */
 	int               has_run;
-	uint64_t          calls, lib_calls, inline_calls, timed, cpu_ns;
+	uint64_t          calls, lib_calls, inline_calls, framed_calls, timed, cpu_ns;
 	double            run_probe_ns; /* what the probes cost the run, estimated */
 	int               has_trace;
 	uint64_t          trace_max, trace_ring, trace_min_ns, traced;

@@ -203,7 +203,7 @@ static int header(struct jpt_reader *r, char *eb, size_t el)
 		r->info.max_bytes = h.max_bytes;
 		r->info.ring_bytes = h.flags & JPT_FLAG_RING ? h.ring_bytes : 0;
 		r->info.min_ns = h.min_ns;
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < JPT_NCOSTS; i++)
 			r->info.probe_ns[i] = h.probe_ps[i] / 1000.0;
 		if (r->info.closed) {
 			r->info.calls = h.calls;

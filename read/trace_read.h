@@ -27,7 +27,7 @@ struct jpt_info {
 	uint64_t           max_bytes;     /* the file's size limit (0: version 1, none) */
 	uint64_t           ring_bytes;    /* per-thread ring, 0 = off */
 	uint64_t           min_ns;        /* timed calls shorter than this were not written */
-	double             probe_ns[4];   /* calibration: enum jpt_probe_cost (ns) */
+	double             probe_ns[5];   /* calibration: enum jpt_probe_cost (ns) */
 	uint64_t           calls, timed;  /* closed: calls counted and timed, all threads */
 	uint64_t           dropped_full;  /* closed: timed calls not written, file full */
 	uint64_t           dropped_short; /* closed: ... shorter than min_ns */

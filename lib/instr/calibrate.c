@@ -8,6 +8,8 @@
  *   JPT_COST_LIB     a counted call through jitperf_enter/jitperf_exit,
  *                    call instructions included;
  *   JPT_COST_INLINE  a counted call through the inline code of jitperf.h;
+ *   JPT_COST_FRAMED  a counted call of generated code that counts inline
+ *                    and keeps a flag in its frame (jitperf__enter_framed);
  *   JPT_COST_TIMED   a whole timed call of an empty function, as its
  *                    caller sees it.
  *
@@ -114,6 +116,36 @@ static uint64_t loop_timed(struct jp_thread *t, int n, uint64_t *raw)
 	return jp_ticks() - t0;
 }
 
+/* What generated code using jitperf__enter_framed does (the example JIT):
+ * the count inline, a flag in the frame says whether to call at exit. */
+static uint64_t loop_framed(int n) LOOP;
+static uint64_t loop_framed(int n)
+{
+	uint64_t t0 = jp_ticks();
+
+	for (int i = 0; i < n; i++) {
+		volatile char flag = 0;
+		unsigned a = (unsigned)jitperf__probe_active;
+
+		if (__builtin_expect(a != 0, 0)) {
+			struct jitperf__tls *T = &jitperf__tls;
+			struct jitperf__count *c;
+
+			if (T->gen == a && (c = &T->count[0], c->calls + 1 < c->next)) {
+				jitperf__inc(&c->calls);
+				jitperf__inc(&T->framed_calls);
+			} else {
+				flag = 1;
+				jitperf__enter_framed(0);
+			}
+		}
+		barrier();
+		if (flag)
+			jitperf__exit_slow(0);
+	}
+	return jp_ticks() - t0;
+}
+
 static int by_value(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -132,7 +164,7 @@ void jp_calibrate(struct jp_instr *in)
 	struct jp_thread *t = jp_attach_self();
 	void *scratch = NULL;
 	/* least times over the rounds, each loop apart */
-	uint64_t empty = UINT64_MAX, lib = UINT64_MAX, inl = UINT64_MAX;
+	uint64_t empty = UINT64_MAX, lib = UINT64_MAX, inl = UINT64_MAX, frm = UINT64_MAX;
 	uint64_t empty_t = UINT64_MAX, timed = UINT64_MAX, self = UINT64_MAX;
 	uint64_t raw[NTIMED], v;
 
@@ -152,6 +184,8 @@ void jp_calibrate(struct jp_instr *in)
 			lib = v;
 		if ((v = loop_inline(NCOUNT)) < inl)
 			inl = v;
+		if ((v = loop_framed(NCOUNT)) < frm)
+			frm = v;
 		/* timed: every call of id 0 */
 		c0->next = c0->calls + 1;
 		if ((v = loop_empty(NTIMED)) < empty_t)
@@ -166,6 +200,7 @@ void jp_calibrate(struct jp_instr *in)
 	}
 	in->cost.c[JPT_COST_LIB] = per_call(lib, empty, NCOUNT);
 	in->cost.c[JPT_COST_INLINE] = per_call(inl, empty, NCOUNT);
+	in->cost.c[JPT_COST_FRAMED] = per_call(frm, empty, NCOUNT);
 	in->cost.c[JPT_COST_TIMED] = per_call(timed, empty_t, NTIMED);
 	/* the timed call's own part is inside its whole cost */
 	in->cost.c[JPT_COST_SELF] = (double)self < in->cost.c[JPT_COST_TIMED] ?
@@ -174,7 +209,7 @@ void jp_calibrate(struct jp_instr *in)
 	memset(c0, 0, sizeof(*c0));
 	if (t->stats[0])
 		memset(&t->stats[0][0], 0, sizeof(t->stats[0][0]));
-	jitperf__tls.lib_calls = jitperf__tls.inline_calls = 0;
+	jitperf__tls.lib_calls = jitperf__tls.inline_calls = jitperf__tls.framed_calls = 0;
 	t->timed_calls = t->traced = 0;
 	t->drop_full = t->drop_short = t->drop_ring = 0;
 	if (scratch) {

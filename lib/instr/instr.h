@@ -111,14 +111,14 @@ struct jp_frame {
 	uint16_t framed;                        /* jitperf__enter_framed: callers unknown */
 	uint32_t reserved;
 	uint64_t start;                         /* ticks */
-	uint64_t lib0, inl0, timed0;            /* the thread's counts at entry */
+	uint64_t lib0, inl0, frm0, timed0;      /* the thread's counts at entry */
 	double   w;                             /* weight of this sample */
 	uint64_t ctr[JPT_MAX_COUNTERS];         /* counter values at entry */
 };
 
 /* Costs of the probes in ticks (calibrate.c), as enum jpt_probe_cost. */
 struct jp_costs {
-	double c[4];
+	double c[JPT_NCOSTS];
 };
 
 /* ---- threads (probe.c) */
@@ -158,7 +158,7 @@ struct jp_thread {
 	uint32_t           *stack;
 	struct jitperf__count *count;
 	struct jitperf__tls *tls;               /* the thread's, while it lives */
-	uint64_t            lib_calls, inline_calls;  /* its counts when it exited */
+	uint64_t            lib_calls, inline_calls, framed_calls;  /* its counts when it exited */
 	/* the session's list of threads */
 	struct jp_thread   *next;
 	uint32_t            serial;             /* 0-based, per trace file: set at its first block */
@@ -258,7 +258,7 @@ JP_HIDDEN int  jp_stats_write(struct jp_instr *in) JP_NOINSTR;
 JP_HIDDEN uint64_t jp_ticks_to_ns(const struct jp_instr *in, uint64_t ticks) JP_NOINSTR;
 /* The whole session's counts, for the stats and trace headers. */
 struct jp_totals {
-	uint64_t calls, lib_calls, inline_calls, timed, traced;
+	uint64_t calls, lib_calls, inline_calls, framed_calls, timed, traced;
 	uint64_t drop_full, drop_short, drop_ring;
 };
 JP_HIDDEN void jp_totals(struct jp_instr *in, struct jp_totals *tot) JP_NOINSTR;

@@ -172,7 +172,7 @@ static void thread_reset(struct jp_thread *t)
 	t->ntimed = 0;
 	t->timed_calls = t->traced = 0;
 	t->drop_full = t->drop_short = t->drop_ring = 0;
-	t->lib_calls = t->inline_calls = 0;
+	t->lib_calls = t->inline_calls = t->framed_calls = 0;
 	t->dead = 0;
 	t->busy = 0;
 }
@@ -235,7 +235,7 @@ static int attach_to(struct jp_instr *in, unsigned gen)
 	T->stack = t->stack;
 	T->count = t->count;
 	T->depth = 0;
-	T->lib_calls = T->inline_calls = 0;
+	T->lib_calls = T->inline_calls = T->framed_calls = 0;
 	barrier();
 	T->gen = gen;
 	return 1;
@@ -508,6 +508,7 @@ static void thread_gone(void *unused)
 		T->depth = 0;
 		t->lib_calls = T->lib_calls;
 		t->inline_calls = T->inline_calls;
+		t->framed_calls = T->framed_calls;
 		jp_counters_thread_close(&t->ctrs);
 		T->gen = 0;
 		t->tls = NULL;
@@ -594,7 +595,7 @@ void jp_probe_fork_child(struct jp_instr *in)
 	jp_trace_thread_reset(me);
 	me->timed_calls = me->traced = 0;
 	me->drop_full = me->drop_short = me->drop_ring = 0;
-	T->lib_calls = T->inline_calls = 0;
+	T->lib_calls = T->inline_calls = T->framed_calls = 0;
 	jp_sampling_reset(me);
 	/* The inherited counters count the parent's thread: open ours. */
 	jp_counters_thread_close(&me->ctrs);

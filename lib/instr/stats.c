@@ -46,12 +46,13 @@ static double ns_of(const struct jp_instr *in, double ticks)
 }
 
 /* A live thread's counts are in its TLS; an exited one left them here. */
-static void thread_counts(const struct jp_thread *t, uint64_t *lib, uint64_t *inl)
+static void thread_counts(const struct jp_thread *t, uint64_t *lib, uint64_t *inl, uint64_t *frm)
 {
 	const struct jitperf__tls *T = t->dead ? NULL : t->tls;
 
 	*lib = T ? T->lib_calls : t->lib_calls;
 	*inl = T ? T->inline_calls : t->inline_calls;
+	*frm = T ? T->framed_calls : t->framed_calls;
 }
 
 void jp_totals(struct jp_instr *in, struct jp_totals *tot)
@@ -60,13 +61,14 @@ void jp_totals(struct jp_instr *in, struct jp_totals *tot)
 
 	memset(tot, 0, sizeof(*tot));
 	for (struct jp_thread *t = __atomic_load_n(&in->threads, __ATOMIC_ACQUIRE); t; t = t->next) {
-		uint64_t lib, inl;
+		uint64_t lib, inl, frm;
 
 		for (uint32_t fn = 1; fn <= nfns; fn++)
 			tot->calls += t->count[fn].calls;
-		thread_counts(t, &lib, &inl);
+		thread_counts(t, &lib, &inl, &frm);
 		tot->lib_calls += lib;
 		tot->inline_calls += inl;
+		tot->framed_calls += frm;
 		tot->timed += t->timed_calls;
 		tot->traced += t->traced;
 		tot->drop_full += t->drop_full;
@@ -166,17 +168,20 @@ static void write_header(struct jp_instr *in, FILE *f)
 		fprintf(f, "%s%s", i ? "," : "", cs->names[i]);
 	fputs(cs->n ? "\n" : "-\n", f);
 	/* what the probes cost, subtracted from every timed call */
-	fprintf(f, "# probes: self_ns=%.1f lib_ns=%.1f inline_ns=%.1f timed_ns=%.1f\n",
+	fprintf(f, "# probes: self_ns=%.1f lib_ns=%.1f inline_ns=%.1f framed_ns=%.1f timed_ns=%.1f\n",
 		ns_of(in, c[JPT_COST_SELF]), ns_of(in, c[JPT_COST_LIB]),
-		ns_of(in, c[JPT_COST_INLINE]), ns_of(in, c[JPT_COST_TIMED]));
+		ns_of(in, c[JPT_COST_INLINE]), ns_of(in, c[JPT_COST_FRAMED]),
+		ns_of(in, c[JPT_COST_TIMED]));
 	jp_totals(in, &tot);
 	probe_ns = ns_of(in, (double)tot.lib_calls * c[JPT_COST_LIB] +
 			     (double)tot.inline_calls * c[JPT_COST_INLINE] +
+			     (double)tot.framed_calls * c[JPT_COST_FRAMED] +
 			     (double)tot.timed * c[JPT_COST_TIMED]);
 	/* and what they cost the run, against the process's CPU time */
-	fprintf(f, "# run: calls=%llu lib_calls=%llu inline_calls=%llu timed=%llu "
+	fprintf(f, "# run: calls=%llu lib_calls=%llu inline_calls=%llu framed_calls=%llu timed=%llu "
 		"probe_ns=%.0f cpu_ns=%llu\n", (unsigned long long)tot.calls,
 		(unsigned long long)tot.lib_calls, (unsigned long long)tot.inline_calls,
+		(unsigned long long)tot.framed_calls,
 		(unsigned long long)tot.timed, probe_ns,
 		(unsigned long long)(cpu > in->cpu_open_ns ? cpu - in->cpu_open_ns : 0));
 	if (in->tracing)

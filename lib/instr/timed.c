@@ -149,6 +149,7 @@ int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
 		jp_counters_read(&t->in->counters, &t->ctrs, f->ctr);
 	f->lib0 = T->lib_calls;
 	f->inl0 = T->inline_calls;
+	f->frm0 = T->framed_calls;
 	f->timed0 = t->timed_calls++;
 	now = jp_ticks();
 	f->start = now;
@@ -176,6 +177,7 @@ double net_ticks(struct jp_thread *t, const struct jp_frame *f, uint64_t now)
 
 	d -= c[JPT_COST_SELF] + (double)(T->lib_calls - f->lib0) * c[JPT_COST_LIB] +
 	     (double)(T->inline_calls - f->inl0) * c[JPT_COST_INLINE] +
+	     (double)(T->framed_calls - f->frm0) * c[JPT_COST_FRAMED] +
 	     (double)(t->timed_calls - f->timed0 - 1) * c[JPT_COST_TIMED];
 	return d > 0 ? d : 0;
 }

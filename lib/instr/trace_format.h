@@ -55,13 +55,13 @@ struct jpt_file_header {
 	uint64_t min_ns;          /* timed calls shorter than this are not written */
 	uint32_t timed_per_sec;   /* adaptive sampling: budget per thread */
 	uint32_t reserved0;
-	uint32_t probe_ps[4];     /* calibration, picoseconds: enum jpt_probe_cost */
+	uint32_t probe_ps[8];     /* calibration, picoseconds: enum jpt_probe_cost */
 	uint64_t calls;           /* at close: calls counted (all threads) */
 	uint64_t timed;           /* ... calls timed */
 	uint64_t dropped_full;    /* ... timed calls not written: the file was full */
 	uint64_t dropped_short;   /* ... timed calls not written: shorter than min_ns */
 	uint64_t dropped_ring;    /* ... calls written, then overwritten by a ring */
-	uint64_t reserved[105];
+	uint64_t reserved[103];
 	char     counter_names[JPT_NAMES_MAX]; /* ncounters NUL-terminated names */
 };                                         /* padded to JPT_HEADER_SIZE on disk */
 
@@ -71,6 +71,8 @@ enum jpt_probe_cost {
 	JPT_COST_LIB,             /* a counted call through jitperf_enter/exit */
 	JPT_COST_INLINE,          /* a counted call through the inline fast path */
 	JPT_COST_TIMED,           /* a whole timed call, as its caller sees it */
+	JPT_COST_FRAMED,          /* a counted call of code keeping a flag in its frame */
+	JPT_NCOSTS
 };
 
 #define JPT_BLOCK_MAGIC   0x314b4c42u      /* "BLK1" */
@@ -166,8 +168,8 @@ struct jpt_meta_cal {         /* a later calibration pair */
 /* The offsets jitperf-trace(5) documents. */
 _Static_assert(__builtin_offsetof(struct jpt_file_header, max_bytes) == 96, "header layout");
 _Static_assert(__builtin_offsetof(struct jpt_file_header, probe_ps) == 128, "header layout");
-_Static_assert(__builtin_offsetof(struct jpt_file_header, calls) == 144, "header layout");
-_Static_assert(__builtin_offsetof(struct jpt_file_header, dropped_ring) == 176, "header layout");
+_Static_assert(__builtin_offsetof(struct jpt_file_header, calls) == 160, "header layout");
+_Static_assert(__builtin_offsetof(struct jpt_file_header, dropped_ring) == 192, "header layout");
 _Static_assert(__builtin_offsetof(struct jpt_file_header, counter_names) == JPT_NAMES_V2,
 	       "header layout");
 _Static_assert(sizeof(struct jpt_file_header) <= JPT_HEADER_SIZE, "header size");

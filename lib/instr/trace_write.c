@@ -584,7 +584,7 @@ void jp_trace_costs(struct jp_instr *in)
 {
 	struct jpt_file_header *h = in->trace ? hdr(in->trace) : NULL;
 
-	for (int i = 0; h && i < 4; i++)
+	for (int i = 0; h && i < JPT_NCOSTS; i++)
 		h->probe_ps[i] = (uint32_t)(in->cost.c[i] * 1e12 / (double)in->ticks_per_sec + 0.5);
 }
 

@@ -65,13 +65,14 @@ static const char *line_of(const char *text, int n, char *buf, size_t len)
 /* "# probes: self_ns=F lib_ns=F inline_ns=F timed_ns=F", all positive */
 static void check_probes_line(const char *line)
 {
-	double c[4];
+	double c[5];
 
-	ck_assert_msg(sscanf(line, "# probes: self_ns=%lf lib_ns=%lf inline_ns=%lf timed_ns=%lf",
-			     &c[0], &c[1], &c[2], &c[3]) == 4, "probes line: %s", line);
-	for (int i = 0; i < 4; i++)
+	ck_assert_msg(sscanf(line, "# probes: self_ns=%lf lib_ns=%lf inline_ns=%lf framed_ns=%lf "
+			     "timed_ns=%lf", &c[0], &c[1], &c[2], &c[3], &c[4]) == 5,
+		      "probes line: %s", line);
+	for (int i = 0; i < 5; i++)
 		ck_assert_msg(c[i] > 0 && c[i] < 100000, "probes line: %s", line);
-	ck_assert_msg(c[0] <= c[3], "a timed call's own part above its whole: %s", line);
+	ck_assert_msg(c[0] <= c[4], "a timed call's own part above its whole: %s", line);
 }
 
 START_TEST(test_exact_format)
@@ -80,7 +81,7 @@ START_TEST(test_exact_format)
 	jitperf_fn odd = jitperf_fn_register(jp, "odd\tname\nwith\rbreaks", NULL, 0);
 	jitperf_fn never = jitperf_fn_register(jp, "never", NULL, 0);
 	char want[512], got[512], *text, *line, *save = NULL;
-	unsigned long long calls, lib, inl, timed, cpu;
+	unsigned long long calls, lib, inl, frm, timed, cpu;
 	double probe;
 	int n = 0;
 
@@ -96,10 +97,11 @@ START_TEST(test_exact_format)
 	ck_assert_str_eq(line_of(text, 0, got, sizeof(got)), want);
 	check_probes_line(line_of(text, 1, got, sizeof(got)));
 	ck_assert_int_eq(sscanf(line_of(text, 2, got, sizeof(got)),
-				"# run: calls=%llu lib_calls=%llu inline_calls=%llu timed=%llu "
-				"probe_ns=%lf cpu_ns=%llu", &calls, &lib, &inl, &timed, &probe, &cpu), 6);
+				"# run: calls=%llu lib_calls=%llu inline_calls=%llu framed_calls=%llu "
+				"timed=%llu probe_ns=%lf cpu_ns=%llu", &calls, &lib, &inl, &frm, &timed,
+				&probe, &cpu), 7);
 	ck_assert_uint_eq(calls, 5);
-	ck_assert_uint_eq(lib + inl + timed, 5);        /* each call took one path */
+	ck_assert_uint_eq(lib + inl + frm + timed, 5);  /* each call took one path */
 	ck_assert_uint_ge(timed, 1);
 	ck_assert_uint_gt(cpu, 0);
 	ck_assert_str_eq(line_of(text, 3, got, sizeof(got)),

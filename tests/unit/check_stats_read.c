@@ -136,8 +136,8 @@ START_TEST(version2_file)
 {
 	static const char text[] =
 		"# jitperf-stats 2 pid=77 clock=tsc sample=auto:5000 counters=page-faults\n"
-		"# probes: self_ns=21.5 lib_ns=2.4 inline_ns=0.8 timed_ns=40.2\n"
-		"# run: calls=30000001 lib_calls=29990000 inline_calls=0 timed=10001 "
+		"# probes: self_ns=21.5 lib_ns=2.4 inline_ns=0.8 framed_ns=0.5 timed_ns=40.2\n"
+		"# run: calls=30000001 lib_calls=29990000 inline_calls=0 framed_calls=0 timed=10001 "
 		"probe_ns=72378000 cpu_ns=150000000\n"
 		"# trace: max=33558528 ring=0 min_ns=100 traced=9000 dropped_full=0 "
 		"dropped_short=1001 dropped_ring=0\n"
@@ -155,6 +155,7 @@ START_TEST(version2_file)
 	ck_assert_int_eq(s->has_probes, 1);
 	ck_assert_double_eq(s->probe_ns[STATS_COST_SELF], 21.5);
 	ck_assert_double_eq(s->probe_ns[STATS_COST_TIMED], 40.2);
+	ck_assert_double_eq(s->probe_ns[STATS_COST_FRAMED], 0.5);
 	ck_assert_int_eq(s->has_run, 1);
 	ck_assert_uint_eq(s->calls, 30000001);
 	ck_assert_uint_eq(s->lib_calls, 29990000);
