@@ -968,6 +968,193 @@ START_TEST(test_sigkill_keeps_calls)
 }
 END_TEST
 
+/* ---- Generated code that counts inline and keeps a flag in its frame */
+
+/* What the example JIT emits around a function's body (jitperf_enter(3)). */
+static void framed(jitperf_fn fn, void (*body)(void))
+{
+	volatile int flag = 0;
+	unsigned a = (unsigned)jitperf__probe_active;
+
+	if (a) {
+		struct jitperf__tls *T = &jitperf__tls;
+		struct jitperf__count *c;
+
+		if (T->gen == a && (c = &T->count[fn], c->calls + 1 < c->next)) {
+			jitperf__inc(&c->calls);
+			jitperf__inc(&T->framed_calls);
+		} else {
+			flag = 1;
+			jitperf__enter_framed(fn);
+		}
+	}
+	body();
+	if (flag)
+		jitperf__exit_slow(fn);
+}
+
+static void leaf_body(void)
+{
+}
+
+static void mid_body(void)
+{
+	framed(fb, leaf_body);
+	framed(fb, leaf_body);
+}
+
+static void top_body(void)
+{
+	for (int i = 0; i < 1000; i++)
+		framed(fa, mid_body);
+}
+
+struct framed_arg { struct jpt_reader *r; long b_calls, bad; };
+
+static int framed_cb(const struct jpt_call *c, void *arg)
+{
+	struct framed_arg *a = arg;
+
+	if (c->fn != fb)
+		return 0;
+	a->b_calls++;
+	/* its callers were only counted: the trace says so with an unknown
+	 * caller right below it; above that, only its timed callers */
+	if (c->depth < 1 || c->stack[c->depth - 1] != 0)
+		a->bad++;
+	for (uint32_t d = 0; d + 1 < c->depth; d++)
+		if (c->stack[d] != 0 && c->stack[d] != fa && c->stack[d] != fc)
+			a->bad++;
+	return 0;
+}
+
+START_TEST(test_framed_protocol)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 10, NULL);
+	struct framed_arg a = { 0 };
+	struct instr_row ra, rb, rc;
+	char err[512];
+
+	fa = jitperf_fn_register(jp, "mid", NULL, 0);
+	fb = jitperf_fn_register(jp, "leaf", NULL, 0);
+	fc = jitperf_fn_register(jp, "top", NULL, 0);
+	framed(fc, top_body);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "top", &rc), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "mid", &ra), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "leaf", &rb), 0);
+	ck_assert_uint_eq(rc.calls, 1);                 /* exact */
+	ck_assert_uint_eq(ra.calls, 1000);
+	ck_assert_uint_eq(rb.calls, 2000);
+	ck_assert_uint_eq(ra.unbalanced + rb.unbalanced + rc.unbalanced, 0);
+	ck_assert_uint_gt(rb.timed, 100);               /* about 1 in 10 */
+	ck_assert_uint_lt(rb.timed, 300);
+	a.r = instr_trace_open(dir, getpid());
+	ck_assert_int_eq(jpt_for_each_call(a.r, framed_cb, &a, err, sizeof(err)), 0);
+	ck_assert_int_eq(a.b_calls, (long)rb.timed);
+	ck_assert_int_eq(a.bad, 0);
+	jpt_close(a.r);
+}
+END_TEST
+
+/* ---- Exact counts whatever times the calls */
+
+static const unsigned every_mode[] = {
+	JITPERF_SAMPLE_NONE, 1, 7, JITPERF_SAMPLE_ADAPTIVE,
+};
+
+static void *pairs(void *arg)
+{
+	for (int i = 0; i < 5000; i++) {
+		jitperf_enter(fa);
+		jitperf_exit(fa);
+	}
+	return arg;
+}
+
+static volatile sig_atomic_t nhandled;
+
+static void handler_calls(int sig)
+{
+	(void)sig;
+	jitperf_enter(fc);              /* lands anywhere, in probes too */
+	jitperf_exit(fc);
+	nhandled++;
+}
+
+/* Recursion, longjmp, threads, a signal handler that calls probes and a
+ * fork, in each mode: the statistics count every call. */
+START_TEST(test_exact_every_mode)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, every_mode[_i], NULL);
+	struct itimerval it = { { 0, 200 }, { 0, 200 } };
+	struct instr_row rf, ra, rb, rc, rr;
+	struct sigaction sa;
+	pthread_t th[3];
+	jitperf_fn fr, fm;
+	volatile int k;
+	pid_t child;
+	int status;
+
+	ffib = jitperf_fn_register(jp, "fib", NULL, 0);
+	fa = jitperf_fn_register(jp, "a", NULL, 0);
+	fb = jitperf_fn_register(jp, "b", NULL, 0);
+	fc = jitperf_fn_register(jp, "c", NULL, 0);
+	fr = jitperf_fn_register(jp, "r", NULL, 0);
+	fm = jitperf_fn_register(jp, "m", NULL, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler_calls;
+	sigaction(SIGPROF, &sa, NULL);
+	nhandled = 0;
+	setitimer(ITIMER_PROF, &it, NULL);
+	for (int i = 0; i < 20 || (nhandled < 50 && i < 2000); i++)
+		ck_assert_int_eq(fib(15), 610);         /* 1973 calls each */
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_PROF, &it, NULL);
+	signal(SIGPROF, SIG_DFL);
+	jitperf_enter(fm);
+	for (k = 0; k < 50; k++)                        /* 100 calls skipped by longjmp */
+		if (!setjmp(out_jb))
+			enter_and_jump(fr, fb);
+	jitperf_exit(fm);                               /* repairs them */
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, pairs, NULL), 0);
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		for (int i = 0; i < 7; i++)
+			pairs(NULL);
+		_exit(jitperf_close(jp) ? 1 : 0);
+	}
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "fib", &rf), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "a", &ra), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "b", &rb), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "c", &rc), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "r", &rr), 0);
+	ck_assert_uint_eq(rf.calls % 1973, 0);
+	ck_assert_uint_ge(rf.calls, 20 * 1973);
+	ck_assert_uint_eq(rc.calls, (uint64_t)nhandled); /* every handler's call */
+	ck_assert_uint_eq(rb.calls, 50);
+	ck_assert_uint_eq(rr.calls, 50);
+	ck_assert_uint_eq(rb.unbalanced, 50);
+	ck_assert_uint_eq(rr.unbalanced, 50);
+	ck_assert_uint_eq(ra.calls, 15000);             /* threads */
+	ck_assert_int_eq(instr_stats_row(dir, child, "a", &ra), 0);
+	ck_assert_uint_eq(ra.calls, 35000);             /* the child's own */
+	if (every_mode[_i] == 1)
+		ck_assert_uint_eq(rf.timed, rf.calls);
+	else if (every_mode[_i] == JITPERF_SAMPLE_NONE)
+		ck_assert_uint_eq(rf.timed + ra.timed + rc.timed, 0);
+	else
+		ck_assert_uint_lt(rf.timed, rf.calls);
+}
+END_TEST
+
 static Suite *probe_suite(void)
 {
 	Suite *s = suite_create("Probes");
@@ -986,6 +1173,7 @@ static Suite *probe_suite(void)
 	tcase_add_test(tc, test_recursive_fib);
 	tcase_add_test(tc, test_threads_exact);
 	tcase_add_test(tc, test_close_while_running);
+	tcase_add_loop_test(tc, test_exact_every_mode, 0, sizeof(every_mode) / sizeof(every_mode[0]));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Sampling");
@@ -997,6 +1185,7 @@ static Suite *probe_suite(void)
 	tcase_add_test(tc, test_sampling_adaptive);
 	tcase_add_test(tc, test_sampling_longjmp_out);
 	tcase_add_test(tc, test_sampling_deep_tree);
+	tcase_add_test(tc, test_framed_protocol);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Unbalanced calls");
