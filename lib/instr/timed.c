@@ -143,7 +143,10 @@ int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
 	f->fn = fn;
 	f->sdepth = sd;
 	f->written = 0;
-	f->framed = !!(T->stack[sd] & JITPERF__FRAMED);
+	/* entered by code that counts calls without the stack: its callers
+	 * may be missing from the stack, unless every call is timed (then
+	 * every call came through here) */
+	f->framed = (T->stack[sd] & JITPERF__FRAMED) && (t->mode != JP_SAMPLE_FIXED || t->every > 1);
 	f->w = (double)(n - st->last_n);
 	if (__builtin_expect(t->nctr != 0, 0))
 		jp_counters_read(&t->in->counters, &t->ctrs, f->ctr);
