@@ -356,10 +356,13 @@ static void instr_summary(const struct instr_sum *is)
 	if (!is->has_trace)
 		return;
 	fprintf(stderr, "jitperf record: %" PRIu64 " calls traced", is->traced);
-	if (is->dropped_full)
+	if (is->dropped_full) {
+		char size[32];
+
 		fprintf(stderr, "; %" PRIu64 " timed calls left out when the trace reached its "
-			"%.0f MiB (raise --trace-max)", is->dropped_full,
-			(double)is->trace_max / 1048576.0);
+			"%s (raise --trace-max)", is->dropped_full,
+			size_text(is->trace_max, size, sizeof(size)));
+	}
 	if (is->dropped_short)
 		fprintf(stderr, "; %" PRIu64 " shorter than --trace-min", is->dropped_short);
 	if (is->dropped_ring)

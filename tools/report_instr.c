@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmds.h"
 #include "report.h"
 
 void run_add(struct runinfo *ri, const struct stats_file *s)
@@ -150,13 +151,14 @@ static void note_timing(const struct runinfo *ri)
 		printf("about 1 call in %d of each function", ri->sample_every);
 	else
 		printf("differently in each process");
-	if (ri->sample_every != -2)
+	if (ri->sample_every != -2) {
 		printf("; mean, min and max %s the timed calls, net of the probes' cost",
 		       ri->sample_every == 1 ? "of" : "estimated from");
-	if (ri->has_probes)
-		printf(" (%.1f ns in a timed call; \"<%.0f\": shorter than that)",
-		       ri->probe_ns[STATS_COST_SELF], ceil(ri->probe_ns[STATS_COST_SELF] > 1 ?
-							  ri->probe_ns[STATS_COST_SELF] : 1));
+		if (ri->has_probes)
+			printf(" (%.1f ns in a timed call; \"<%.0f\": shorter than that)",
+			       ri->probe_ns[STATS_COST_SELF], ceil(ri->probe_ns[STATS_COST_SELF] > 1 ?
+								  ri->probe_ns[STATS_COST_SELF] : 1));
+	}
 	putchar('\n');
 }
 
@@ -178,18 +180,20 @@ static void note_cost(const struct table *t)
 
 static void note_trace(const struct runinfo *ri)
 {
+	char size[32];
+
 	if (!ri->has_trace)
 		return;
 	printf("# trace: %" PRIu64 " calls", ri->traced);
 	if (ri->dropped_full)
-		printf("; %" PRIu64 " timed calls left out, the trace was full at %.0f MiB "
-		       "(record with --trace-max)", ri->dropped_full, (double)ri->trace_max / 1048576.0);
+		printf("; %" PRIu64 " timed calls left out, the trace was full at %s "
+		       "(record with --trace-max)", ri->dropped_full, size_text(ri->trace_max, size, sizeof(size)));
 	if (ri->dropped_short)
 		printf("; %" PRIu64 " shorter than %" PRIu64 " ns left out (--trace-min)",
 		       ri->dropped_short, ri->trace_min_ns);
 	if (ri->dropped_ring)
-		printf("; %" PRIu64 " overwritten, each thread kept its last %.1f MiB (--trace-ring)",
-		       ri->dropped_ring, (double)ri->trace_ring / 1048576.0);
+		printf("; %" PRIu64 " overwritten, each thread kept its last %s (--trace-ring)",
+		       ri->dropped_ring, size_text(ri->trace_ring, size, sizeof(size)));
 	putchar('\n');
 }
 
