@@ -94,7 +94,7 @@ while [ "$i" -lt "$runs" ]; do
 	i=$((i + 1))
 done
 dir_mib=$(du -sk "$tmp/rec" | awk '{ printf "%.1f", $1 / 1024 }')
-report_calls=$("$jitperf" report "$tmp/rec" 2> /dev/null | awk '$1 == "f" { print $(NF - 3) }')
+report_calls=$("$jitperf" report "$tmp/rec" 2> /dev/null | awk '$1 == "f" { print $5 }')
 "$jitperf" convert "$tmp/rec" --chrome "$tmp/trace.json" > /dev/null 2>&1 || true
 json_mib=$(du -sk "$tmp/trace.json" 2> /dev/null | awk '{ printf "%.1f", $1 / 1024 }')
 awk -v c="$(median rec_call 1)" -v p="$(median rec_plain 1)" \
