@@ -225,8 +225,10 @@ void __cyg_profile_func_enter(void *this_fn, void *call_site)
 		return;
 	fn = lookup(this_fn);
 	if (fn) {
+		/* counted like a call of jitperf_enter: this code runs in a
+		 * library of its own, not inside the instrumented function */
 		if (jitperf__enter_fast(a, fn))
-			jitperf__inc(&jitperf__tls.inline_calls);
+			jitperf__inc(&jitperf__tls.lib_calls);
 		else
 			jitperf__enter_slow(fn);
 	}
