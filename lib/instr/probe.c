@@ -168,7 +168,7 @@ static void thread_reset(struct jp_thread *t)
 		}
 	jp_trace_thread_reset(t);
 	jp_counters_thread_close(&t->ctrs);
-	jp_sampling_reset(t);
+	t->in = NULL;                   /* the earlier session may be gone */
 	t->ntimed = 0;
 	t->timed_calls = t->traced = 0;
 	t->drop_full = t->drop_short = t->drop_ring = 0;
