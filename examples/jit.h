@@ -3,8 +3,8 @@
  * jit.h - jitcalc, the example JIT: a tiny language compiled to x86-64.
  *
  * Pipeline: parse.c turns source text into a tree IR (struct jc_node, in
- * prog.c's arena), probes.c optionally rewrites it to call jitperf_enter /
- * jitperf_exit, codegen_x86_64.c emits machine code, ehframe.c describes
+ * prog.c's arena), probes.c optionally adds entry and exit probes,
+ * codegen_x86_64.c emits machine code (probes included), ehframe.c describes
  * its frames, jit.c places everything in executable memory and registers
  * it with libjitperf.
  */
@@ -28,9 +28,9 @@ enum jc_kind {
 	JC_EXPR,         /* a; */
 	JC_IF,           /* if (a) b else c (c may be NULL) */
 	JC_WHILE,        /* while (a) b */
-	JC_RETURN,       /* return a; with probe set, call jitperf_exit first */
+	JC_RETURN,       /* return a; with probe set, the exit probe first */
 	JC_BLOCK,        /* args[nargs] */
-	JC_PROBE_ENTER,  /* jitperf_enter(id of this function); inserted by jc_instrument */
+	JC_PROBE_ENTER,  /* the entry probe of this function; inserted by jc_instrument */
 };
 
 /* Binary operators besides + - * / %: two-character comparisons. */
@@ -49,7 +49,7 @@ struct jc_node {
 	int              nargs;
 	char            *callee_name;
 	struct jc_func  *callee;   /* resolved by jc_parse_finish */
-	int              probe;    /* JC_RETURN: call jitperf_exit before returning */
+	int              probe;    /* JC_RETURN: the exit probe before returning */
 };
 
 /* Where ehframe.c needs to know the prologue and epilogue are. */
