@@ -11,9 +11,11 @@
  * debugger or addr2line uses, i.e. the run-time address minus the
  * module's load bias); the trace reader turns that into "function
  * (file.c:line)" with libdw.  After that, a call costs a lookup in a
- * thread-local direct-mapped cache and the library's probe: the inline
- * part of jitperf.h (a call tree left out by sampling stays here), then
- * the probe itself through the GOT (jitperf__enter_slow is noplt).
+ * thread-local direct-mapped cache and the counting path of jitperf.h,
+ * inline; a call to time goes to the library's slow path through the
+ * GOT (jitperf__enter_slow is noplt).  libjitperf is loaded with this
+ * library, at start-up: its TLS is static (initial-exec), so no
+ * __tls_get_addr call per event.
  *
  * Only this library's two entry points are exported; everything here is
  * no_instrument_function so the profiler never profiles itself.
@@ -38,9 +40,6 @@
 void __cyg_profile_func_enter(void *this_fn, void *call_site) EXPORT NOINSTR;
 void __cyg_profile_func_exit(void *this_fn, void *call_site) EXPORT NOINSTR;
 
-/* libjitperf is loaded with this library, at start-up: its TLS is static,
- * so no __tls_get_addr call per event */
-extern __thread struct jitperf__out jitperf__out __attribute__((tls_model("initial-exec")));
 
 /* ---- process-wide table: address -> function id (first sight only) */
 
@@ -225,8 +224,14 @@ void __cyg_profile_func_enter(void *this_fn, void *call_site)
 	if (__builtin_expect(!a, 1))
 		return;
 	fn = lookup(this_fn);
-	if (fn && !jitperf__out_enter(a, fn))
-		jitperf__enter_slow(fn);
+	if (fn) {
+		/* counted like a call of jitperf_enter: this code runs in a
+		 * library of its own, not inside the instrumented function */
+		if (jitperf__enter_fast(a, fn))
+			jitperf__inc(&jitperf__tls.lib_calls);
+		else
+			jitperf__enter_slow(fn);
+	}
 }
 
 void __cyg_profile_func_exit(void *this_fn, void *call_site)
@@ -238,7 +243,7 @@ void __cyg_profile_func_exit(void *this_fn, void *call_site)
 	if (__builtin_expect(!a, 1))
 		return;
 	fn = lookup(this_fn);
-	if (fn && !jitperf__out_exit(a, fn))
+	if (fn && !jitperf__exit_fast(a, fn))
 		jitperf__exit_slow(fn);
 }
 

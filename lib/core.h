@@ -26,7 +26,6 @@ JP_HIDDEN int jp_opts_copy(void *dst, size_t dst_size, const void *src, size_t s
 
 /* ---- lib/env.c: parsing of the JITPERF* variables */
 JP_HIDDEN int jp_parse_outputs(const char *s, unsigned *outputs);
-JP_HIDDEN int jp_parse_sample(const char *s, unsigned *every);
 JP_HIDDEN int jp_parse_clock(const char *s);
 
 /* ---- lib/fileio.c: whole writes that leave no partial record behind */

@@ -88,24 +88,6 @@ int jp_parse_outputs(const char *s, unsigned *outputs)
 	return 0;
 }
 
-/* JITPERF_SAMPLE: a positive decimal number; NULL or "" leaves *every alone. */
-int jp_parse_sample(const char *s, unsigned *every)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s)
-		return 0;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v == 0 || v > 0xffffffffUL || *s == '-') {
-		jp_debug("JITPERF_SAMPLE: '%s' is not a positive number", s);
-		return -EINVAL;
-	}
-	*every = (unsigned)v;
-	return 0;
-}
-
 /* JITPERF_CLOCK: NULL, "", "tsc" or "monotonic". */
 int jp_parse_clock(const char *s)
 {

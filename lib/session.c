@@ -100,14 +100,9 @@ static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
 			return err;
 	}
 
-	jp->sample_every = o.sample_every;
-	if (!jp->sample_every) {
-		err = jp_parse_sample(jp_getenv("JITPERF_SAMPLE"), &jp->sample_every);
-		if (err)
-			return err;
-	}
-	if (!jp->sample_every)
-		jp->sample_every = 1;
+	err = jp_instr_setup(jp, &o);
+	if (err)
+		return err;
 
 	err = jp_parse_clock(jp_getenv("JITPERF_CLOCK"));
 	if (err)
@@ -275,7 +270,7 @@ static void default_init(void)
 		jp_debug("JITPERF: default session inactive: %s", jitperf_strerror(err));
 		memset(jp, 0, sizeof(*jp));
 		jp->is_default = 1;
-		jp->sample_every = 1;
+		jp->sample_every = JITPERF_SAMPLE_ADAPTIVE;
 		jp->pid = getpid();
 		pthread_mutex_init(&jp->lock, NULL);
 		jp_instr_open(jp);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cmds.h"
@@ -18,4 +19,15 @@ void cmd_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+const char *size_text(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes >= 1u << 30 && bytes % (1u << 30) == 0)
+		snprintf(buf, len, "%llu GiB", (unsigned long long)(bytes >> 30));
+	else if (bytes >= 1u << 20)
+		snprintf(buf, len, "%.1f MiB", (double)bytes / 1048576.0);
+	else
+		snprintf(buf, len, "%.0f KiB", (double)bytes / 1024.0);
+	return buf;
 }

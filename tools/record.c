@@ -30,7 +30,8 @@
 
 static const char usage_text[] =
 	"usage: jitperf record [-o DIR] [-e EVENT] [-F FREQ] [-g | --call-graph fp|dwarf]\n"
-	"                      [--instrument[=N]] [--counters LIST] [--no-perf] -- COMMAND [ARG...]\n"
+	"                      [--instrument[=N|0|auto[:R]]] [--trace-max SIZE] [--trace-ring SIZE]\n"
+	"                      [--trace-min TIME] [--counters LIST] [--no-perf] -- COMMAND [ARG...]\n"
 	"\n"
 	"Run COMMAND under perf record -k 1 with JITPERF=perfmap,jitdump and\n"
 	"JITPERF_DIR=DIR, then perf inject --jit.  DIR gets perf.data, perf.jit.data\n"
@@ -43,10 +44,16 @@ static const char usage_text[] =
 	"  -F, --freq FREQ       sampling frequency in Hz (or max)\n"
 	"  -g                    record call graphs (frame pointers)\n"
 	"      --call-graph MODE call graphs by fp or dwarf\n"
-	"      --instrument[=N]  also trace calls and keep statistics (JITPERF trace,stats);\n"
-	"                        with N, trace 1 call in N (counts stay exact)\n"
-	"      --counters LIST   hardware counters read at each instrumented call\n"
-	"                        (implies --instrument)\n"
+	"      --instrument[=S]  also count every call and time some, into statistics and\n"
+	"                        a trace (JITPERF trace,stats); S is JITPERF_SAMPLE: auto\n"
+	"                        (default: adaptive, 10000 timed calls a second per\n"
+	"                        thread), auto:R, N (about 1 call in N of each function,\n"
+	"                        1: every call) or 0 (count only)\n"
+	"      --trace-max SIZE  trace size limit per process (default 32M; 0: 4G)\n"
+	"      --trace-ring SIZE keep only the last SIZE of each thread's calls\n"
+	"      --trace-min TIME  do not trace calls shorter than TIME (ns, or us, ms, s)\n"
+	"      --counters LIST   hardware counters read at each timed call\n"
+	"                        (these options imply --instrument)\n"
 	"      --no-perf         only run COMMAND with the instrumentation environment\n"
 	"  -q, --quiet           no summary\n"
 	"  -h, --help            show this help\n"
@@ -56,7 +63,8 @@ static const char usage_text[] =
 
 struct record_opts {
 	const char *dir, *event, *freq, *callgraph, *counters;
-	const char *sample;      /* --instrument=N */
+	const char *sample;      /* --instrument=S */
+	const char *trace_max, *trace_ring, *trace_min;
 	int         instrument, no_perf, quiet;
 	char      **cmd;
 };
@@ -286,7 +294,10 @@ static int set_env(const struct record_opts *o, const char *absdir)
 
 	if (setenv("JITPERF", outputs, 1) || setenv("JITPERF_DIR", absdir, 1))
 		return -errno;
-	if (o->sample && setenv("JITPERF_SAMPLE", o->sample, 1))
+	if ((o->sample && setenv("JITPERF_SAMPLE", o->sample, 1)) ||
+	    (o->trace_max && setenv("JITPERF_TRACE_MAX", o->trace_max, 1)) ||
+	    (o->trace_ring && setenv("JITPERF_TRACE_RING", o->trace_ring, 1)) ||
+	    (o->trace_min && setenv("JITPERF_TRACE_MIN", o->trace_min, 1)))
 		return -errno;
 	if (o->counters && setenv("JITPERF_COUNTERS", o->counters, 1))
 		return -errno;
@@ -346,34 +357,96 @@ static int inject(const char *perf, const char *in, const char *out)
 	return err ? err : status;
 }
 
+/* What the statistics files of the run say, summed. */
+struct instr_sum {
+	uint64_t calls, timed, functions, probe_ns, cpu_ns;
+	uint64_t traced, dropped_full, dropped_short, dropped_ring, trace_max;
+	int      has_run, has_trace;
+};
+
+static void sum_stats(const struct rundir *rd, struct instr_sum *is)
+{
+	char err[512];
+
+	memset(is, 0, sizeof(*is));
+	for (size_t i = 0; i < rd->nstats; i++) {
+		struct stats_file *s;
+
+		if (stats_read(rd->stats[i], &s, err, sizeof(err))) {
+			cmd_err("%s", err);
+			continue;
+		}
+		is->functions += s->nrows;
+		for (size_t r = 0; r < s->nrows; r++) {
+			is->calls += s->rows[r].calls;
+			is->timed += s->rows[r].timed;
+		}
+		if (s->has_run) {
+			is->has_run = 1;
+			is->probe_ns += (uint64_t)s->run_probe_ns;
+			is->cpu_ns += s->cpu_ns;
+		}
+		if (s->has_trace) {
+			is->has_trace = 1;
+			is->traced += s->traced;
+			is->dropped_full += s->dropped_full;
+			is->dropped_short += s->dropped_short;
+			is->dropped_ring += s->dropped_ring;
+			if (s->trace_max > is->trace_max)
+				is->trace_max = s->trace_max;
+		}
+		stats_free(s);
+	}
+}
+
+/* The instrumentation's lines: calls and what they cost, and what the
+ * trace's limits left out. */
+static void instr_summary(const struct instr_sum *is)
+{
+	fprintf(stderr, "jitperf record: %" PRIu64 " calls counted, %" PRIu64 " timed", is->calls,
+		is->timed);
+	if (is->timed && is->timed < is->calls)
+		fprintf(stderr, " (about 1 in %.0f)", (double)is->calls / (double)is->timed);
+	if (is->has_run && is->cpu_ns)
+		fprintf(stderr, "; the probes cost about %.1f%% of the run's CPU time",
+			100.0 * (double)is->probe_ns / (double)is->cpu_ns);
+	fputc('\n', stderr);
+	if (!is->has_trace)
+		return;
+	fprintf(stderr, "jitperf record: %" PRIu64 " calls traced", is->traced);
+	if (is->dropped_full) {
+		char size[32];
+
+		fprintf(stderr, "; %" PRIu64 " timed calls left out when the trace reached its "
+			"%s (raise --trace-max)", is->dropped_full,
+			size_text(is->trace_max, size, sizeof(size)));
+	}
+	if (is->dropped_short)
+		fprintf(stderr, "; %" PRIu64 " shorter than --trace-min", is->dropped_short);
+	if (is->dropped_ring)
+		fprintf(stderr, "; %" PRIu64 " overwritten by the rings of --trace-ring",
+			is->dropped_ring);
+	fputc('\n', stderr);
+}
+
 static void summary(const struct record_opts *o, const char *event, int fell_back)
 {
 	struct rundir rd;
-	uint64_t samples = 0, loads, calls = 0, instrumented = 0;
-	char path[PATH_MAX], err[512];
+	struct instr_sum is;
+	uint64_t samples = 0, loads;
+	char path[PATH_MAX];
 	int have_samples = 0;
 
 	if (rundir_scan(o->dir, &rd))
 		return;
 	loads = rundir_code_loads(&rd);
-	for (size_t i = 0; i < rd.nstats; i++) {
-		struct stats_file *s;
-
-		if (stats_read(rd.stats[i], &s, err, sizeof(err))) {
-			cmd_err("%s", err);
-			continue;
-		}
-		instrumented += s->nrows;
-		for (size_t r = 0; r < s->nrows; r++)
-			calls += s->rows[r].calls;
-		stats_free(s);
-	}
+	sum_stats(&rd, &is);
 	if (!o->no_perf) {
 		snprintf(path, sizeof(path), "%s/perf.data", o->dir);
 		have_samples = perfdata_samples(path, &samples) == 0;
 	}
 	/* libjitperf-cyg registers native functions: calls, but no code loads */
-	if (loads == 0 && instrumented == 0)
+	if (loads == 0 && is.functions == 0)
 		cmd_err("no JIT code registered: the program did not link libjitperf, or "
 			"JITPERF was overwritten");
 	if (o->quiet) {
@@ -386,9 +459,10 @@ static void summary(const struct record_opts *o, const char *event, int fell_bac
 			fell_back ? ", no hardware events here" : "");
 	fprintf(stderr, " %" PRIu64 " JIT function%s registered by %zu process%s", loads,
 		loads == 1 ? "" : "s", rd.ndumps, rd.ndumps == 1 ? "" : "es");
+	fputc('\n', stderr);
 	if (o->instrument)
-		fprintf(stderr, ", %" PRIu64 " calls instrumented", calls);
-	fprintf(stderr, "\njitperf record: files in %s/:%s%s %zu jitdump%s", o->dir,
+		instr_summary(&is);
+	fprintf(stderr, "jitperf record: files in %s/:%s%s %zu jitdump%s", o->dir,
 		rd.has_perf_data ? " perf.data," : "", rd.has_jit_data ? " perf.jit.data," : "",
 		rd.ndumps, rd.ndumps == 1 ? "" : "s");
 	if (o->instrument)
@@ -399,23 +473,59 @@ static void summary(const struct record_opts *o, const char *event, int fell_bac
 	rundir_free(&rd);
 }
 
-/* a decimal number in 1..UINT32_MAX */
-static int positive(const char *s)
+/* a decimal number in min..max; end (if not NULL) gets what follows it */
+static int number(const char *s, unsigned long long min, unsigned long long max,
+		  const char **end)
 {
-	char *end;
-	unsigned long n;
+	char *e;
+	unsigned long long n;
 
 	if (*s < '0' || *s > '9')
 		return 0;
 	errno = 0;
-	n = strtoul(s, &end, 10);
-	return !*end && !errno && n > 0 && n <= UINT32_MAX;
+	n = strtoull(s, &e, 10);
+	if (end)
+		*end = e;
+	else if (*e)
+		return 0;
+	return !errno && n >= min && n <= max;
+}
+
+static int positive(const char *s)
+{
+	return number(s, 1, UINT32_MAX, NULL);
+}
+
+/* JITPERF_SAMPLE: N, 0, auto or auto:R (what the library accepts) */
+static int sample_value(const char *s)
+{
+	return !strcmp(s, "auto") || (!strncmp(s, "auto:", 5) && number(s + 5, 1, 1000000000, NULL)) ||
+	       number(s, 0, 0xfffffffd, NULL);
+}
+
+/* JITPERF_TRACE_MAX and _RING: N with an optional K, M or G (KiB ...) */
+static int size_value(const char *s)
+{
+	const char *u;
+
+	return number(s, 0, UINT64_MAX >> 30, &u) &&
+	       (!*u || (strchr("KMG", *u) && (!u[1] || !strcmp(u + 1, "B") || !strcmp(u + 1, "iB"))));
+}
+
+/* JITPERF_TRACE_MIN: N with an optional ns, us, ms or s */
+static int time_value(const char *s)
+{
+	const char *u;
+
+	return number(s, 0, UINT64_MAX / 1000000000, &u) &&
+	       (!*u || !strcmp(u, "ns") || !strcmp(u, "us") || !strcmp(u, "ms") || !strcmp(u, "s"));
 }
 
 /* 0 to go on; else *status is the exit status (help: 0, bad usage: 2). */
 static int parse(int argc, char **argv, struct record_opts *o, int *status)
 {
-	enum { OPT_CALLGRAPH = 256, OPT_INSTRUMENT, OPT_COUNTERS, OPT_NOPERF };
+	enum { OPT_CALLGRAPH = 256, OPT_INSTRUMENT, OPT_COUNTERS, OPT_NOPERF, OPT_TRACE_MAX,
+	       OPT_TRACE_RING, OPT_TRACE_MIN };
 	static const struct option opts[] = {
 		{ "output",     required_argument, NULL, 'o' },
 		{ "event",      required_argument, NULL, 'e' },
@@ -423,6 +533,9 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 		{ "call-graph", required_argument, NULL, OPT_CALLGRAPH },
 		{ "instrument", optional_argument, NULL, OPT_INSTRUMENT },
 		{ "counters",   required_argument, NULL, OPT_COUNTERS },
+		{ "trace-max",  required_argument, NULL, OPT_TRACE_MAX },
+		{ "trace-ring", required_argument, NULL, OPT_TRACE_RING },
+		{ "trace-min",  required_argument, NULL, OPT_TRACE_MIN },
 		{ "no-perf",    no_argument,       NULL, OPT_NOPERF },
 		{ "quiet",      no_argument,       NULL, 'q' },
 		{ "help",       no_argument,       NULL, 'h' },
@@ -458,13 +571,32 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 		case OPT_INSTRUMENT:
 			o->instrument = 1;
 			if (optarg) {
-				if (!positive(optarg)) {
-					cmd_err("--instrument=N takes a positive number, "
-						"not '%s'", optarg);
+				if (!sample_value(optarg)) {
+					cmd_err("--instrument= takes N (1 in N timed), 0 (count "
+						"only), auto or auto:R, not '%s'", optarg);
 					return *status = 2, -EINVAL;
 				}
 				o->sample = optarg;
 			}
+			break;
+		case OPT_TRACE_MAX:
+		case OPT_TRACE_RING:
+			if (!size_value(optarg)) {
+				cmd_err("--%s takes a size (N, NK, NM or NG), not '%s'",
+					c == OPT_TRACE_MAX ? "trace-max" : "trace-ring", optarg);
+				return *status = 2, -EINVAL;
+			}
+			*(c == OPT_TRACE_MAX ? &o->trace_max : &o->trace_ring) = optarg;
+			o->instrument = 1;
+			break;
+		case OPT_TRACE_MIN:
+			if (!time_value(optarg)) {
+				cmd_err("--trace-min takes a duration (N ns, or Nus, Nms, Ns), not '%s'",
+					optarg);
+				return *status = 2, -EINVAL;
+			}
+			o->trace_min = optarg;
+			o->instrument = 1;
 			break;
 		case OPT_COUNTERS: o->counters = optarg; o->instrument = 1; break;
 		case OPT_NOPERF: o->no_perf = 1; break;

@@ -25,6 +25,7 @@
 
 #include "cmds.h"
 #include "perf.h"
+#include "report.h"
 #include "read/jitdump_read.h"
 #include "read/pdscript.h"
 #include "rundir.h"
@@ -36,40 +37,14 @@ static const char usage_text[] =
 	"\n"
 	"Where the time went in the JIT code of a jitperf record directory (default\n"
 	"jitperf.data): per function, the share of perf samples (self and children)\n"
-	"and the instrumented figures (calls, mean, min and max ns, counters per call).\n"
+	"and the instrumented figures (calls counted, calls timed, mean, min and max\n"
+	"ns estimated from the timed calls net of the probes' cost, counters per call).\n"
 	"Functions of -finstrument-functions programs (libjitperf-cyg) are named\n"
 	"'function (file.c:line)'; samples in libjitperf's own probes are the row\n"
 	"'(jitperf probes)'.\n"
 	"\n"
 	"  -p, --perf      run perf report on DIR/perf.jit.data instead\n"
 	"  -h, --help      show this help\n";
-
-struct fnrow {
-	char     *name;                 /* key: perf's symbol name */
-	char     *label;                /* shown instead of name, or NULL */
-	int       jit;                  /* named by a CODE_LOAD or a stats row */
-	uint64_t  samples;
-	double    children;             /* percent of all periods, < 0 without call graphs */
-	uint64_t  child_period;         /* period of the samples with it in their call graph */
-	uint64_t  seen;                 /* the last sample that counted it */
-	int       has_stats;
-	uint64_t  calls, total_ns, min_ns, max_ns;
-	uint64_t *ctr;                  /* summed per counter, STATS_NO_VALUE if unsupported */
-};
-
-struct table {
-	struct fnrow *rows;
-	size_t        n, cap;
-	size_t       *slot;             /* hash: index + 1, 0 = empty */
-	size_t        nslot;
-	size_t        ncounters;
-	char        **counters;         /* names, from the first stats file */
-	uint64_t      total_samples;
-	uint64_t      probe_samples;    /* in libjitperf's own probes */
-	int           have_perf, have_children;
-	int           bad_input;        /* a file could not be read: exit 1 after the table */
-	size_t        nstats;           /* stats files read: processes with instrumented calls */
-};
 
 static uint64_t hash(const char *s)
 {
@@ -215,6 +190,7 @@ static int add_stats(struct table *t, const struct rundir *rd)
 				if (!(t->counters[t->ncounters++] = strdup(s->counters[c])))
 					goto nomem;
 		}
+		run_add(&t->run, s);
 		for (size_t r = 0; r < s->nrows; r++) {
 			const struct stats_row *sr = &s->rows[r];
 			struct fnrow *row = registered(t, sr->name);
@@ -225,11 +201,7 @@ static int add_stats(struct table *t, const struct rundir *rd)
 			if (!row->ctr && t->ncounters &&
 			    !(row->ctr = calloc(t->ncounters, sizeof(uint64_t))))
 				goto nomem;
-			row->min_ns = row->has_stats && row->min_ns < sr->min_ns ? row->min_ns : sr->min_ns;
-			row->max_ns = row->max_ns > sr->max_ns ? row->max_ns : sr->max_ns;
-			row->has_stats = 1;
-			row->calls += sr->calls;
-			row->total_ns += sr->total_ns;
+			row_add(row, s, sr);
 			/* counters are matched by name: processes may list them differently */
 			for (size_t c = 0; c < s->ncounters; c++)
 				for (size_t k = 0; k < t->ncounters; k++)
@@ -358,8 +330,9 @@ static int cmp_rows(const void *a, const void *b)
 {
 	const struct fnrow *x = a, *y = b;
 
-	if (x->samples != y->samples)
-		return x->samples < y->samples ? 1 : -1;
+	/* the samples of the function's own code, its probes moved out */
+	if (x->samples - x->probe_samples != y->samples - y->probe_samples)
+		return x->samples - x->probe_samples < y->samples - y->probe_samples ? 1 : -1;
 	if (x->total_ns != y->total_ns)
 		return x->total_ns < y->total_ns ? 1 : -1;
 	return strcmp(x->name, y->name);
@@ -371,13 +344,15 @@ static void print_table(struct table *t, const char *dir)
 	int stats = 0, width = t->probe_samples ? 16 : 14;   /* "(jitperf probes)" */
 	size_t shown = 0;
 
+	if (t->have_perf)
+		probes_move(t);
 	for (size_t i = 0; i < t->n; i++) {
 		struct fnrow *r = &t->rows[i];
 		int len = (int)strlen(r->label ? r->label : r->name);
 
 		if (!r->jit)
 			continue;
-		jit_samples += r->samples;
+		jit_samples += r->samples - r->probe_samples;
 		stats |= r->has_stats;
 		width = len > width ? (len > 48 ? 48 : len) : width;
 	}
@@ -395,7 +370,7 @@ static void print_table(struct table *t, const char *dir)
 	if (t->have_perf)
 		printf(" %7s %9s %8s", "self%", "children%", "samples");
 	if (stats) {
-		printf(" %10s %12s %12s %12s", "calls", "mean_ns", "min_ns", "max_ns");
+		printf(" %10s %8s %12s %12s %12s", "calls", "timed", "mean_ns", "min_ns", "max_ns");
 		for (size_t k = 0; k < t->ncounters; k++)
 			printf(" %14s/call", t->counters[k]);
 	}
@@ -408,17 +383,18 @@ static void print_table(struct table *t, const char *dir)
 		shown++;
 		printf("%-*s", width, r->label ? r->label : r->name);
 		if (t->have_perf) {
+			uint64_t own = r->samples - r->probe_samples;
+
 			printf(" %7.2f", t->total_samples ?
-			       100.0 * (double)r->samples / (double)t->total_samples : 0.0);
+			       100.0 * (double)own / (double)t->total_samples : 0.0);
 			if (r->children >= 0)
 				printf(" %9.2f", r->children);
 			else
 				printf(" %9s", "-");
-			printf(" %8" PRIu64, r->samples);
+			printf(" %8" PRIu64, own);
 		}
 		if (stats && r->has_stats) {
-			printf(" %10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64, r->calls,
-			       r->calls ? r->total_ns / r->calls : 0, r->min_ns, r->max_ns);
+			print_times(r, &t->run);
 			for (size_t k = 0; k < t->ncounters; k++) {
 				if (r->ctr[k] == STATS_NO_VALUE || !r->calls)
 					printf(" %19s", "-");
@@ -426,18 +402,18 @@ static void print_table(struct table *t, const char *dir)
 					printf(" %19" PRIu64, r->ctr[k] / r->calls);
 			}
 		} else if (stats) {
-			printf(" %10s %12s %12s %12s", "-", "-", "-", "-");
+			printf(" %10s %8s %12s %12s %12s", "-", "-", "-", "-", "-");
 			for (size_t k = 0; k < t->ncounters; k++)
 				printf(" %19s", "-");
 		}
 		putchar('\n');
 	}
-	if (t->have_perf && t->probe_samples)
+	if (t->have_perf && t->probe_samples + t->moved_samples)
 		printf("%-*s %7.2f %9s %8" PRIu64 "\n", width, "(jitperf probes)",
-		       100.0 * (double)t->probe_samples / (double)t->total_samples, "-",
-		       t->probe_samples);
+		       100.0 * (double)(t->probe_samples + t->moved_samples) /
+		       (double)t->total_samples, "-", t->probe_samples + t->moved_samples);
 	if (t->have_perf) {
-		uint64_t other = t->total_samples - jit_samples - t->probe_samples;
+		uint64_t other = t->total_samples - jit_samples - t->probe_samples - t->moved_samples;
 
 		printf("%-*s %7.2f %9s %8" PRIu64 "\n", width, "(not JIT code)",
 		       t->total_samples ? 100.0 * (double)other / (double)t->total_samples : 0.0,
@@ -447,6 +423,7 @@ static void print_table(struct table *t, const char *dir)
 		printf("(no JIT functions: the program registered none)\n");
 	if (t->have_perf && !t->have_children)
 		printf("# children%%: record with -g or --call-graph to see time spent in callees\n");
+	print_notes(t);
 }
 
 int cmd_report(int argc, char **argv)

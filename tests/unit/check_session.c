@@ -206,18 +206,60 @@ START_TEST(test_env_sample_counters_clock)
 
 	clear_env();
 	ck_assert_int_eq(jitperf_open(&jp, NULL), 0);
-	ck_assert_uint_eq(jp->sample_every, 1);
+	/* the defaults: adaptive sampling, 10000 timed calls/s/thread, 32 MiB */
+	ck_assert_uint_eq(jp->sample_every, JITPERF_SAMPLE_ADAPTIVE);
+	ck_assert_uint_eq(jp->timed_per_sec, 10000);
+	ck_assert_uint_eq(jp->trace_max, 32u << 20);
+	ck_assert_uint_eq(jp->trace_ring, 0);
+	ck_assert_uint_eq(jp->trace_min_ns, 0);
 	ck_assert_ptr_null(jp->counters);
 	ck_assert_ptr_null(jp->clock);
 	ck_assert_int_eq(jitperf_close(jp), 0);
 
-	setenv("JITPERF_SAMPLE", "0", 1);
-	ck_assert_int_eq(jitperf_open(&jp, NULL), -EINVAL);
-	setenv("JITPERF_SAMPLE", "12x", 1);
-	ck_assert_int_eq(jitperf_open(&jp, NULL), -EINVAL);
-	setenv("JITPERF_SAMPLE", "-3", 1);
-	ck_assert_int_eq(jitperf_open(&jp, NULL), -EINVAL);
-	unsetenv("JITPERF_SAMPLE");
+	setenv("JITPERF_SAMPLE", "0", 1);               /* count only */
+	setenv("JITPERF_TRACE_MAX", "1G", 1);
+	setenv("JITPERF_TRACE_RING", "4MiB", 1);
+	setenv("JITPERF_TRACE_MIN", "10us", 1);
+	ck_assert_int_eq(jitperf_open(&jp, NULL), 0);
+	ck_assert_uint_eq(jp->sample_every, JITPERF_SAMPLE_NONE);
+	ck_assert_uint_eq(jp->trace_max, 1u << 30);
+	ck_assert_uint_eq(jp->trace_ring, 4u << 20);
+	ck_assert_uint_eq(jp->trace_min_ns, 10000);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	setenv("JITPERF_SAMPLE", "auto:500", 1);
+	setenv("JITPERF_TRACE_MAX", "0", 1);            /* no limit of its own */
+	ck_assert_int_eq(jitperf_open(&jp, NULL), 0);
+	ck_assert_uint_eq(jp->sample_every, JITPERF_SAMPLE_ADAPTIVE);
+	ck_assert_uint_eq(jp->timed_per_sec, 500);
+	ck_assert_uint_eq(jp->trace_max, JITPERF_UNLIMITED);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	{       /* options win over the environment */
+		struct jitperf_options o = { .size = sizeof(o), .sample_every = 3,
+					     .trace_max = 1 << 20, .trace_min_ns = 7 };
+
+		ck_assert_int_eq(jitperf_open(&jp, &o), 0);
+		ck_assert_uint_eq(jp->sample_every, 3);
+		ck_assert_uint_eq(jp->trace_max, 1 << 20);
+		ck_assert_uint_eq(jp->trace_ring, 4u << 20);
+		ck_assert_uint_eq(jp->trace_min_ns, 7);
+		ck_assert_int_eq(jitperf_close(jp), 0);
+	}
+	unsetenv("JITPERF_TRACE_MAX");
+	unsetenv("JITPERF_TRACE_RING");
+	unsetenv("JITPERF_TRACE_MIN");
+
+	static const char *const bad[][2] = {
+		{ "JITPERF_SAMPLE", "12x" }, { "JITPERF_SAMPLE", "-3" },
+		{ "JITPERF_SAMPLE", "auto:0" }, { "JITPERF_SAMPLE", "auto:" },
+		{ "JITPERF_SAMPLE", "automatic" }, { "JITPERF_TRACE_MAX", "5X" },
+		{ "JITPERF_TRACE_MAX", "-1" }, { "JITPERF_TRACE_RING", "1T" },
+		{ "JITPERF_TRACE_MIN", "10 fortnights" }, { "JITPERF_TRACE_MIN", "ms" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv(bad[i][0], bad[i][1], 1);
+		ck_assert_msg(jitperf_open(&jp, NULL) == -EINVAL, "%s=%s accepted", bad[i][0], bad[i][1]);
+		unsetenv(bad[i][0]);
+	}
 	setenv("JITPERF_CLOCK", "rdtsc", 1);
 	ck_assert_int_eq(jitperf_open(&jp, NULL), -EINVAL);
 	setenv("JITPERF_CLOCK", "monotonic", 1);
