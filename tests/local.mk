@@ -29,7 +29,7 @@ CHECK_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 UNIT_SUITES = tests/unit/check_jitdump tests/unit/check_session tests/unit/check_perfmap \
 	tests/unit/check_probe tests/unit/check_trace tests/unit/check_stats tests/unit/check_wrap \
 	tests/unit/check_jitdump_read tests/unit/check_stats_read tests/unit/check_perfscript \
-	tests/unit/check_symbolize
+	tests/unit/check_symbolize tests/unit/check_perfmap_read
 check_PROGRAMS += $(UNIT_SUITES)
 TESTS += $(UNIT_SUITES)
 
@@ -60,6 +60,8 @@ tests_unit_check_perfscript_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_perfscript_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
 tests_unit_check_symbolize_CFLAGS = $(CHECK_TEST_CFLAGS) -g
 tests_unit_check_symbolize_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
+tests_unit_check_perfmap_read_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_perfmap_read_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
 
 if ARCH_X86_64
 check_PROGRAMS += tests/unit/check_example
