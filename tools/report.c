@@ -23,8 +23,10 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "jitsym.h"
 #include "perf.h"
 #include "read/jitdump_read.h"
+#include "read/perfmap_read.h"
 #include "rundir.h"
 #include "read/stats_read.h"
 #include "read/symbolize.h"
@@ -46,8 +48,9 @@ struct fnrow {
 	char     *name;                 /* key: perf's symbol name */
 	char     *label;                /* shown instead of name, or NULL */
 	int       jit;                  /* named by a CODE_LOAD or a stats row */
-	uint64_t  samples;
-	double    children;             /* percent from perf, < 0 if N/A */
+	uint64_t  samples;              /* where the sample landed */
+	uint64_t  children;             /* samples with it anywhere on the stack */
+	uint64_t  seen;                 /* the last sample counted in children */
 	int       has_stats;
 	uint64_t  calls, total_ns, min_ns, max_ns;
 	uint64_t *ctr;                  /* summed per counter, STATS_NO_VALUE if unsupported */
@@ -62,7 +65,14 @@ struct table {
 	char        **counters;         /* names, from the first stats file */
 	uint64_t      total_samples;
 	uint64_t      probe_samples;    /* in libjitperf's own probes */
-	int           have_perf, have_children;
+	uint64_t      unnamed_samples;  /* in JIT code nothing names */
+	int           have_perf;
+	struct jitsym *js;              /* JIT code and its names */
+	char         *event;            /* the event counted: the first one */
+	int           counting;         /* the current sample is of that event */
+	int           other_events;     /* samples of other events were left out */
+	int           callchains;       /* the samples have call graphs */
+	size_t        depth;            /* of the next frame of the current sample */
 	int           bad_input;        /* a file could not be read: exit 1 after the table */
 	size_t        nstats;           /* stats files read: processes with instrumented calls */
 };
@@ -74,6 +84,17 @@ static uint64_t hash(const char *s)
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
 	return h;
+}
+
+/* The row of name, NULL if there is none. */
+static struct fnrow *find(struct table *t, const char *name)
+{
+	if (!t->nslot)
+		return NULL;
+	for (size_t i = hash(name) & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1))
+		if (!strcmp(t->rows[t->slot[i] - 1].name, name))
+			return &t->rows[t->slot[i] - 1];
+	return NULL;
 }
 
 static struct fnrow *lookup(struct table *t, const char *name)
@@ -108,7 +129,6 @@ static struct fnrow *lookup(struct table *t, const char *name)
 		t->cap = cap;
 	}
 	memset(&t->rows[t->n], 0, sizeof(t->rows[0]));
-	t->rows[t->n].children = -1;
 	if (!(t->rows[t->n].name = strdup(name)))
 		return NULL;
 	t->slot[i] = ++t->n;
@@ -127,6 +147,8 @@ static void table_free(struct table *t)
 	free(t->counters);
 	free(t->rows);
 	free(t->slot);
+	free(t->event);
+	jitsym_free(t->js);
 }
 
 /*
@@ -155,7 +177,10 @@ static struct fnrow *registered(struct table *t, const char *name)
 	return row;
 }
 
-/* Every name a jitdump loaded is JIT code, sampled or not. */
+/*
+ * Every name a jitdump loaded or a perf map lists is JIT code, sampled or
+ * not: the table counts those without samples.
+ */
 static int add_jitdump_names(struct table *t, const struct rundir *rd)
 {
 	char err[512];
@@ -187,6 +212,35 @@ static int add_jitdump_names(struct table *t, const struct rundir *rd)
 			row->jit = 1;
 		}
 		jd_close(f);
+	}
+	return 0;
+}
+
+static int add_perfmap_names(struct table *t, const struct rundir *rd)
+{
+	char err[512];
+
+	for (size_t i = 0; i < rd->nmaps; i++) {
+		struct pm_map *m;
+		int ret = pm_read(rd->maps[i], &m, err, sizeof(err));
+
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret) {
+			cmd_err("%s", err);
+			t->bad_input = 1;
+			continue;
+		}
+		for (size_t k = 0; k < m->nsyms; k++) {
+			struct fnrow *row = lookup(t, m->syms[k].name);
+
+			if (!row) {
+				pm_free(m);
+				return -ENOMEM;
+			}
+			row->jit = 1;
+		}
+		pm_free(m);
 	}
 	return 0;
 }
@@ -244,97 +298,147 @@ nomem:
 	return 0;
 }
 
-/* Cut the blanks (and newline) perf pads a column with. */
-static char *trim(char *s)
-{
-	char *end;
-
-	while (*s == ' ')
-		s++;
-	for (end = s + strlen(s); end > s && (end[-1] == ' ' || end[-1] == '\n'); )
-		*--end = '\0';
-	return s;
-}
-
 /*
  * Code of libjitperf itself (libjitperf.so*, libjitperf-cyg.so*) or its
  * probe functions where they were linked in statically: the cost of the
  * instrumentation, shown apart from the program's own non-JIT code.
+ * Asked of frames that are not JIT code (a JIT may name its code jp_*).
  */
 static int is_probe(const char *dso, const char *sym)
 {
 	static const char *const probes[] = { "jitperf__enter_slow", "jitperf__exit_slow",
 					      "jitperf_enter", "jitperf_exit" };
+	const char *b = strrchr(dso, '/');
 
-	if (!strncmp(dso, "libjitperf", 10) && strstr(dso, ".so"))
+	b = b ? b + 1 : dso;
+	if (!strncmp(b, "libjitperf", 10) && strstr(b, ".so"))
 		return 1;
-	/* a JIT may name its own code anything, jp_* included */
-	if (!strncmp(dso, "jitted-", 7) || !strncmp(dso, "perf-", 5) || !strncmp(dso, "[JIT]", 5))
-		return 0;
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
 		if (!strcmp(sym, probes[i]))
 			return 1;
 	return !strncmp(sym, "jp_", 3);
 }
 
-/* One line of perf report -t '\t': children, self, samples, dso, "[x] symbol". */
-static int perf_line(struct table *t, char *line)
+/*
+ * One frame of the current sample (depth 0 is where it landed): JIT code
+ * by its object, named as perf names it or from the directory's copies;
+ * other code only where a statistics file lists its name (libjitperf-cyg).
+ * A function counts once per sample in children, however deep it recurses.
+ */
+static int add_frame(struct table *t, size_t depth, const char *dso, const char *sym,
+		     uint64_t ip)
 {
-	char *f[5], *p = line, *sym, *dso, *end;
 	struct fnrow *row;
-	uint64_t samples;
-	size_t n = 0;
+	const char *name;
+	int jit = jitsym_frame(t->js, dso, sym, ip, &name);
 
-	for (n = 0; n < 5 && p; n++) {
-		f[n] = p;
-		p = strchr(p, '\t');
-		if (p)
-			*p++ = '\0';
-	}
-	if (n != 5)
-		return 0;                   /* not a table row: ignore */
-	samples = strtoull(f[2], &end, 10);
-	dso = trim(f[3]);
-	sym = f[4];
-	if (end == f[2])
-		return 0;
-	if (sym[0] == '[' && sym[1] && sym[2] == ']' && sym[3] == ' ')
-		sym += 4;
-	sym = trim(sym);
-	t->total_samples += samples;
-	if (is_probe(dso, sym)) {
-		t->probe_samples += samples;
+	if (jit < 0)
+		return jit;
+	if (jit && !name) {
+		t->unnamed_samples += depth == 0;
 		return 0;
 	}
-	row = lookup(t, sym);
-	if (!row)
-		return -ENOMEM;
-	row->samples += samples;
-	while (*f[0] == ' ')
-		f[0]++;
-	if (strncmp(f[0], "N/A", 3)) {
-		/*
-		 * perf sorts by symbol object, not name: one function can come
-		 * in two rows (its jitted-*.so and the perf map, when a sample
-		 * lands before perf sees the injected mmap).  Add them up like
-		 * the samples, or the smaller row would hide the other.
-		 */
-		row->children = (row->children > 0 ? row->children : 0) + strtod(f[0], NULL);
-		t->have_children = 1;
+	if (jit) {
+		if (!(row = lookup(t, name)))
+			return -ENOMEM;
+		row->jit = 1;
+	} else if (depth == 0 && is_probe(dso, sym)) {
+		t->probe_samples++;
+		return 0;
+	} else if (!(row = find(t, sym)) || !row->has_stats) {
+		return 0;
+	}
+	if (depth == 0)
+		row->samples++;
+	if (t->callchains && row->seen != t->total_samples) {
+		row->seen = t->total_samples;
+		row->children++;
 	}
 	return 0;
 }
 
 /*
- * Run perf report and feed its rows to the table: 0, -ENOENT without perf,
- * else -errno or perf's exit status.
+ * A frame as perf script -F ip,sym,dso prints it: "ADDR SYMBOL (DSO)",
+ * where the symbol may hold blanks and parentheses of its own.
+ */
+static int frame_line(struct table *t, char *l)
+{
+	char *end, *open, *sym;
+	uint64_t ip;
+	size_t n;
+
+	while (*l == ' ' || *l == '\t')
+		l++;
+	ip = strtoull(l, &end, 16);
+	if (end == l)
+		return 0;
+	sym = end + (*end == ' ');
+	n = strlen(sym);
+	while (n && (sym[n - 1] == '\n' || sym[n - 1] == ' '))
+		sym[--n] = '\0';
+	open = NULL;
+	if (n && sym[n - 1] == ')')
+		for (char *p = sym + n - 1; p > sym; p--)
+			if (*p == '(' && p[-1] == ' ') {
+				open = p;
+				break;
+			}
+	if (!open)
+		return add_frame(t, t->depth++, "", sym, ip);
+	open[-1] = '\0';
+	sym[n - 1] = '\0';
+	return add_frame(t, t->depth++, open + 1, sym, ip);
+}
+
+/*
+ * A sample's first line: "PID EVENT: " then, without a call graph, its one
+ * frame.  Only the first event's samples count, as in perf report's first
+ * table.
+ */
+static int header_line(struct table *t, char *l)
+{
+	char *ev, *colon;
+
+	while (*l == ' ')
+		l++;
+	while (*l >= '0' && *l <= '9')
+		l++;
+	while (*l == ' ')
+		l++;
+	ev = l;
+	for (colon = strchr(ev, ':'); colon; colon = strchr(colon + 1, ':'))
+		if (colon[1] == ' ' || colon[1] == '\n' || !colon[1])
+			break;
+	if (!colon)
+		return 0;                  /* not a sample line: ignore */
+	*colon = '\0';
+	if (!t->event && !(t->event = strdup(ev)))
+		return -ENOMEM;
+	t->counting = !strcmp(ev, t->event);
+	if (!t->counting) {
+		t->other_events = 1;
+		return 0;
+	}
+	t->total_samples++;
+	t->depth = 0;
+	for (l = colon + 1; *l == ' '; l++)
+		;
+	if (*l && *l != '\n')
+		return frame_line(t, l);
+	t->callchains = 1;             /* the frames follow, one a line */
+	return 0;
+}
+
+/*
+ * Samples through perf script, aggregated here: perf report would group
+ * frames by object and address, where a JIT function is one name across
+ * the images and perf map lines that held its code.  0, -ENOENT without
+ * perf, else -errno or perf's exit status.
  */
 static int perf_samples(struct table *t, const char *data)
 {
 	static const char *const args[] = {
-		"report", "-i", NULL, "--stdio", "--children", "--sort", "dso,sym",
-		"-F", "overhead_children,overhead,sample,dso,sym", "-t", "\t", "-q",
-		"-g", "none", "--percent-limit", "0", NULL };
+		"script", "-i", NULL, "-F", "pid,event,ip,sym,dso", NULL };
 	const char *argv[sizeof(args) / sizeof(args[0])];
 	char *perf = perf_find(), *line = NULL;
 	size_t cap = 0;
@@ -355,8 +459,12 @@ static int perf_samples(struct table *t, const char *data)
 		close(fd);
 		err = -errno;
 	}
-	while (fp && !err && getline(&line, &cap, fp) > 0)
-		err = perf_line(t, line);
+	while (fp && !err && getline(&line, &cap, fp) > 0) {
+		if (line[0] == '\t')
+			err = t->counting ? frame_line(t, line) : 0;
+		else if (line[0] != '\n')
+			err = header_line(t, line);
+	}
 	free(line);
 	if (fp)
 		fclose(fp);
@@ -375,18 +483,39 @@ static int cmp_rows(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* What perf gave before it failed is not shown as if it were all. */
+static void forget_samples(struct table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		t->rows[i].samples = t->rows[i].children = 0;
+	t->total_samples = t->probe_samples = t->unnamed_samples = 0;
+}
+
+/* A row worth a line: perf saw it, or it was instrumented. */
+static int active(const struct fnrow *r)
+{
+	return r->jit && (r->samples || r->children || r->has_stats);
+}
+
+static double pct(uint64_t n, uint64_t total)
+{
+	return total ? 100.0 * (double)n / (double)total : 0.0;
+}
+
 static void print_table(struct table *t, const char *dir)
 {
-	uint64_t jit_samples = 0;
-	int stats = 0, width = t->probe_samples ? 16 : 14;   /* "(jitperf probes)" */
-	size_t shown = 0;
+	uint64_t jit_samples = t->unnamed_samples;
+	int stats = 0, width = t->unnamed_samples ? 18 : t->probe_samples ? 16 : 14;
+	size_t shown = 0, quiet = 0;
 
 	for (size_t i = 0; i < t->n; i++) {
 		struct fnrow *r = &t->rows[i];
 		int len = (int)strlen(r->label ? r->label : r->name);
 
-		if (!r->jit)
+		if (!active(r)) {
+			quiet += r->jit;
 			continue;
+		}
 		jit_samples += r->samples;
 		stats |= r->has_stats;
 		width = len > width ? (len > 48 ? 48 : len) : width;
@@ -399,7 +528,7 @@ static void print_table(struct table *t, const char *dir)
 	printf("# %s: ", dir);
 	if (t->have_perf)
 		printf("%" PRIu64 " samples, %.2f%% in JIT code; ", t->total_samples,
-		       t->total_samples ? 100.0 * (double)jit_samples / (double)t->total_samples : 0.0);
+		       pct(jit_samples, t->total_samples));
 	printf("%zu process%s with instrumented calls\n", t->nstats, t->nstats == 1 ? "" : "es");
 	printf("%-*s", width, "function");
 	if (t->have_perf)
@@ -413,15 +542,14 @@ static void print_table(struct table *t, const char *dir)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct fnrow *r = &t->rows[i];
 
-		if (!r->jit)
+		if (!active(r))
 			continue;
 		shown++;
 		printf("%-*s", width, r->label ? r->label : r->name);
 		if (t->have_perf) {
-			printf(" %7.2f", t->total_samples ?
-			       100.0 * (double)r->samples / (double)t->total_samples : 0.0);
-			if (r->children >= 0)
-				printf(" %9.2f", r->children);
+			printf(" %7.2f", pct(r->samples, t->total_samples));
+			if (t->callchains)
+				printf(" %9.2f", pct(r->children, t->total_samples));
 			else
 				printf(" %9s", "-");
 			printf(" %8" PRIu64, r->samples);
@@ -442,20 +570,28 @@ static void print_table(struct table *t, const char *dir)
 		}
 		putchar('\n');
 	}
+	if (t->have_perf && t->unnamed_samples)
+		printf("%-*s %7.2f %9s %8" PRIu64 "\n", width, "(unnamed JIT code)",
+		       pct(t->unnamed_samples, t->total_samples), "-", t->unnamed_samples);
 	if (t->have_perf && t->probe_samples)
 		printf("%-*s %7.2f %9s %8" PRIu64 "\n", width, "(jitperf probes)",
-		       100.0 * (double)t->probe_samples / (double)t->total_samples, "-",
-		       t->probe_samples);
+		       pct(t->probe_samples, t->total_samples), "-", t->probe_samples);
 	if (t->have_perf) {
 		uint64_t other = t->total_samples - jit_samples - t->probe_samples;
 
 		printf("%-*s %7.2f %9s %8" PRIu64 "\n", width, "(not JIT code)",
-		       t->total_samples ? 100.0 * (double)other / (double)t->total_samples : 0.0,
-		       "-", other);
+		       pct(other, t->total_samples), "-", other);
 	}
-	if (!shown)
-		printf("(no JIT functions: the program registered none)\n");
-	if (t->have_perf && !t->have_children)
+	if (!shown && !quiet && !t->unnamed_samples)
+		printf("(no JIT code: no process wrote a jitdump or perf map, and perf saw none)\n");
+	else if (quiet)
+		printf("# %zu more JIT function%s without %s\n", quiet, quiet == 1 ? "" : "s",
+		       t->have_perf && t->nstats ? "samples or calls" :
+		       t->have_perf ? "samples" : "calls");
+	if (t->other_events)
+		printf("# samples of %s only; jitperf report --perf shows the other events\n",
+		       t->event);
+	if (t->have_perf && !t->callchains)
 		printf("# children%%: record with -g or --call-graph to see time spent in callees\n");
 }
 
@@ -531,20 +667,23 @@ int cmd_report(int argc, char **argv)
 		free(data);
 		return 127;
 	}
-	err = add_jitdump_names(&t, &rd);
-	if (!err)
-		err = add_stats(&t, &rd);
+	err = jitsym_new(&t.js, dir);
+	err = err ?: add_jitdump_names(&t, &rd);
+	err = err ?: add_perfmap_names(&t, &rd);
+	err = err ?: add_stats(&t, &rd);
 	if (!err && (rd.has_perf_data || rd.has_jit_data)) {
 		err = perf_samples(&t, data);
 		if (err == 127 || err == -ENOENT)
 			cmd_err("perf not found, showing instrumented figures only "
 				"(" PERF_INSTALL_HINT ")");
 		else if (err) {     /* a damaged perf.data: still show the rest, exit 1 */
-			cmd_err("perf report -i %s failed; showing "
+			cmd_err("perf script -i %s failed; showing "
 				"instrumented figures only", data);
 			t.bad_input = err != -ENOMEM;
 		}
 		t.have_perf = !err;
+		if (err)
+			forget_samples(&t);
 		err = err == -ENOMEM ? err : 0;
 	}
 	if (err)

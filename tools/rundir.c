@@ -63,6 +63,8 @@ int rundir_scan(const char *dir, struct rundir *rd)
 			err = add(&rd->stats, &rd->nstats, dir, n);
 		else if (matches(n, "jitperf-", ".trace"))
 			err = add(&rd->traces, &rd->ntraces, dir, n);
+		else if (matches(n, "perf-", ".map"))
+			err = add(&rd->maps, &rd->nmaps, dir, n);
 		else if (!strcmp(n, "perf.data"))
 			rd->has_perf_data = 1;
 		else if (!strcmp(n, "perf.jit.data"))
@@ -79,6 +81,8 @@ int rundir_scan(const char *dir, struct rundir *rd)
 		qsort(rd->stats, rd->nstats, sizeof(char *), cmpstr);
 	if (rd->ntraces)
 		qsort(rd->traces, rd->ntraces, sizeof(char *), cmpstr);
+	if (rd->nmaps)
+		qsort(rd->maps, rd->nmaps, sizeof(char *), cmpstr);
 	return 0;
 }
 
@@ -94,6 +98,7 @@ void rundir_free(struct rundir *rd)
 	free_list(rd->dumps, rd->ndumps);
 	free_list(rd->stats, rd->nstats);
 	free_list(rd->traces, rd->ntraces);
+	free_list(rd->maps, rd->nmaps);
 	memset(rd, 0, sizeof(*rd));
 }
 

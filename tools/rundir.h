@@ -13,6 +13,8 @@ struct rundir {
 	size_t  nstats;
 	char  **traces;    /* DIR/jitperf-<pid>.trace */
 	size_t  ntraces;
+	char  **maps;      /* DIR/perf-<pid>.map: copies of the run's perf maps */
+	size_t  nmaps;
 	int     has_perf_data, has_jit_data;   /* perf.data, perf.jit.data */
 };
 
