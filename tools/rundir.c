@@ -124,20 +124,36 @@ uint64_t rundir_code_loads(const struct rundir *rd)
 /*
  * perf.data (tools/perf/Documentation/perf.data-file-format.txt): a
  * 104-byte header whose data section {offset, size} sits at byte 40, then
- * records that each start with {u32 type, u16 misc, u16 size}.
+ * records that each start with {u32 type, u16 misc, u16 size}.  Only what
+ * record needs is read here; this walker knows no attributes, features or
+ * pipe mode.
  */
 #define PERF_MAGIC2       0x32454c4946524550ULL   /* "PERFILE2" */
 #define PERF_RECORD_SAMPLE 9
 
-int perfdata_samples(const char *path, uint64_t *n)
+/* The window buf[0..have) holds the file's data section from byte win on. */
+static int window_at(int fd, uint64_t off, uint64_t p, unsigned char *buf, size_t cap,
+		     uint64_t *win, size_t *have, size_t need)
+{
+	ssize_t r = pread(fd, buf, cap, (off_t)(off + p));
+
+	if (r < 0)
+		return -errno;
+	if ((size_t)r < need)
+		return -EINVAL;         /* the file ends inside a record */
+	*win = p;
+	*have = (size_t)r;
+	return 0;
+}
+
+int perfdata_walk(const char *path, perfdata_fn fn, void *arg)
 {
 	unsigned char hdr[104], *buf;
 	uint64_t magic, off, size, p = 0, win = 0;
 	size_t have = 0;
-	const size_t cap = 1 << 20;
+	const size_t cap = 1 << 20;     /* a record is at most 64 KiB */
 	int fd, err = 0;
 
-	*n = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -152,31 +168,41 @@ int perfdata_samples(const char *path, uint64_t *n)
 	memcpy(&size, hdr + 48, 8);
 	if (magic != PERF_MAGIC2)
 		err = -EINVAL;
-	/* only each record's 8-byte header is read, through a 1 MiB window */
 	while (!err && p + 8 <= size) {
 		uint32_t type;
 		uint16_t rsize;
 
-		if (p < win || p + 8 > win + have) {
-			ssize_t r = pread(fd, buf, cap, (off_t)(off + p));
-
-			if (r < 8) {
-				err = r < 0 ? -errno : -EINVAL;
-				break;
-			}
-			win = p;
-			have = (size_t)r;
-		}
+		if (p + 8 > win + have)
+			err = window_at(fd, off, p, buf, cap, &win, &have, 8);
+		if (err)
+			break;
 		memcpy(&type, buf + (p - win), 4);
 		memcpy(&rsize, buf + (p - win) + 6, 2);
-		if (rsize < 8) {
+		if (rsize < 8 || p + rsize > size) {
 			err = -EINVAL;
 			break;
 		}
-		*n += type == PERF_RECORD_SAMPLE;
+		if (p + rsize > win + have)
+			err = window_at(fd, off, p, buf, cap, &win, &have, rsize);
+		if (!err)
+			err = fn(type, buf + (p - win), rsize, arg);
 		p += rsize;
 	}
 	free(buf);
 	close(fd);
 	return err;
+}
+
+static int count_sample(uint32_t type, const unsigned char *rec, size_t size, void *arg)
+{
+	(void)rec;
+	(void)size;
+	*(uint64_t *)arg += type == PERF_RECORD_SAMPLE;
+	return 0;
+}
+
+int perfdata_samples(const char *path, uint64_t *n)
+{
+	*n = 0;
+	return perfdata_walk(path, count_sample, n);
 }

@@ -26,6 +26,15 @@ void rundir_free(struct rundir *rd);
 uint64_t rundir_code_loads(const struct rundir *rd);
 
 /*
+ * Each record of a perf.data file's data section, in file order, whole
+ * (header included): fn's non-zero return stops the walk and is returned.
+ * 0, or a negative errno (-EINVAL: not a perf.data file this walker can
+ * read, or one cut short).
+ */
+typedef int (*perfdata_fn)(uint32_t type, const unsigned char *rec, size_t size, void *arg);
+int perfdata_walk(const char *path, perfdata_fn fn, void *arg);
+
+/*
  * PERF_RECORD_SAMPLE records in a perf.data file, read from its headers
  * without perf.  0, or a negative errno (not a perf.data file we can walk).
  */
