@@ -61,6 +61,16 @@ int ps_finish(struct ps_parser *p);
 /* Read a whole file descriptor through the parser (big reads, no per-line copy). */
 int ps_parse_fd(struct ps_parser *p, int fd);
 
+/*
+ * A frame's name from elsewhere than perf: called for every frame with its
+ * module (dso), address and symbol as the line gives them (not
+ * NUL-terminated); returns the name to use instead, or NULL to keep the
+ * symbol.  The name is tidied like any other.
+ */
+typedef const char *(*ps_resolve_fn)(void *arg, const char *mod, size_t modn,
+				     const char *pc, size_t pcn, const char *sym, size_t symn);
+void ps_set_resolver(struct ps_parser *p, ps_resolve_fn fn, void *arg);
+
 const char *ps_error(const struct ps_parser *p);
 uint64_t    ps_samples(const struct ps_parser *p);
 /* The event samples were filtered to (the first one seen), "" if none. */
