@@ -5,9 +5,10 @@
  * call graphs were recorded) beside the exact instrumented figures of the
  * statistics files (calls, mean, min, max, counters per call).
  *
- * Samples come from perf's own aggregation: `perf report --sort sym` with
- * tab-separated overhead_children, overhead, sample and symbol columns;
- * percentages are recomputed from the sample counts so they are exact.
+ * Samples come from perf script, one frame a line, and are added up here
+ * by function name; which frames are JIT code of any emitter and what
+ * they are called is tools/jitsym.c's business (perf's names, else the
+ * record directory's copies of perf maps and jitdumps).
  */
 #include "config.h"
 
@@ -37,6 +38,8 @@ static const char usage_text[] =
 	"Where the time went in the JIT code of a jitperf record directory (default\n"
 	"jitperf.data): per function, the share of perf samples (self and children)\n"
 	"and the instrumented figures (calls, mean, min and max ns, counters per call).\n"
+	"JIT code of any runtime counts (jitted-*.so of perf inject, perf maps), named\n"
+	"as perf names it or from the directory's copies of perf maps and jitdumps.\n"
 	"Functions of -finstrument-functions programs (libjitperf-cyg) are named\n"
 	"'function (file.c:line)'; samples in libjitperf's own probes are the row\n"
 	"'(jitperf probes)'.\n"
