@@ -103,7 +103,7 @@ SCRIPT_TESTS = \
 	tests/lib/instr-env.test tests/lib/instr-sigkill.test \
 	tests/lib/cyg-preload.test tests/lib/cyg-linked.test \
 	tests/cmd/dump.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
-	tests/cmd/node.test tests/cmd/jvm.test \
+	tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
 	tests/convert/stackcollapse.test tests/convert/chrome.test tests/convert/svg.test \
 	tests/convert/errors.test tests/convert/record.test tests/convert/viewer.test \
 	tests/convert/outfile.test \
