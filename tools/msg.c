@@ -2,6 +2,7 @@
 /* The command's one-line messages (the convention is in tools/cmds.h). */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -18,4 +19,18 @@ void cmd_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int cmd_bad_option(int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':')
+		cmd_err("option '%s' needs an argument", arg);
+	else if (optopt && arg[0] == '-' && arg[1] != '-')
+		cmd_err("unknown option '-%c'", optopt);
+	else
+		cmd_err("unknown option '%s'", arg);
+	fprintf(stderr, "see '%s --help'\n", cmd_name);
+	return 2;
 }

@@ -438,8 +438,9 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 
 	o->dir = "jitperf.data";
 	optind = 1;
-	/* "+": options end at the command's name */
-	while ((c = getopt_long(argc, argv, "+o:e:F:gqh", opts, NULL)) != -1) {
+	opterr = 0;
+	/* "+": options end at the command's name; ":": a missing argument is ':' */
+	while ((c = getopt_long(argc, argv, "+:o:e:F:gqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->dir = optarg; break;
 		case 'e': o->event = optarg; break;
@@ -474,9 +475,12 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 			break;
 		case OPT_COUNTERS: o->counters = optarg; o->instrument = 1; break;
 		case OPT_NOPERF: o->no_perf = 1; break;
-		default:
-			*status = cmd_usage(usage_text, c == 'h');
+		case 'h':
+			*status = cmd_usage(usage_text, 1);
 			return -ECANCELED;
+		default:
+			*status = cmd_bad_option(c, argv);
+			return -EINVAL;
 		}
 	}
 	if (optind >= argc) {
@@ -520,12 +524,11 @@ static int check_programs(struct record *r)
 	return 0;
 }
 
-/* The event to sample: the user's, else cycles, else cpu-clock. */
-static int choose_event(struct record *r)
+/* perf may sample here: said before DIR is touched. */
+static int check_paranoid(struct record *r)
 {
 	int paranoid;
 
-	r->event = r->o.event;
 	if (r->o.no_perf)
 		return 0;
 	paranoid = read_paranoid();
@@ -535,6 +538,18 @@ static int choose_event(struct record *r)
 			"with: sysctl kernel.perf_event_paranoid=2", paranoid);
 		return -EACCES;
 	}
+	return 0;
+}
+
+/*
+ * The event to sample: the user's, else cycles, else cpu-clock.  After
+ * DIR is made, so a DIR that cannot be is the one line a user sees.
+ */
+static int choose_event(struct record *r)
+{
+	r->event = r->o.event;
+	if (r->o.no_perf)
+		return 0;
 	if (!r->event && have_hw_cycles()) {
 		r->event = "cycles";
 	} else if (!r->event) {
@@ -579,8 +594,8 @@ static int run_command(struct record *r)
 	}
 	if (!r->o.no_perf && (stat(r->data, &st) || st.st_size == 0)) {
 		/* perf failed before the command ran: its message says why */
-		cmd_err("perf record failed (exit status %d) and recorded nothing; %s is "
-			"left as it was", r->status, r->o.dir);
+		cmd_err("perf record failed (exit status %d) and recorded nothing; %s %s",
+			r->status, r->o.dir, r->rotated ? "is left as it was" : "was not created");
 		undo_dir(r->o.dir, r->rotated);
 		r->status = r->status ? r->status : 1;
 		return -EIO;
@@ -630,8 +645,9 @@ int cmd_record(int argc, char **argv)
 
 	err = parse(argc, argv, &r.o, &r.status);
 	err = err ?: check_programs(&r);
-	err = err ?: choose_event(&r);
+	err = err ?: check_paranoid(&r);
 	err = err ?: make_dir(&r);
+	err = err ?: choose_event(&r);
 	err = err ?: run_command(&r);
 	err = err ?: inject_jit(&r);
 	err = err ?: collect_files(&r);

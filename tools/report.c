@@ -613,13 +613,16 @@ int cmd_report(int argc, char **argv)
 	int c, handover = 0, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ph", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ph", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			handover = 1;
 			break;
+		case 'h':
+			return cmd_usage(usage_text, 1);
 		default:
-			return cmd_usage(usage_text, c == 'h');
+			return cmd_bad_option(c, argv);
 		}
 	}
 	if (optind < argc - 1) {

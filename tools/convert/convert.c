@@ -162,7 +162,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 	c->o.title = "Flame Graph";
 	optind = 1;
 	opterr = 0;             /* our own messages, named "jitperf convert" */
-	while (!err && (opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while (!err && (opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p': c->o.ps_flags |= PS_PID; break;
 		case 't': c->o.ps_flags |= PS_TID; break;
@@ -178,11 +178,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 			return -ECANCELED;
 		case '?':
 		case ':':
-			if (optopt >= OPT_WRITER || (optopt && strchr("ST", optopt)))
-				cmd_err("option '%s' needs an argument", argv[optind - 1]);
-			else
-				cmd_err("unknown option '%s'", argv[optind - 1]);
-			fprintf(stderr, "see 'jitperf convert --help'\n");
+			cmd_bad_option(opt, argv);
 			return usage_error(c);
 		default:
 			err = add_output(c, cv_writers[opt - OPT_WRITER], optarg);
