@@ -378,9 +378,6 @@ static int read_text(struct cv_input *in, unsigned flags, const struct cv_sink *
 		ret = ps_parse_fd(p, in->fd);
 	if (ret)
 		snprintf(err, errlen, "%s", ps_error(p));
-	else if (!ps_samples(p))       /* not an error: say why the output is empty */
-		cmd_err("%s: no samples (for perf script text, record "
-			"with call graphs: perf record -g)", in->path);
 	ps_free(p);
 	return ret;
 }
