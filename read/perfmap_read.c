@@ -89,8 +89,8 @@ static int by_start(const void *a, const void *b)
 int pm_read(const char *path, struct pm_map **out, char *errbuf, size_t errlen)
 {
 	struct pm_map *m;
-	size_t len, cap = 0, line = 0;
-	char *buf, *l, *end;
+	size_t len = 0, cap = 0, line = 0;
+	char *buf = NULL, *l, *end;
 	int err;
 
 	*out = NULL;
