@@ -391,10 +391,32 @@ END_TEST
 
 /* ---- strerror */
 
+/*
+ * The function table holds 4194303 functions (1024 chunks of 4096, id 0
+ * unused); the next registration fails with ENOBUFS, whose text is not
+ * that of a full disk.
+ */
+START_TEST(test_fn_table_full)
+{
+	struct jitperf_options o = { .size = sizeof(o), .outputs = 0, .dir = dir };
+	jitperf *jp = NULL;
+	jitperf_fn id = 0, last = 0;
+
+	ck_assert_int_eq(jitperf_open(&jp, &o), 0);
+	while ((id = jitperf_fn_register(jp, "f", NULL, 0)) != 0)
+		last = id;
+	ck_assert_int_eq(errno, ENOBUFS);
+	ck_assert_uint_eq(last, 4194303);
+	ck_assert_str_eq(jitperf_strerror(errno), "the session's function table is full "
+			 "(jitperf_fn_register)");
+	ck_assert_int_eq(jitperf_close(jp), 0);
+}
+END_TEST
+
 START_TEST(test_strerror)
 {
 	static const int codes[] = {
-		EINVAL, ENOMEM, ENOENT, ENOSPC, EDQUOT, EFBIG, EIO, EACCES, EPERM, EROFS,
+		EINVAL, ENOMEM, ENOENT, ENOSPC, ENOBUFS, EDQUOT, EFBIG, EIO, EACCES, EPERM, EROFS,
 		ENOTDIR, ENAMETOOLONG, ELOOP, EEXIST, EMFILE, ENFILE, E2BIG, EFAULT, ENOTSUP, EBADF,
 		EBUSY, ENODEV, EISDIR,
 	};
@@ -412,9 +434,11 @@ START_TEST(test_strerror)
 			ck_assert_str_ne(s, seen[j]);
 		seen[i] = s;
 	}
-	/* codes with two meanings name both; EBUSY is the one-instrumenting-session rule */
-	ck_assert_ptr_nonnull(strstr(jitperf_strerror(-ENOSPC), "no space left on the device"));
-	ck_assert_ptr_nonnull(strstr(jitperf_strerror(-ENOSPC), "function table is full"));
+	/* a full disk and a full function table are told apart; EBUSY is the
+	 * one-instrumenting-session rule */
+	ck_assert_str_eq(jitperf_strerror(-ENOSPC), "no space left on the device of an output file");
+	ck_assert_str_eq(jitperf_strerror(-ENOBUFS),
+			 "the session's function table is full (jitperf_fn_register)");
 	ck_assert_ptr_nonnull(strstr(jitperf_strerror(-EBUSY),
 				     "only one instrumenting session per process"));
 	/* other errno values: the system's text; nonsense: still a string */
@@ -477,6 +501,8 @@ static Suite *session_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_strerror);
 	tcase_add_test(tc, test_strerror_busy);
+	tcase_add_test(tc, test_fn_table_full);
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
 }
