@@ -269,8 +269,9 @@ static size_t move_images(const char *from, const char *dir, uint32_t pid,
 			continue;
 		snprintf(src, sizeof(src), "%s/%s", from, de->d_name);
 		snprintf(dst, sizeof(dst), "%s/%s", dir, de->d_name);
-		if (lstat(src, &st) || !S_ISREG(st.st_mode) || !newer(&st, since) ||
-		    !access(dst, F_OK))
+		/* perf inject ran as us: an image of another user was planted */
+		if (lstat(src, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		    !newer(&st, since) || !access(dst, F_OK))
 			continue;
 		if (!rename(src, dst) || (errno == EXDEV && !copy_file(src, dst, since) &&
 					  !unlink(src)))

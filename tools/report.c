@@ -435,8 +435,9 @@ static int header_line(struct table *t, char *l)
 /*
  * Samples through perf script, aggregated here: perf report would group
  * frames by object and address, where a JIT function is one name across
- * the images and perf map lines that held its code.  0, -ENOENT without
- * perf, else -errno or perf's exit status.
+ * the images and perf map lines that held its code.  0, -ENOENT when
+ * there is no perf to run, -EIO when perf script failed (a damaged
+ * perf.data), or another -errno.
  */
 static int perf_samples(struct table *t, const char *data)
 {
@@ -472,7 +473,7 @@ static int perf_samples(struct table *t, const char *data)
 	if (fp)
 		fclose(fp);
 	st = perf_wait(pid);
-	return err ? err : st;
+	return err ? err : st == 127 ? -ENOENT : st ? -EIO : 0;
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -679,7 +680,7 @@ int cmd_report(int argc, char **argv)
 	err = err ?: add_stats(&t, &rd);
 	if (!err && (rd.has_perf_data || rd.has_jit_data)) {
 		err = perf_samples(&t, data);
-		if (err == 127 || err == -ENOENT)
+		if (err == -ENOENT)
 			cmd_err("perf not found, showing instrumented figures only "
 				"(" PERF_INSTALL_HINT ")");
 		else if (err) {     /* a damaged perf.data: still show the rest, exit 1 */
