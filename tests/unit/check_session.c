@@ -272,10 +272,10 @@ START_TEST(test_debug_messages)
 			 "(expected perfmap, jitdump, trace, stats or all)\n");
 	free(text);
 	setenv("JITPERF", "jitdump", 1);
-	setenv("JITPERF_DIR", "/nonexistent/dir", 1);
+	setenv("JITPERF_DIR", "/dev/null/dir", 1);     /* cannot be made */
 	text = stderr_of_open(&err);
-	ck_assert_int_eq(err, -ENOENT);
-	ck_assert_ptr_nonnull(strstr(text, "/nonexistent/dir/jit-"));   /* names the file */
+	ck_assert_int_eq(err, -ENOTDIR);
+	ck_assert_ptr_nonnull(strstr(text, "/dev/null/dir/jit-"));      /* names the file */
 	free(text);
 }
 END_TEST
@@ -359,6 +359,98 @@ static void default_at_exit(void)
 	REQUIRE(jitperf_code_load(jitperf_default(), "atexit", code, 8, NULL) == 0);
 	exit(0);        /* atexit closes it: CODE_CLOSE must be in the file */
 }
+
+/* stderr into path while fn runs in a child; the child's status */
+static int in_child_stderr(void (*fn)(void), const char *path)
+{
+	int st;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(99);
+		fn();
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void default_traces(void)
+{
+	REQUIRE(jitperf_outputs(jitperf_default()) == JITPERF_JITDUMP);
+	REQUIRE(jitperf_close(jitperf_default()) == 0);
+}
+
+static void default_inactive(void)
+{
+	REQUIRE(jitperf_outputs(jitperf_default()) == 0);
+}
+
+/*
+ * JITPERF_DIR names a directory that does not exist: it is made, parents
+ * too, as perf and uftrace make theirs.  One that cannot be made, or any
+ * output JITPERF asks for that cannot be opened, is one line on stderr --
+ * the environment is the user asking -- and the session stays inactive.
+ * jitperf_open() says nothing: its caller has the error code.
+ */
+START_TEST(test_env_dir_made_or_said)
+{
+	char sub[600], path[700], err_path[700], want[900], *text;
+	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_JITDUMP };
+	jitperf *jp;
+	size_t len;
+	int fd;
+
+	snprintf(sub, sizeof(sub), "%s/new/sub", dir);
+	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
+	setenv("JITPERF", "jitdump", 1);
+	setenv("JITPERF_DIR", sub, 1);
+	ck_assert_int_eq(in_child_stderr(default_traces, err_path), 0);
+	text = (char *)slurp(err_path, &len);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(text, "");
+	free(text);
+	ck_assert_int_eq(files_in(sub), 1);             /* the child's jitdump */
+
+	/* a path through a file: not a directory, and said so once */
+	snprintf(path, sizeof(path), "%s/file", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(sub, sizeof(sub), "%s/file/sub", dir);
+	setenv("JITPERF_DIR", sub, 1);
+	ck_assert_int_eq(in_child_stderr(default_inactive, err_path), 0);
+	text = (char *)slurp(err_path, &len);
+	ck_assert_ptr_nonnull(text);
+	snprintf(want, sizeof(want), "jitperf: JITPERF=jitdump: nothing is recorded: %s (%s)\n",
+		 jitperf_strerror(-ENOTDIR), sub);
+	ck_assert_str_eq(text, want);
+	free(text);
+
+	/* JITPERF unset: an inactive session is what was asked; silence */
+	unsetenv("JITPERF");
+	ck_assert_int_eq(in_child_stderr(default_inactive, err_path), 0);
+	text = (char *)slurp(err_path, &len);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(text, "");
+	free(text);
+
+	/* the API: made the same, and on failure the code, no message */
+	snprintf(sub, sizeof(sub), "%s/api/made", dir);
+	o.dir = sub;
+	ck_assert_int_eq(jitperf_open(&jp, &o), 0);
+	ck_assert_str_eq(jp->dir, sub);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", sub, (int)getpid());
+	ck_assert_int_eq(access(path, F_OK), 0);
+	snprintf(sub, sizeof(sub), "%s/file/api", dir);
+	ck_assert_int_eq(jitperf_open(&jp, &o), -ENOTDIR);
+}
+END_TEST
 
 START_TEST(test_default_session)
 {
@@ -497,6 +589,7 @@ static Suite *session_suite(void)
 	tc = tcase_create("Default session");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_default_session);
+	tcase_add_test(tc, test_env_dir_made_or_said);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Error texts");
