@@ -108,11 +108,13 @@ static void field(char *dst, size_t len, const unsigned char *rec, size_t size, 
  * MMAP and MMAP2 of a jit-<pid>.dump are the markers that say where each
  * jitdump is (the file name starts at byte 40 of MMAP, 72 of MMAP2).
  */
-static int on_record(uint32_t type, const unsigned char *rec, size_t size, void *arg)
+static int on_record(const struct perfdata_rec *r, void *arg)
 {
 	struct walk *w = arg;
 	struct collect_proc *p;
-	uint32_t pid, tid, ppid;
+	const unsigned char *rec = r->data;
+	size_t size = r->size;
+	uint32_t pid, tid, ppid, type = r->type;
 	char path[PATH_MAX];
 
 	if (size < 16)
@@ -125,7 +127,12 @@ static int on_record(uint32_t type, const unsigned char *rec, size_t size, void 
 			return 0;       /* a thread's name, not the process's */
 		if (!(p = proc(w->c, pid)))
 			return -ENOMEM;
+		/* the name it ended with: the latest exec (erl execs erlexec, then beam.smp) */
+		if (p->comm[0] && r->time != UINT64_MAX && p->comm_time != UINT64_MAX &&
+		    r->time < p->comm_time)
+			return 0;
 		field(p->comm, sizeof(p->comm), rec, size, 16);
+		p->comm_time = r->time;
 		return 0;
 	case REC_FORK:
 		if (size < 24)

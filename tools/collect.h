@@ -17,7 +17,8 @@
 /* One process of the run that left JIT code behind. */
 struct collect_proc {
 	uint32_t pid;
-	char     comm[32];          /* its command name, as perf recorded it */
+	char     comm[32];          /* its command name, as perf recorded it last */
+	uint64_t comm_time;         /* when (UINT64_MAX: not known) */
 	int      has_dump, has_map; /* DIR/jit-<pid>.dump, DIR/perf-<pid>.map */
 	uint64_t loads;             /* CODE_LOAD records of its jitdump */
 	size_t   syms;              /* functions its perf map names */

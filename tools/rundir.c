@@ -130,6 +130,40 @@ uint64_t rundir_code_loads(const struct rundir *rd)
  */
 #define PERF_MAGIC2       0x32454c4946524550ULL   /* "PERFILE2" */
 #define PERF_RECORD_SAMPLE 9
+/* perf_event_attr: sample_type bits of the sample_id trailer, and where it is said */
+#define SAMPLE_TIME        (1u << 2)
+#define SAMPLE_ID          (1u << 6)
+#define SAMPLE_CPU         (1u << 7)
+#define SAMPLE_STREAM_ID   (1u << 9)
+#define SAMPLE_IDENTIFIER  (1u << 16)
+#define ATTR_SAMPLE_ID_ALL (1ull << 18)   /* in the flags word at byte 40 */
+
+/*
+ * Where a non-sample record's time is: counted back from its end over the
+ * sample_id fields that follow TIME; 0 when records carry no time.
+ */
+static size_t time_from_end(int fd, const unsigned char *hdr)
+{
+	uint64_t attrs, attrs_size, attr_size, sample_type, flags;
+	unsigned char attr[48];
+	size_t back = 8;
+
+	memcpy(&attr_size, hdr + 16, 8);
+	memcpy(&attrs, hdr + 24, 8);
+	memcpy(&attrs_size, hdr + 32, 8);
+	if (attr_size < sizeof(attr) || attrs_size < attr_size ||
+	    pread(fd, attr, sizeof(attr), (off_t)attrs) != (ssize_t)sizeof(attr))
+		return 0;
+	memcpy(&sample_type, attr + 24, 8);
+	memcpy(&flags, attr + 40, 8);
+	if (!(flags & ATTR_SAMPLE_ID_ALL) || !(sample_type & SAMPLE_TIME))
+		return 0;
+	back += sample_type & SAMPLE_ID ? 8 : 0;
+	back += sample_type & SAMPLE_STREAM_ID ? 8 : 0;
+	back += sample_type & SAMPLE_CPU ? 8 : 0;
+	back += sample_type & SAMPLE_IDENTIFIER ? 8 : 0;
+	return back;
+}
 
 /* The window buf[0..have) holds the file's data section from byte win on. */
 static int window_at(int fd, uint64_t off, uint64_t p, unsigned char *buf, size_t cap,
@@ -150,7 +184,7 @@ int perfdata_walk(const char *path, perfdata_fn fn, void *arg)
 {
 	unsigned char hdr[104], *buf;
 	uint64_t magic, off, size, p = 0, win = 0;
-	size_t have = 0;
+	size_t have = 0, back;
 	const size_t cap = 1 << 20;     /* a record is at most 64 KiB */
 	int fd, err = 0;
 
@@ -168,7 +202,9 @@ int perfdata_walk(const char *path, perfdata_fn fn, void *arg)
 	memcpy(&size, hdr + 48, 8);
 	if (magic != PERF_MAGIC2)
 		err = -EINVAL;
+	back = err ? 0 : time_from_end(fd, hdr);
 	while (!err && p + 8 <= size) {
+		struct perfdata_rec r;
 		uint32_t type;
 		uint16_t rsize;
 
@@ -184,8 +220,16 @@ int perfdata_walk(const char *path, perfdata_fn fn, void *arg)
 		}
 		if (p + rsize > win + have)
 			err = window_at(fd, off, p, buf, cap, &win, &have, rsize);
-		if (!err)
-			err = fn(type, buf + (p - win), rsize, arg);
+		if (!err) {
+			r.type = type;
+			r.data = buf + (p - win);
+			r.size = rsize;
+			memcpy(&r.misc, r.data + 4, 2);
+			r.time = UINT64_MAX;
+			if (back && type != PERF_RECORD_SAMPLE && rsize >= 8 + back)
+				memcpy(&r.time, r.data + rsize - back, 8);
+			err = fn(&r, arg);
+		}
 		p += rsize;
 	}
 	free(buf);
@@ -193,11 +237,9 @@ int perfdata_walk(const char *path, perfdata_fn fn, void *arg)
 	return err;
 }
 
-static int count_sample(uint32_t type, const unsigned char *rec, size_t size, void *arg)
+static int count_sample(const struct perfdata_rec *r, void *arg)
 {
-	(void)rec;
-	(void)size;
-	*(uint64_t *)arg += type == PERF_RECORD_SAMPLE;
+	*(uint64_t *)arg += r->type == PERF_RECORD_SAMPLE;
 	return 0;
 }
 
