@@ -56,6 +56,12 @@ JP_HIDDEN void jp_newfile_discard(struct jp_newfile *nf);
 JP_HIDDEN int  jp_create_fresh(const char *path, int flags, int *fd);
 /* Unlink path only while it still names the file open as fd. */
 JP_HIDDEN void jp_remove_own(const char *path, int fd);
+/*
+ * The output directory and its missing parents, made as mkdir -p makes
+ * them (0777 less the umask), as perf, uftrace and LLVM's perf listener
+ * make theirs.  0 or -errno.
+ */
+JP_HIDDEN int  jp_mkdir_p(const char *dir);
 
 /* ---- lib/elfinfo.c */
 JP_HIDDEN unsigned jp_elf_machine(void);

@@ -245,3 +245,45 @@ void jp_remove_own(const char *path, int fd)
 	    ours.st_dev == there.st_dev && ours.st_ino == there.st_ino)
 		unlink(path);
 }
+
+static int mkdir_parts(char *path)
+{
+	struct stat st;
+
+	/* each component from the top; an existing one must be a directory */
+	for (char *p = path + 1; ; p++) {
+		char c = *p;
+
+		if (c != '/' && c)
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0777) < 0 && errno != EEXIST)
+			return -errno;
+		if (stat(path, &st) < 0)
+			return -errno;
+		if (!S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+		*p = c;
+		if (!c)
+			return 0;
+	}
+}
+
+int jp_mkdir_p(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(dir);
+	int err;
+
+	if (n == 0)
+		return -ENOENT;
+	if (n >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, dir, n + 1);
+	err = mkdir_parts(path);
+	if (err)
+		jp_debug("cannot make %s: %s", dir, strerror(-err));
+	else
+		jp_debug("%s: made, as JITPERF_DIR or jitperf_options.dir names it", dir);
+	return err;
+}

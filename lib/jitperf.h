@@ -144,7 +144,7 @@ typedef uint32_t jitperf_fn;    /* 0 = invalid */
 
 /*
  * Register a function for instrumentation; returns its id, or 0 with errno
- * set (EINVAL, ENOMEM, ENOSPC when the function table is full).  Returns a
+ * set (EINVAL, ENOMEM, ENOBUFS when the function table is full).  Returns a
  * valid id even when tracing and statistics are off.
  */
 JITPERF_API jitperf_fn jitperf_fn_register(jitperf *jp, const char *name,

@@ -17,8 +17,8 @@ static const struct {
 			"bad JITPERF* variable or eh_frame)" },
 	{ ENOMEM,       "out of memory" },
 	{ ENOENT,       "no such code index, or the output directory does not exist" },
-	{ ENOSPC,       "no space left on the device of an output file "
-			"(from jitperf_fn_register: the function table is full)" },
+	{ ENOSPC,       "no space left on the device of an output file" },
+	{ ENOBUFS,      "the session's function table is full (jitperf_fn_register)" },
 	{ EDQUOT,       "disk quota exceeded writing an output file" },
 	{ EFBIG,        "output file too large" },
 	{ EIO,          "input/output error writing an output file" },

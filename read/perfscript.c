@@ -62,6 +62,9 @@ struct ps_parser {
 	int           have_filter;
 	int           filtered;
 	char          err[512];
+
+	ps_resolve_fn resolve;      /* names frames anew, or NULL */
+	void         *resolve_arg;
 };
 
 /* Perl's \s, \d and \w on byte strings (no locale, no UTF-8 flag) */
@@ -155,6 +158,12 @@ struct ps_parser *ps_new(unsigned flags, const char *name, ps_sample_fn fn, void
 		return errno = ENOMEM, NULL;
 	}
 	return p;
+}
+
+void ps_set_resolver(struct ps_parser *p, ps_resolve_fn fn, void *arg)
+{
+	p->resolve = fn;
+	p->resolve_arg = arg;
 }
 
 void ps_free(struct ps_parser *p)
@@ -574,6 +583,15 @@ static int stack_frames(struct ps_parser *p, const struct ps_stackline *s)
 		.java = p->pname.len == 4 && !memcmp(p->pname.s, "java", 4),
 	};
 
+	if (p->resolve) {
+		const char *name = p->resolve(p->resolve_arg, s->mod, s->modn, s->pc, s->pcn,
+					      f, n);
+
+		if (name) {
+			f = name;
+			n = strlen(name);
+		}
+	}
 	/* s/\+0x[\da-f]+$// : perf >= 4.8 prints symbol offsets */
 	for (e = f + n; e > f && ((*(e - 1) >= '0' && *(e - 1) <= '9') ||
 				  (*(e - 1) >= 'a' && *(e - 1) <= 'f')); e--)

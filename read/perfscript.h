@@ -106,6 +106,16 @@ int ps_match_stack(const char *l, size_t n, struct ps_stackline *s);
 size_t ps_first_event(const char *buf, size_t len, const char **ev);
 int ps_set_event(struct ps_parser *p, const char *ev, size_t len);   /* 0 or -ENOMEM */
 
+/*
+ * A frame's name from elsewhere than perf: called for every frame with its
+ * module (dso), address and symbol as the line gives them (not
+ * NUL-terminated); returns the name to use instead, or NULL to keep the
+ * symbol.  The name is tidied like any other.
+ */
+typedef const char *(*ps_resolve_fn)(void *arg, const char *mod, size_t modn,
+				     const char *pc, size_t pcn, const char *sym, size_t symn);
+void ps_set_resolver(struct ps_parser *p, ps_resolve_fn fn, void *arg);
+
 const char *ps_error(const struct ps_parser *p);
 uint64_t    ps_samples(const struct ps_parser *p);
 /* The event samples were filtered to (the first one seen), "" if none. */

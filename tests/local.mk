@@ -29,7 +29,8 @@ CHECK_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 UNIT_SUITES = tests/unit/check_jitdump tests/unit/check_session tests/unit/check_perfmap \
 	tests/unit/check_probe tests/unit/check_trace tests/unit/check_stats tests/unit/check_wrap \
 	tests/unit/check_jitdump_read tests/unit/check_stats_read tests/unit/check_perfscript \
-	tests/unit/check_symbolize tests/unit/check_filesafety tests/unit/check_perfdata
+	tests/unit/check_symbolize tests/unit/check_filesafety tests/unit/check_perfdata \
+	tests/unit/check_perfmap_read
 check_PROGRAMS += $(UNIT_SUITES)
 TESTS += $(UNIT_SUITES)
 
@@ -65,6 +66,8 @@ tests_unit_check_filesafety_LDADD = lib/libjitperf.la $(CHECK_LIBS)
 tests_unit_check_perfdata_SOURCES = tests/unit/check_perfdata.c $(PDBUILD)
 tests_unit_check_perfdata_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_perfdata_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
+tests_unit_check_perfmap_read_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_perfmap_read_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
 
 if ARCH_X86_64
 check_PROGRAMS += tests/unit/check_example
@@ -118,7 +121,7 @@ SCRIPT_TESTS = \
 	tests/lib/instr-env.test tests/lib/instr-sigkill.test \
 	tests/lib/cyg-preload.test tests/lib/cyg-linked.test tests/lib/setid-env.test \
 	tests/cmd/dump.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
-	tests/cmd/filesafety.test \
+	tests/cmd/filesafety.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
 	tests/convert/stackcollapse.test tests/convert/chrome.test tests/convert/svg.test \
 	tests/convert/errors.test tests/convert/record.test tests/convert/viewer.test \
 	tests/convert/outfile.test tests/convert/chrome-max.test tests/convert/perfdata.test \

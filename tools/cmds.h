@@ -34,6 +34,14 @@ const char *size_text(uint64_t bytes, char *buf, size_t len);
 void cmd_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
+ * A bad option: getopt_long, with opterr = 0 and an option string that
+ * starts with ':', returned c ('?' unknown, ':' argument missing).  One
+ * line naming it (getopt's own would be prefixed with the bare subcommand
+ * name), one pointing at --help; returns the usage status, 2.
+ */
+int cmd_bad_option(int c, char **argv);
+
+/*
  * The last case of every subcommand's option loop: -h/--help (asked)
  * prints the usage on stdout and succeeds; a bad option prints it on
  * stderr, status 2.

@@ -2,6 +2,7 @@
 /* The command's one-line messages (the convention is in tools/cmds.h). */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,4 +31,18 @@ const char *size_text(uint64_t bytes, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.0f KiB", (double)bytes / 1024.0);
 	return buf;
+}
+
+int cmd_bad_option(int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':')
+		cmd_err("option '%s' needs an argument", arg);
+	else if (optopt && arg[0] == '-' && arg[1] != '-')
+		cmd_err("unknown option '-%c'", optopt);
+	else
+		cmd_err("unknown option '%s'", arg);
+	fprintf(stderr, "see '%s --help'\n", cmd_name);
+	return 2;
 }

@@ -20,9 +20,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmds.h"
+#include "collect.h"
 #include "pathsafe.h"
 #include "perf.h"
 #include "rundir.h"
@@ -429,17 +431,74 @@ static void instr_summary(const struct instr_sum *is)
 	fputc('\n', stderr);
 }
 
-static void summary(const struct record_opts *o, const char *event, int fell_back)
+/* Each runtime (command name) of the run with what it left: "node: 1 jitdump (2200 functions)". */
+static void per_runtime(const struct collect *c)
+{
+	const struct collect_proc *p = c->procs;
+
+	for (size_t i = 0; i < c->nprocs; i++) {
+		size_t dumps = 0, maps = 0, seen = 0;
+		uint64_t loads = 0, syms = 0;
+
+		for (size_t k = 0; k < i; k++)
+			seen |= !strcmp(p[k].comm, p[i].comm) && (p[k].has_dump || p[k].has_map);
+		if (seen || !(p[i].has_dump || p[i].has_map))
+			continue;
+		for (size_t k = i; k < c->nprocs; k++) {
+			if (strcmp(p[k].comm, p[i].comm))
+				continue;
+			dumps += p[k].has_dump;
+			maps += p[k].has_map;
+			loads += p[k].loads;
+			syms += p[k].syms;
+		}
+		fprintf(stderr, "jitperf record: %s:", p[i].comm[0] ? p[i].comm : "?");
+		if (dumps)
+			fprintf(stderr, " %zu jitdump%s (%" PRIu64 " function%s)%s", dumps,
+				dumps == 1 ? "" : "s", loads, loads == 1 ? "" : "s", maps ? "," : "");
+		if (maps)
+			fprintf(stderr, " %zu perf map%s (%" PRIu64 " symbol%s)", maps,
+				maps == 1 ? "" : "s", syms, syms == 1 ? "" : "s");
+		fputc('\n', stderr);
+	}
+}
+
+/*
+ * JIT functions of the run: each process's jitdump loads, or its perf map's
+ * symbols when it wrote no jitdump (libjitperf writes both, of the same
+ * functions).  Without perf, the jitdumps in DIR.
+ */
+static uint64_t functions(const struct collect *c, const struct rundir *rd, size_t *procs)
+{
+	uint64_t n = 0;
+
+	*procs = 0;
+	if (!c->nprocs) {
+		*procs = rd->ndumps;
+		return rundir_code_loads(rd);
+	}
+	for (size_t i = 0; i < c->nprocs; i++) {
+		const struct collect_proc *p = &c->procs[i];
+
+		n += p->has_dump ? p->loads : p->syms;
+		*procs += p->has_dump || p->has_map;
+	}
+	return n;
+}
+
+static void summary(const struct record_opts *o, const struct collect *c, const char *event,
+		    int fell_back)
 {
 	struct rundir rd;
 	struct instr_sum is;
 	uint64_t samples = 0, loads;
 	char path[PATH_MAX];
 	int have_samples = 0;
+	size_t procs;
 
 	if (rundir_scan(o->dir, &rd))
 		return;
-	loads = rundir_code_loads(&rd);
+	loads = functions(c, &rd, &procs);
 	sum_stats(&rd, &is);
 	if (!o->no_perf) {
 		snprintf(path, sizeof(path), "%s/perf.data", o->dir);
@@ -447,8 +506,9 @@ static void summary(const struct record_opts *o, const char *event, int fell_bac
 	}
 	/* libjitperf-cyg registers native functions: calls, but no code loads */
 	if (loads == 0 && is.functions == 0)
-		cmd_err("no JIT code registered: the program did not link libjitperf, or "
-			"JITPERF was overwritten");
+		cmd_err("no JIT code registered: no process wrote a jitdump or perf map (the "
+			"program does not link libjitperf or overwrote JITPERF; for node, java "
+			"and others see jitperf-record(1))");
 	if (o->quiet) {
 		rundir_free(&rd);
 		return;
@@ -458,13 +518,16 @@ static void summary(const struct record_opts *o, const char *event, int fell_bac
 		fprintf(stderr, " %" PRIu64 " samples (%s%s),", samples, event,
 			fell_back ? ", no hardware events here" : "");
 	fprintf(stderr, " %" PRIu64 " JIT function%s registered by %zu process%s", loads,
-		loads == 1 ? "" : "s", rd.ndumps, rd.ndumps == 1 ? "" : "es");
+		loads == 1 ? "" : "s", procs, procs == 1 ? "" : "es");
 	fputc('\n', stderr);
+	per_runtime(c);
 	if (o->instrument)
 		instr_summary(&is);
 	fprintf(stderr, "jitperf record: files in %s/:%s%s %zu jitdump%s", o->dir,
 		rd.has_perf_data ? " perf.data," : "", rd.has_jit_data ? " perf.jit.data," : "",
 		rd.ndumps, rd.ndumps == 1 ? "" : "s");
+	if (rd.nmaps)
+		fprintf(stderr, ", %zu perf map%s", rd.nmaps, rd.nmaps == 1 ? "" : "s");
 	if (o->instrument)
 		fprintf(stderr, ", %zu trace%s, %zu stats file%s", rd.ntraces,
 			rd.ntraces == 1 ? "" : "s", rd.nstats, rd.nstats == 1 ? "" : "s");
@@ -545,8 +608,9 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 
 	o->dir = "jitperf.data";
 	optind = 1;
-	/* "+": options end at the command's name */
-	while ((c = getopt_long(argc, argv, "+o:e:F:gqh", opts, NULL)) != -1) {
+	opterr = 0;
+	/* "+": options end at the command's name; ":": a missing argument is ':' */
+	while ((c = getopt_long(argc, argv, "+:o:e:F:gqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->dir = optarg; break;
 		case 'e': o->event = optarg; break;
@@ -600,9 +664,12 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 			break;
 		case OPT_COUNTERS: o->counters = optarg; o->instrument = 1; break;
 		case OPT_NOPERF: o->no_perf = 1; break;
-		default:
-			*status = cmd_usage(usage_text, c == 'h');
+		case 'h':
+			*status = cmd_usage(usage_text, 1);
 			return -ECANCELED;
+		default:
+			*status = cmd_bad_option(c, argv);
+			return -EINVAL;
 		}
 	}
 	if (optind >= argc) {
@@ -617,6 +684,8 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 /* One recording: what the steps of cmd_record share, freed in one place. */
 struct record {
 	struct record_opts o;
+	struct collect     collected;  /* what the run left outside DIR, brought in */
+	struct timespec    since;      /* when the run began (the clock of file times) */
 	char       *perf;          /* NULL with --no-perf */
 	char       *absdir, *data, *jitdata;
 	const char *event;
@@ -644,12 +713,11 @@ static int check_programs(struct record *r)
 	return 0;
 }
 
-/* The event to sample: the user's, else cycles, else cpu-clock. */
-static int choose_event(struct record *r)
+/* perf may sample here: said before DIR is touched. */
+static int check_paranoid(struct record *r)
 {
 	int paranoid;
 
-	r->event = r->o.event;
 	if (r->o.no_perf)
 		return 0;
 	paranoid = read_paranoid();
@@ -659,6 +727,18 @@ static int choose_event(struct record *r)
 			"with: sysctl kernel.perf_event_paranoid=2", paranoid);
 		return -EACCES;
 	}
+	return 0;
+}
+
+/*
+ * The event to sample: the user's, else cycles, else cpu-clock.  After
+ * DIR is made, so a DIR that cannot be is the one line a user sees.
+ */
+static int choose_event(struct record *r)
+{
+	r->event = r->o.event;
+	if (r->o.no_perf)
+		return 0;
 	if (!r->event && have_hw_cycles()) {
 		r->event = "cycles";
 	} else if (!r->event) {
@@ -693,6 +773,7 @@ static int run_command(struct record *r)
 	struct stat st;
 	int err;
 
+	clock_gettime(CLOCK_REALTIME_COARSE, &r->since);
 	err = r->o.no_perf ? run(r->o.cmd, &r->status)
 			   : record_with_perf(&r->o, r->perf, r->event, r->data, &r->status);
 	if (err) {
@@ -702,8 +783,8 @@ static int run_command(struct record *r)
 	}
 	if (!r->o.no_perf && (stat(r->data, &st) || st.st_size == 0)) {
 		/* perf failed before the command ran: its message says why */
-		cmd_err("perf record failed (exit status %d) and recorded nothing; %s is "
-			"left as it was", r->status, r->o.dir);
+		cmd_err("perf record failed (exit status %d) and recorded nothing; %s %s",
+			r->status, r->o.dir, r->rotated ? "is left as it was" : "was not created");
 		undo_dir(r->o.dir, r->rotated);
 		r->status = r->status ? r->status : 1;
 		return -EIO;
@@ -725,6 +806,27 @@ static int inject_jit(struct record *r)
 	return 0;
 }
 
+/*
+ * Every process's jitdump (wherever its runtime wrote it) and perf map,
+ * brought into DIR; what cannot be is said and is not the run's failure.
+ */
+static int collect_files(struct record *r)
+{
+	int err;
+
+	if (r->o.no_perf)
+		return 0;       /* no perf.data: nothing says which processes ran */
+	err = collect_run(r->absdir, r->data, r->since, &r->collected);
+	if (err == -ENOMEM) {
+		cmd_err("%s", strerror(ENOMEM));
+		return err;
+	}
+	if (err)
+		cmd_err("%s/perf.data: cannot read which processes ran (%s); no jitdump or "
+			"perf map of the run was collected", r->o.dir, strerror(-err));
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record r = { .status = 1 };
@@ -732,16 +834,19 @@ int cmd_record(int argc, char **argv)
 
 	err = parse(argc, argv, &r.o, &r.status);
 	err = err ?: check_programs(&r);
-	err = err ?: choose_event(&r);
+	err = err ?: check_paranoid(&r);
 	err = err ?: make_dir(&r);
+	err = err ?: choose_event(&r);
 	err = err ?: run_command(&r);
 	err = err ?: inject_jit(&r);
+	err = err ?: collect_files(&r);
 	if (!err) {
-		summary(&r.o, r.event, r.fell_back);
+		summary(&r.o, &r.collected, r.event, r.fell_back);
 		/* stopped by the user: perf ended the command with SIGTERM; say interrupted */
 		if (interrupted)
 			r.status = 128 + interrupted;
 	}
+	collect_free(&r.collected);
 	free(r.data);
 	free(r.jitdata);
 	free(r.absdir);

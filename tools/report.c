@@ -292,6 +292,9 @@ static int add_sample(const struct pd_raw *s, void *arg)
 		row = lookup(t, name);
 		if (!row)
 			return -ENOMEM;
+		/* JIT code of any runtime: a perf map or an injected jitted-*.so */
+		if (f->loc.map && f->loc.map->dso->jit)
+			row->jit = 1;
 		if (i == 0)
 			row->samples++;
 		if (s->sample->has_callchain && row->seen != c->seq) {
@@ -342,7 +345,7 @@ static void print_table(struct table *t, const char *dir)
 {
 	uint64_t jit_samples = 0;
 	int stats = 0, width = t->probe_samples ? 16 : 14;   /* "(jitperf probes)" */
-	size_t shown = 0;
+	size_t shown = 0, quiet = 0;
 
 	if (t->have_perf)
 		probes_move(t);
@@ -380,6 +383,12 @@ static void print_table(struct table *t, const char *dir)
 
 		if (!r->jit)
 			continue;
+		/* a runtime registers thousands: those perf never saw and nothing
+		 * instrumented are counted in one line */
+		if (!r->samples && r->children <= 0 && !r->has_stats) {
+			quiet++;
+			continue;
+		}
 		shown++;
 		printf("%-*s", width, r->label ? r->label : r->name);
 		if (t->have_perf) {
@@ -419,8 +428,12 @@ static void print_table(struct table *t, const char *dir)
 		       t->total_samples ? 100.0 * (double)other / (double)t->total_samples : 0.0,
 		       "-", other);
 	}
-	if (!shown)
-		printf("(no JIT functions: the program registered none)\n");
+	if (!shown && !quiet)
+		printf("(no JIT code: no process wrote a jitdump or perf map, and perf saw none)\n");
+	else if (quiet)
+		printf("# %zu more JIT function%s without %s\n", quiet, quiet == 1 ? "" : "s",
+		       t->have_perf && t->nstats ? "samples or calls" :
+		       t->have_perf ? "samples" : "calls");
 	if (t->have_perf && !t->have_children)
 		printf("# children%%: record with -g or --call-graph to see time spent in callees\n");
 	print_notes(t);
@@ -441,13 +454,16 @@ int cmd_report(int argc, char **argv)
 	int c, handover = 0, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ph", opts, NULL)) != -1) {
+	opterr = 0;             /* our own messages, named "jitperf report" */
+	while ((c = getopt_long(argc, argv, ":ph", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			handover = 1;
 			break;
+		case 'h':
+			return cmd_usage(usage_text, 1);
 		default:
-			return cmd_usage(usage_text, c == 'h');
+			return cmd_bad_option(c, argv);
 		}
 	}
 	if (optind < argc - 1) {

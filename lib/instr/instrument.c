@@ -207,8 +207,9 @@ static jitperf_fn fn_add(struct jp_instr *in, const char *name, const void *addr
 	uint32_t id = in->nfns + 1;
 	struct jp_fnent *e;
 
+	/* ENOBUFS, not ENOSPC: a full table is no full disk */
 	if (id > JP_FN_MAX || id > JPT_FN_MAX)
-		return errno = ENOSPC, 0;
+		return errno = ENOBUFS, 0;
 	if (!in->fns[id / JP_FN_CHUNK] &&
 	    !(in->fns[id / JP_FN_CHUNK] = calloc(JP_FN_CHUNK, sizeof(struct jp_fnent))))
 		return errno = ENOMEM, 0;

@@ -230,7 +230,7 @@ static void check_output(enum out o, const char *path, pid_t pid, const char *fn
 		ck_assert_mem_eq(s, "JITPTRC\n", 8);
 		break;
 	case STATS:
-		snprintf(head, sizeof(head), "# jitperf-stats 1 pid=%d ", (int)pid);
+		snprintf(head, sizeof(head), "# jitperf-stats 2 pid=%d ", (int)pid);
 		ck_assert_msg(!strncmp((char *)s, head, strlen(head)), "stats header: %.60s", s);
 		snprintf(head, sizeof(head), "\n%s\t1\t", fn);
 		ck_assert_ptr_nonnull(strstr((char *)s, head));

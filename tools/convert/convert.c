@@ -65,6 +65,7 @@ struct conv {
 	struct cv_input in;
 	int             in_open;
 	struct cv_sink  sink;
+	uint64_t        nsamples, ncalls, ncodes;   /* what the input delivered */
 	int             status;           /* the exit status, once known */
 	char            err[1024];
 };
@@ -74,6 +75,7 @@ static int to_all_samples(const struct ps_sample *s, void *arg)
 	struct conv *c = arg;
 	int ret;
 
+	c->nsamples++;
 	for (size_t i = 0; i < c->nouts; i++)
 		if (c->outs[i].ops->sample && (ret = c->outs[i].ops->sample(c->outs[i].w, s)))
 			return ret;
@@ -85,6 +87,7 @@ static int to_all_calls(const struct cv_call *call, void *arg)
 	struct conv *c = arg;
 	int ret;
 
+	c->ncalls++;
 	for (size_t i = 0; i < c->nouts; i++)
 		if (c->outs[i].ops->call && (ret = c->outs[i].ops->call(c->outs[i].w, call)))
 			return ret;
@@ -96,6 +99,7 @@ static int to_all_codes(const struct cv_code *code, void *arg)
 	struct conv *c = arg;
 	int ret;
 
+	c->ncodes++;
 	for (size_t i = 0; i < c->nouts; i++)
 		if (c->outs[i].ops->code && (ret = c->outs[i].ops->code(c->outs[i].w, code)))
 			return ret;
@@ -190,7 +194,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 	c->o.chrome_max_bytes = (uint64_t)CHROME_MAX_MIB << 20;
 	optind = 1;
 	opterr = 0;             /* our own messages, named "jitperf convert" */
-	while (!err && (opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while (!err && (opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p': c->o.ps_flags |= PS_PID; break;
 		case 't': c->o.ps_flags |= PS_TID; break;
@@ -213,11 +217,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 			return -ECANCELED;
 		case '?':
 		case ':':
-			if (optopt >= OPT_WRITER || (optopt && strchr("STM", optopt)))
-				cmd_err("option '%s' needs an argument", argv[optind - 1]);
-			else
-				cmd_err("unknown option '%s'", argv[optind - 1]);
-			fprintf(stderr, "see 'jitperf convert --help'\n");
+			cmd_bad_option(opt, argv);
 			return usage_error(c);
 		default:
 			err = add_output(c, cv_writers[opt - OPT_WRITER], optarg);
@@ -392,9 +392,7 @@ static int read_parallel(struct conv *c)
 			else
 				c->outs[k].ops->drop(lanes[i].w[k]);
 		}
-	if (!ret && !samples)
-		cmd_err("%s: no samples (for perf script text, record "
-			"with call graphs: perf record -g)", c->input);
+	c->nsamples += samples;     /* the lanes' samples bypass to_all_samples */
 	return ret;
 }
 
@@ -418,6 +416,43 @@ static int read_input(struct conv *c)
 		cmd_err("%s", c->err[0] ? c->err : strerror(-ret));
 	}
 	return ret;
+}
+
+/*
+ * An input that gave nothing, or no stacks of the kind folded and SVG
+ * output are made of, is an error that says what was empty: such an
+ * output would be empty, and exit status 0 would hide why.
+ */
+static int check_not_empty(struct conv *c)
+{
+	int stacks = 0;
+
+	for (size_t i = 0; i < c->nouts; i++)
+		stacks |= c->outs[i].ops == &cv_folded_ops || c->outs[i].ops == &cv_svg_ops;
+	if (c->nsamples + c->ncalls + c->ncodes == 0) {
+		if (c->in.kind == CV_TEXT && c->in.npeek == 0)
+			cmd_err("%s: empty: no perf script text in it", c->input);
+		else if (c->in.kind == CV_TEXT)
+			cmd_err("%s: no samples in this perf script text (it needs call "
+				"graphs: perf record -g)", c->input);
+		else if (c->o.source == CV_SAMPLES)
+			cmd_err("%s: perf recorded no samples in %s", c->input, c->in.perfdata);
+		else
+			cmd_err("%s: no instrumented calls in its trace%s", c->input,
+				c->in.ntraces == 1 ? "" : "s");
+		return -ENODATA;
+	}
+	if (stacks && c->o.source == CV_SAMPLES && !c->nsamples) {
+		cmd_err("%s: perf recorded no samples in %s (try --source calls)", c->input,
+			c->in.perfdata ? c->in.perfdata : c->input);
+		return -ENODATA;
+	}
+	if (stacks && c->o.source == CV_CALLS && !c->ncalls) {
+		cmd_err("%s: no instrumented calls in its trace%s%s", c->input,
+			c->in.ntraces == 1 ? "" : "s", c->in.has_samples ? " (try --source samples)" : "");
+		return -ENODATA;
+	}
+	return 0;
 }
 
 /* Finish every output (only when all went well) or throw it away. */
@@ -458,6 +493,7 @@ int cmd_convert(int argc, char **argv)
 	err = err ?: size_chrome(&c);
 	err = err ?: open_outputs(&c);
 	err = err ?: read_input(&c);
+	err = err ?: check_not_empty(&c);
 	err = close_outputs(&c, !err) ?: err;
 	if (c.in_open)
 		cv_input_close(&c.in);

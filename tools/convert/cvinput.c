@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 #include "tools/perf.h"
 #include "read/jitdump_read.h"
 #include "tools/cmds.h"
+#include "tools/jitsym.h"
 
 __attribute__((format(printf, 4, 5)))
 static int fmt_err(char *err, size_t errlen, int ret, const char *fmt, ...)
@@ -248,6 +250,50 @@ static void last_line(FILE *errf, char *last, size_t len)
 	last[strcspn(last, "\n")] = 0;
 }
 
+/*
+ * JIT frames named from the recording's own copies of perf maps and
+ * jitdumps (tools/jitsym.h), as jitperf report names them: perf read
+ * /tmp/perf-PID.map, which may be gone or belong to another process now.
+ * NULL keeps perf's name.
+ */
+static const char *jit_name(void *arg, const char *mod, size_t modn, const char *pc,
+			    size_t pcn, const char *sym, size_t symn)
+{
+	char dso[PATH_MAX], name[1024], hex[24];
+	const char *out;
+
+	if (!memmem(mod, modn, "perf-", 5) && !memmem(mod, modn, "jitted-", 7))
+		return NULL;
+	if (modn >= sizeof(dso) || symn >= sizeof(name) || pcn >= sizeof(hex))
+		return NULL;
+	memcpy(dso, mod, modn);
+	dso[modn] = '\0';
+	memcpy(name, sym, symn);
+	name[symn] = '\0';
+	memcpy(hex, pc, pcn);
+	hex[pcn] = '\0';
+	if (jitsym_frame(arg, dso, name, strtoull(hex, NULL, 16), &out) != 1 || out == name)
+		return NULL;
+	return out;
+}
+
+/* The record directory a perf.data lies in: its copies name the JIT code. */
+static struct jitsym *jit_names_of(const char *data)
+{
+	struct jitsym *js = NULL;
+	char *dir = strdup(data), *slash;
+
+	if (!dir)
+		return NULL;
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (jitsym_new(&js, slash ? (slash == dir ? "/" : dir) : "."))
+		js = NULL;
+	free(dir);
+	return js;
+}
+
 /* Stream `perf script` output of a perf.data through the parser. */
 int cv_read_perfscript(const char *data, unsigned flags, int with_calls,
 			 const struct cv_sink *sink, void *arg, char *err, size_t errlen)
@@ -255,6 +301,7 @@ int cv_read_perfscript(const char *data, unsigned flags, int with_calls,
 	const char *args[] = { "script", "-i", data, "-F", NULL, "--ns", NULL };
 	int period, monotonic, fd, status, ret;
 	char *name = NULL, *perf;
+	struct jitsym *js = NULL;
 	struct ps_parser *p;
 	FILE *errf;
 	pid_t pid;
@@ -273,10 +320,13 @@ int cv_read_perfscript(const char *data, unsigned flags, int with_calls,
 	p = asprintf(&name, "%s (perf script)", data) < 0 ? NULL :
 	    ps_new(flags | PS_PERFDATA, name, sink->sample, arg);
 	free(name);
+	if (p && (js = jit_names_of(data)))
+		ps_set_resolver(p, jit_name, js);
 	/* perf's messages are held back: on failure its last line completes ours */
 	errf = p ? tmpfile() : NULL;
 	if (!errf) {
 		ps_free(p);
+		jitsym_free(js);
 		free(perf);
 		return -ENOMEM;
 	}
@@ -285,6 +335,7 @@ int cv_read_perfscript(const char *data, unsigned flags, int with_calls,
 	if (ret) {
 		fclose(errf);
 		ps_free(p);
+		jitsym_free(js);
 		return fmt_err(err, errlen, ret, "%s: cannot run perf script: %s", data,
 			       strerror(-ret));
 	}
@@ -314,6 +365,7 @@ int cv_read_perfscript(const char *data, unsigned flags, int with_calls,
 	}
 	fclose(errf);
 	ps_free(p);
+	jitsym_free(js);
 	return ret;
 }
 
@@ -332,9 +384,6 @@ static int read_text(struct cv_input *in, unsigned flags, const struct cv_sink *
 		ret = ps_parse_fd(p, in->fd);
 	if (ret)
 		snprintf(err, errlen, "%s", ps_error(p));
-	else if (!ps_samples(p))       /* not an error: say why the output is empty */
-		cmd_err("%s: no samples (for perf script text, record "
-			"with call graphs: perf record -g)", in->path);
 	ps_free(p);
 	return ret;
 }

@@ -2,7 +2,9 @@
 /*
  * Output files written whole: the data goes to a temporary file in the
  * target's directory, which is renamed over the target only when everything
- * was written.  A failed conversion leaves no file (and keeps an older one).
+ * was written.  A failed conversion leaves no file (and keeps an older one),
+ * nor does one ended by SIGINT, SIGTERM, SIGHUP or SIGPIPE: the temporary
+ * files are removed before the process dies of the signal.
  * The path "-" means standard output; devices and FIFOs (/dev/null) are
  * written in place, and through a symbolic link the file it names is
  * replaced (the user's own link; never one another user planted).
