@@ -33,12 +33,12 @@
 #include <unistd.h>
 
 #include "jitperf.h"
+#include "lib/compiler.h"
 
-#define NOINSTR  __attribute__((no_instrument_function))
 #define EXPORT   __attribute__((visibility("default")))
 
-void __cyg_profile_func_enter(void *this_fn, void *call_site) EXPORT NOINSTR;
-void __cyg_profile_func_exit(void *this_fn, void *call_site) EXPORT NOINSTR;
+void __cyg_profile_func_enter(void *this_fn, void *call_site) EXPORT JP_NOINSTR;
+void __cyg_profile_func_exit(void *this_fn, void *call_site) EXPORT JP_NOINSTR;
 
 
 /* ---- process-wide table: address -> function id (first sight only) */
@@ -52,14 +52,14 @@ static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct known *known;          /* open addressing, power-of-two size */
 static size_t known_cap, known_used;
 
-static size_t NOINSTR hash_addr(uintptr_t a)
+static size_t JP_NOINSTR hash_addr(uintptr_t a)
 {
 	a ^= a >> 17;
 	a *= 0xed5ad4bbu;
 	return (size_t)(a ^ (a >> 11));
 }
 
-static struct known * NOINSTR known_find(uintptr_t addr)
+static struct known * JP_NOINSTR known_find(uintptr_t addr)
 {
 	size_t i, mask = known_cap - 1;
 
@@ -69,7 +69,7 @@ static struct known * NOINSTR known_find(uintptr_t addr)
 	return &known[i];              /* the empty slot it would go in */
 }
 
-static int NOINSTR known_grow(void)
+static int JP_NOINSTR known_grow(void)
 {
 	size_t i, oldcap = known_cap, cap = oldcap ? oldcap * 2 : 1024;
 	struct known *old = known, *t = calloc(cap, sizeof(*t));
@@ -86,7 +86,7 @@ static int NOINSTR known_grow(void)
 }
 
 /* Path of the main program, whose link map has an empty name. */
-static const char * NOINSTR self_exe(void)
+static const char * JP_NOINSTR self_exe(void)
 {
 	static char path[4096];
 	ssize_t n;
@@ -101,7 +101,7 @@ static const char * NOINSTR self_exe(void)
 }
 
 /* Find module and bias of addr and register it under its @native name. */
-static jitperf_fn NOINSTR register_native(uintptr_t addr)
+static jitperf_fn JP_NOINSTR register_native(uintptr_t addr)
 {
 	Dl_info info;
 	struct link_map *map = NULL;
@@ -125,7 +125,7 @@ static jitperf_fn NOINSTR register_native(uintptr_t addr)
 }
 
 /* The id for addr (0: not recorded); -1 when it cannot be known yet (no memory). */
-static int NOINSTR lookup_slow(uintptr_t addr, jitperf_fn *fn)
+static int JP_NOINSTR lookup_slow(uintptr_t addr, jitperf_fn *fn)
 {
 	struct known *k;
 	int err = 0;
@@ -165,18 +165,18 @@ static __thread int tls_busy __attribute__((tls_model("initial-exec")));
 static pthread_key_t cache_key;
 static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
 
-static void NOINSTR cache_free(void *p)
+static void JP_NOINSTR cache_free(void *p)
 {
 	free(p);
 	tls_cache = NULL;
 }
 
-static void NOINSTR cache_key_init(void)
+static void JP_NOINSTR cache_key_init(void)
 {
 	pthread_key_create(&cache_key, cache_free);
 }
 
-static jitperf_fn NOINSTR cache_miss(struct cache_ent *e, uintptr_t addr)
+static jitperf_fn JP_NOINSTR cache_miss(struct cache_ent *e, uintptr_t addr)
 {
 	int saved_errno = errno;
 	jitperf_fn fn = 0;
@@ -202,7 +202,7 @@ static jitperf_fn NOINSTR cache_miss(struct cache_ent *e, uintptr_t addr)
 	return fn;
 }
 
-static inline jitperf_fn NOINSTR lookup(void *this_fn)
+static inline jitperf_fn JP_NOINSTR lookup(void *this_fn)
 {
 	uintptr_t addr = (uintptr_t)this_fn;
 	struct cache_ent *c = tls_cache, *e = NULL;
@@ -249,7 +249,7 @@ void __cyg_profile_func_exit(void *this_fn, void *call_site)
 
 /* Open the default session before main, so probes are on from the start;
  * libjitperf closes it (and writes the statistics) at exit. */
-static void __attribute__((constructor)) NOINSTR cyg_start(void)
+static void __attribute__((constructor)) JP_NOINSTR cyg_start(void)
 {
 	(void)jitperf_default();
 }

@@ -15,9 +15,9 @@
 #include <sys/types.h>
 
 #include "jitperf.h"
+#include "lib/compiler.h"
 #include "lib/instr/trace_format.h"   /* enum jpt_code_kind */
 
-#define JP_HIDDEN __attribute__((visibility("hidden")))
 
 struct jp_perfmap;
 struct jp_jitdump;

@@ -44,7 +44,6 @@
 
 #include "instr.h"
 
-#define NOINSTR __attribute__((no_instrument_function))
 #define barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #define COUNT_BYTES ((size_t)JITPERF__FN_LIMIT * sizeof(struct jitperf__count))
 /*
@@ -71,7 +70,7 @@ static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 static int membarrier_ok;
 
-static void *map_anon(size_t len, int flags) NOINSTR;
+static void *map_anon(size_t len, int flags) JP_NOINSTR;
 static void *map_anon(size_t len, int flags)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
@@ -131,7 +130,7 @@ void jp_thread_free(struct jp_thread *t)
 }
 
 /* mmap only: the first call may come from a signal handler. */
-static struct jp_thread *thread_new(void) NOINSTR;
+static struct jp_thread *thread_new(void) JP_NOINSTR;
 static struct jp_thread *thread_new(void)
 {
 	struct jp_thread *t = map_anon(sizeof(*t), 0);
@@ -156,7 +155,7 @@ static struct jp_thread *thread_new(void)
 }
 
 /* Forget what the thread recorded for an earlier session (or process). */
-static void thread_reset(struct jp_thread *t) NOINSTR;
+static void thread_reset(struct jp_thread *t) JP_NOINSTR;
 static void thread_reset(struct jp_thread *t)
 {
 	/* zero pages again: counts and next-timed numbers of every id */
@@ -178,7 +177,7 @@ static void thread_reset(struct jp_thread *t)
 }
 
 /* Copy the session's settings into the thread. */
-static void thread_settings(struct jp_thread *t, struct jp_instr *in) NOINSTR;
+static void thread_settings(struct jp_thread *t, struct jp_instr *in) JP_NOINSTR;
 static void thread_settings(struct jp_thread *t, struct jp_instr *in)
 {
 	t->in = in;
@@ -197,9 +196,9 @@ static void thread_settings(struct jp_thread *t, struct jp_instr *in)
 	jp_sampling_reset(t);
 }
 
-static void thread_gone(void *unused) NOINSTR;
+static void thread_gone(void *unused) JP_NOINSTR;
 
-static void make_key(void) NOINSTR;
+static void make_key(void) JP_NOINSTR;
 static void make_key(void)
 {
 	if (pthread_key_create(&exit_key, thread_gone))
@@ -207,7 +206,7 @@ static void make_key(void)
 	membarrier_ok = !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
 }
 
-static int attach_to(struct jp_instr *in, unsigned gen) NOINSTR;
+static int attach_to(struct jp_instr *in, unsigned gen) JP_NOINSTR;
 static int attach_to(struct jp_instr *in, unsigned gen)
 {
 	struct jitperf__tls *T = &jitperf__tls;
@@ -248,7 +247,7 @@ static int attach_to(struct jp_instr *in, unsigned gen)
  * and then waits for attaching to drop to 0 (both sequentially
  * consistent: one of them sees the other).
  */
-static int attach(unsigned gen) NOINSTR;
+static int attach(unsigned gen) JP_NOINSTR;
 static int attach(unsigned gen)
 {
 	struct jp_instr *in;
@@ -279,7 +278,7 @@ struct jp_thread *jp_attach_self(void)
 }
 
 /* Is fn a registered id?  Refreshes the thread's copy of the table size. */
-static int known_fn(struct jp_thread *t, jitperf_fn fn) NOINSTR;
+static int known_fn(struct jp_thread *t, jitperf_fn fn) JP_NOINSTR;
 static int known_fn(struct jp_thread *t, jitperf_fn fn)
 {
 	t->nfns = __atomic_load_n(&t->in->nfns, __ATOMIC_ACQUIRE);
@@ -287,7 +286,7 @@ static int known_fn(struct jp_thread *t, jitperf_fn fn)
 }
 
 /* A repair or an exit without entry; busy held. */
-static void unbalanced(struct jp_thread *t, uint32_t fn) NOINSTR;
+static void unbalanced(struct jp_thread *t, uint32_t fn) JP_NOINSTR;
 static void unbalanced(struct jp_thread *t, uint32_t fn)
 {
 	struct jp_fstat *st;
@@ -299,7 +298,7 @@ static void unbalanced(struct jp_thread *t, uint32_t fn)
 /* ---- the slow paths */
 
 /* framed: JITPERF__FRAMED (jitperf__enter_framed) or 0 */
-static void enter_slow(jitperf_fn fn, uint32_t framed) NOINSTR __attribute__((noinline));
+static void enter_slow(jitperf_fn fn, uint32_t framed) JP_NOINSTR __attribute__((noinline));
 static void enter_slow(jitperf_fn fn, uint32_t framed)
 {
 	struct jitperf__tls *T = &jitperf__tls;
@@ -336,7 +335,7 @@ static void enter_slow(jitperf_fn fn, uint32_t framed)
 }
 
 /* unwind: the matched call did not return either (longjmp over a thunk). */
-static void exit_slow(jitperf_fn fn, int unwind) NOINSTR __attribute__((noinline));
+static void exit_slow(jitperf_fn fn, int unwind) JP_NOINSTR __attribute__((noinline));
 static void exit_slow(jitperf_fn fn, int unwind)
 {
 	struct jitperf__tls *T = &jitperf__tls;
@@ -443,19 +442,19 @@ void jitperf_exit(jitperf_fn fn)
 
 /* The slow paths of jitperf.h's inline code (and of libjitperf-cyg and
  * generated code): the caller's counting path did not take the call. */
-void jitperf__enter_slow(jitperf_fn fn) NOINSTR;
+void jitperf__enter_slow(jitperf_fn fn) JP_NOINSTR;
 void jitperf__enter_slow(jitperf_fn fn)
 {
 	enter_slow(fn, 0);
 }
 
-void jitperf__enter_framed(jitperf_fn fn) NOINSTR;
+void jitperf__enter_framed(jitperf_fn fn) JP_NOINSTR;
 void jitperf__enter_framed(jitperf_fn fn)
 {
 	enter_slow(fn, JITPERF__FRAMED);
 }
 
-void jitperf__exit_slow(jitperf_fn fn) NOINSTR;
+void jitperf__exit_slow(jitperf_fn fn) JP_NOINSTR;
 void jitperf__exit_slow(jitperf_fn fn)
 {
 	exit_slow(fn, 0);
