@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/core.h"
 #include "instr.h"
 
 #define MAP_RESERVE   (UINT64_C(4) << 30)    /* largest trace: 4 GiB */
@@ -153,8 +154,12 @@ int jp_trace_open(struct jp_instr *in)
 		err = -ENOMEM;
 		goto fail;
 	}
-	tr->fd = open(tr->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (tr->fd < 0 || ftruncate(tr->fd, JPT_HEADER_SIZE)) {
+	/* Never opened by name: JITPERF_DIR may be shared (jp_create_fresh).
+	 * Named at once, before any data: a reader after SIGKILL finds it. */
+	err = jp_create_fresh(tr->path, O_RDWR, &tr->fd);
+	if (err)
+		goto fail;
+	if (ftruncate(tr->fd, JPT_HEADER_SIZE)) {
 		err = -errno;
 		goto fail;
 	}
@@ -194,8 +199,8 @@ int jp_trace_open(struct jp_instr *in)
 	return 0;
 fail:
 	if (tr->fd >= 0) {
+		jp_remove_own(tr->path, tr->fd);
 		close(tr->fd);
-		unlink(tr->path);
 	}
 	free(tr->path);
 	free(tr);

@@ -12,7 +12,9 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -36,6 +38,8 @@ static const char usage_text[] =
 	"  --addrs          keep the address of frames without a symbol\n"
 	"  --source S       stacks of perf samples or of instrumented calls (self ns)\n"
 	"  --title TEXT     title of the SVG (default: Flame Graph)\n"
+	"  --chrome-max MIB bound of the Chrome trace, so viewers open it (default 256;\n"
+	"                   0 = no bound): the shortest calls are left out first\n"
 	"  -h, --help       show this help\n"
 	"The input is recognised by its content; default: jitperf.data, or - for stdin.\n"
 	"With no output option, folded stacks go to standard output.\n";
@@ -109,6 +113,26 @@ static int to_all_threads(const struct cv_thread *t, void *arg)
 	return 0;
 }
 
+/* Chrome traces larger than this make chrome://tracing and Perfetto's JSON
+ * import give up or crawl; 0 lifts the bound */
+#define CHROME_MAX_MIB 256
+
+/* A decimal number of MiB into bytes; 0 or -EINVAL. */
+static int parse_mib(const char *s, uint64_t *bytes)
+{
+	char *end;
+	unsigned long long n;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (*end || errno || n > (UINT64_MAX >> 20))
+		return -EINVAL;
+	*bytes = (uint64_t)n << 20;
+	return 0;
+}
+
 /* Bad usage: say it, exit status 2. */
 static int usage_error(struct conv *c)
 {
@@ -150,6 +174,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 		{ "addrs",  no_argument,       NULL, 'A' },
 		{ "source", required_argument, NULL, 'S' },
 		{ "title",  required_argument, NULL, 'T' },
+		{ "chrome-max", required_argument, NULL, 'M' },
 		{ "help",   no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -162,6 +187,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 	memcpy(longopts + NWRITERS, common, sizeof(common));
 	c->input = "jitperf.data";
 	c->o.title = "Flame Graph";
+	c->o.chrome_max_bytes = (uint64_t)CHROME_MAX_MIB << 20;
 	optind = 1;
 	opterr = 0;             /* our own messages, named "jitperf convert" */
 	while (!err && (opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -174,13 +200,20 @@ static int parse_args(struct conv *c, int argc, char **argv)
 		case 'A': c->o.ps_flags |= PS_ADDRS; break;
 		case 'S': c->source = optarg; break;
 		case 'T': c->o.title = optarg; break;
+		case 'M':
+			if (parse_mib(optarg, &c->o.chrome_max_bytes)) {
+				cmd_err("--chrome-max takes a size in MiB (0 = no bound), not '%s'",
+					optarg);
+				return usage_error(c);
+			}
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			c->status = 0;
 			return -ECANCELED;
 		case '?':
 		case ':':
-			if (optopt >= OPT_WRITER || (optopt && strchr("ST", optopt)))
+			if (optopt >= OPT_WRITER || (optopt && strchr("STM", optopt)))
 				cmd_err("option '%s' needs an argument", argv[optind - 1]);
 			else
 				cmd_err("unknown option '%s'", argv[optind - 1]);
@@ -262,6 +295,23 @@ static int choose_source(struct conv *c)
 	return 0;
 }
 
+/* With a bounded Chrome trace of an input with calls: which calls fit. */
+static int size_chrome(struct conv *c)
+{
+	int ret, chrome = 0;
+
+	for (size_t i = 0; i < c->nouts; i++)
+		chrome |= c->outs[i].ops == &cv_chrome_ops;
+	/* perf script text has no calls; the other inputs are files, read twice */
+	if (!chrome || !c->o.chrome_max_bytes || !c->in.has_calls || c->in.kind == CV_TEXT)
+		return 0;
+	ret = cv_chrome_budget(&c->in, c->o.chrome_max_bytes, &c->o.chrome_min_call_ns,
+			       c->err, sizeof(c->err));
+	if (ret)
+		cmd_err("%s", c->err[0] ? c->err : strerror(-ret));
+	return ret;
+}
+
 static int open_outputs(struct conv *c)
 {
 	for (size_t i = 0; i < c->nouts; i++) {
@@ -269,7 +319,7 @@ static int open_outputs(struct conv *c)
 		int ret = outfile_open(&out->of, out->path);
 
 		if (ret) {
-			cmd_err("%s: %s", out->path, strerror(-ret));
+			cmd_err("%s: %s", out->path, out->of.why ? out->of.why : strerror(-ret));
 			return ret;
 		}
 		out->w = out->ops->begin(&out->of, &c->o);
@@ -405,6 +455,7 @@ int cmd_convert(int argc, char **argv)
 	err = err ?: check_outputs(&c);
 	err = err ?: open_input(&c);
 	err = err ?: choose_source(&c);
+	err = err ?: size_chrome(&c);
 	err = err ?: open_outputs(&c);
 	err = err ?: read_input(&c);
 	err = close_outputs(&c, !err) ?: err;

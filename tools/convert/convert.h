@@ -21,6 +21,10 @@ struct cv_opts {
 	enum cv_source source;      /* what folded and SVG stacks are made of */
 	int            has_calls;   /* the input has instrumented calls */
 	const char    *title;       /* SVG title */
+	/* Chrome trace size: at most max_bytes (0 = no cap), calls shorter than
+	 * min_call_ns left out (chosen by tools/convert/chrome_budget.c) */
+	uint64_t       chrome_max_bytes;
+	uint64_t       chrome_min_call_ns;
 };
 
 /* One instrumented call (from a trace), names already resolved. */
