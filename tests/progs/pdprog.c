@@ -2,8 +2,8 @@
 /*
  * A program of known call stacks for perf.data tests: main -> work ->
  * qsort (libc) -> by_value, in the main thread, in a thread named
- * "pd-worker" and in a forked child (which inherits its parent's maps
- * through PERF_RECORD_FORK).  Built with frame pointers so perf record -g
+ * "pd-worker" and in a child forked first (which inherits its parent's
+ * maps through PERF_RECORD_FORK).  Built with frame pointers so perf record -g
  * sees every frame.
  *
  *   pdprog [ROUNDS]
@@ -51,14 +51,16 @@ int main(int argc, char **argv)
 	pid_t child;
 	int status;
 
-	if (pthread_create(&t, NULL, worker, (void *)rounds))
-		return 1;
-	pthread_setname_np(t, "pd-worker");
+	/* fork before the thread exists: a child forked beside a running
+	 * thread may find an allocator lock held (under sanitizers) */
 	child = fork();
 	if (child == 0) {
 		work(rounds);
 		_exit(0);
 	}
+	if (pthread_create(&t, NULL, worker, (void *)rounds))
+		return 1;
+	pthread_setname_np(t, "pd-worker");
 	work(rounds);
 	pthread_join(t, NULL);
 	if (child > 0)
