@@ -337,16 +337,20 @@ static void atfork_prepare(void)
 	struct jitperf *jp;
 
 	pthread_mutex_lock(&registry_lock);
-	for (jp = registry; jp; jp = jp->next_open)
+	for (jp = registry; jp; jp = jp->next_open) {
 		pthread_mutex_lock(&jp->lock);
+		jp_instr_atfork_prepare(jp);
+	}
 }
 
 static void atfork_parent(void)
 {
 	struct jitperf *jp;
 
-	for (jp = registry; jp; jp = jp->next_open)
+	for (jp = registry; jp; jp = jp->next_open) {
+		jp_instr_atfork_parent(jp);
 		pthread_mutex_unlock(&jp->lock);
+	}
 	pthread_mutex_unlock(&registry_lock);
 }
 

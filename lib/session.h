@@ -63,6 +63,9 @@ JP_HIDDEN int jp_instr_setup(struct jitperf *jp, const struct jitperf_options *o
  * lib/session.c with jp fully set up (outputs, dir, sample_every, counters).
  *  - jp_instr_open: after the perf map and jitdump are open; returns 0 or -errno.
  *  - jp_instr_close: flush the trace, write statistics; before CODE_CLOSE.
+ *  - jp_instr_atfork_prepare/_parent: around fork() in the parent, the
+ *    session's lock held: our threads are stopped across it, so no child
+ *    inherits one mid-way (holding a lock of libc or of a sanitizer).
  *  - jp_instr_atfork_child: in a child after fork(), once the session has
  *    reopened its own perf map and jitdump under the child's pid.
  *  - jp_instr_code_event: every successful code load/move/unload, so the
@@ -70,6 +73,8 @@ JP_HIDDEN int jp_instr_setup(struct jitperf *jp, const struct jitperf_options *o
  */
 JP_HIDDEN int  jp_instr_open(struct jitperf *jp);
 JP_HIDDEN int  jp_instr_close(struct jitperf *jp);
+JP_HIDDEN void jp_instr_atfork_prepare(struct jitperf *jp);
+JP_HIDDEN void jp_instr_atfork_parent(struct jitperf *jp);
 JP_HIDDEN void jp_instr_atfork_child(struct jitperf *jp);
 JP_HIDDEN void jp_instr_code_event(struct jitperf *jp, enum jpt_code_kind kind, uint64_t index,
 				   uint64_t addr, uint64_t len, const char *name);

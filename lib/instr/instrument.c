@@ -163,6 +163,18 @@ int jp_instr_close(struct jitperf *jp)
 	return err;
 }
 
+void jp_instr_atfork_prepare(struct jitperf *jp)
+{
+	if (jp->instr)
+		jp_trace_pause(jp->instr);
+}
+
+void jp_instr_atfork_parent(struct jitperf *jp)
+{
+	if (jp->instr)
+		jp_trace_resume(jp->instr);
+}
+
 void jp_instr_atfork_child(struct jitperf *jp)
 {
 	struct jp_instr *in = jp->instr;

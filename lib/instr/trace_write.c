@@ -126,6 +126,7 @@ static void filler_start(struct jp_trace *tr)
 {
 	sigset_t all, old;
 
+	tr->stop = 0;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	tr->filler_on = !pthread_create(&tr->filler, NULL, filler_main, tr);
@@ -143,6 +144,20 @@ static void filler_stop(struct jp_trace *tr)
 	futex_wake(&tr->wake);
 	pthread_join(tr->filler, NULL);
 	tr->filler_on = 0;
+}
+
+/* Around fork(): the filler is stopped, so the child never inherits it
+ * mid-way; the writers grow the file themselves meanwhile. */
+void jp_trace_pause(struct jp_instr *in)
+{
+	if (in->trace)
+		filler_stop(in->trace);
+}
+
+void jp_trace_resume(struct jp_instr *in)
+{
+	if (in->trace)
+		filler_start(in->trace);
 }
 
 int jp_trace_open(struct jp_instr *in)
