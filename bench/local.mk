@@ -18,4 +18,4 @@ endif
 bench_recurse_SOURCES = bench/recurse.c
 bench_recurse_CFLAGS = $(AM_CFLAGS) -finstrument-functions -g -O2
 EXTRA_DIST += bench/uftrace-compare.sh bench/record-overhead.sh bench/jitshape.sh bench/jitcalc-stats.sh \
-	bench/convert-folded.sh bench/convert-chrome.sh
+	bench/convert-folded.sh bench/convert-chrome.sh bench/convert-perfdata.sh

@@ -70,13 +70,6 @@ int jp_opts_copy(void *dst, size_t dst_size, const void *src, size_t src_size)
 	return 0;
 }
 
-static const char *env(const char *name)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? s : NULL;
-}
-
 /* Everything except the files: options, environment, lock. */
 static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
 {
@@ -102,7 +95,7 @@ static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
 	}
 	jp->outputs = o.outputs;
 	if (!jp->outputs) {
-		err = jp_parse_outputs(getenv("JITPERF"), &jp->outputs);
+		err = jp_parse_outputs(jp_getenv("JITPERF"), &jp->outputs);
 		if (err)
 			return err;
 	}
@@ -111,18 +104,18 @@ static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
 	if (err)
 		return err;
 
-	err = jp_parse_clock(getenv("JITPERF_CLOCK"));
+	err = jp_parse_clock(jp_getenv("JITPERF_CLOCK"));
 	if (err)
 		return err;
-	if (env("JITPERF_CLOCK") && !(jp->clock = strdup(env("JITPERF_CLOCK"))))
+	if (jp_getenv("JITPERF_CLOCK") && !(jp->clock = strdup(jp_getenv("JITPERF_CLOCK"))))
 		return -ENOMEM;
 
-	counters = o.counters ? o.counters : env("JITPERF_COUNTERS");
+	counters = o.counters ? o.counters : jp_getenv("JITPERF_COUNTERS");
 	if (counters && *counters && !(jp->counters = strdup(counters)))
 		return -ENOMEM;
 
 	/* Absolute, so a child that changed directory writes beside its parent. */
-	dir = o.dir ? o.dir : env("JITPERF_DIR") ? env("JITPERF_DIR") : ".";
+	dir = o.dir ? o.dir : jp_getenv("JITPERF_DIR") ? jp_getenv("JITPERF_DIR") : ".";
 	if (realpath(dir, real))
 		dir = real;
 	jp->dir = strdup(dir);
@@ -158,12 +151,9 @@ static void session_release(struct jitperf *jp)
 {
 	jp_jitdump_drop(jp->jitdump);
 	jp->jitdump = NULL;
-	if (jp->perfmap) {
-		/* opened by us and empty: the file is worthless */
-		unlink(jp_perfmap_path(jp->perfmap));
-		jp_perfmap_close(jp->perfmap);
-		jp->perfmap = NULL;
-	}
+	/* opened by us and empty: the file is worthless */
+	jp_perfmap_discard(jp->perfmap);
+	jp->perfmap = NULL;
 	jp_codetab_free(jp->codes);
 	jp->codes = NULL;
 	free(jp->dir);

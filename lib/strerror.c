@@ -23,7 +23,8 @@ static const struct {
 	{ EFBIG,        "output file too large" },
 	{ EIO,          "input/output error writing an output file" },
 	{ EACCES,       "permission denied creating an output file" },
-	{ EPERM,        "operation not permitted (stale /tmp/perf-<pid>.map of another user, "
+	{ EPERM,        "operation not permitted (an output name in a sticky directory such "
+			"as /tmp is taken by another user's file, link or FIFO, "
 			"or the jitdump cannot be mapped executable)" },
 	{ EROFS,        "output directory is on a read-only file system" },
 	{ ENOTDIR,      "output directory is not a directory" },

@@ -8,7 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <ftw.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "pathsafe.h"
 #include "perf.h"
 #include "rundir.h"
 #include "read/stats_read.h"
@@ -107,7 +108,7 @@ static int run(char **argv, int *status)
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 		execvp(argv[0], argv);
-		fprintf(stderr, "jitperf record: %s: %s\n", argv[0], strerror(errno));
+		cmd_err("%s: %s", argv[0], strerror(errno));
 		_exit(127);
 	}
 	while (waitpid(child, &st, 0) < 0) {
@@ -176,38 +177,95 @@ static int privileged(void)
 	return !!(caps & (1ULL << 38 | 1ULL << 21));
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* What a name that should be a directory is instead, for one-line errors. */
+static const char *kind_of(mode_t mode)
 {
-	(void)st; (void)flag; (void)ftw;
-	return remove(path);
+	return S_ISLNK(mode) ? "a symbolic link" : S_ISFIFO(mode) ? "a FIFO" :
+	       S_ISREG(mode) ? "a file" : S_ISSOCK(mode) ? "a socket" : "a device";
 }
 
-/* DIR becomes DIR.old (an older DIR.old is removed); a fresh DIR is made. */
-static int prepare_dir(const char *dir, int *rotated)
+/*
+ * DIR.old is a name we derive, never one the user gave: it is replaced
+ * only when it is an earlier recording, a directory of our own, and then
+ * removed without following any link inside it (remove_tree).  Anything
+ * else there -- a link, a FIFO, a file, another user's directory -- may
+ * have been planted (-o /tmp/rec): refused, and left as it is.
+ */
+static int clear_old(const char *old)
 {
 	struct stat st;
-	char *old;
-	int err = 0;
+	int err;
 
-	if (lstat(dir, &st) == 0) {
-		if (!S_ISDIR(st.st_mode)) {
-			cmd_err("%s exists and is not a directory", dir);
-			return -ENOTDIR;
-		}
+	if (lstat(old, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode)) {
+		cmd_err("%s is %s, not an earlier recording: not replaced",
+			old, kind_of(st.st_mode));
+		return -EEXIST;
+	}
+	if (st.st_uid != geteuid()) {
+		cmd_err("%s belongs to another user: not replaced", old);
+		return -EPERM;
+	}
+	err = remove_tree(old);
+	if (err)
+		cmd_err("cannot remove %s: %s", old, strerror(-err));
+	return err;
+}
+
+/* DIR, if it exists, must be a directory: the recording we rotate (renaming
+ * it follows nothing, whoever it belongs to). */
+static int check_dir(const char *dir, int *exists)
+{
+	const char *why;
+	struct stat st;
+
+	*exists = 0;
+	if (path_planted(dir, &why)) {
+		cmd_err("%s: %s", dir, why);
+		return -EPERM;
+	}
+	if (lstat(dir, &st))
+		return 0;
+	if (!S_ISDIR(st.st_mode)) {
+		cmd_err("%s exists and is %s, not a directory", dir,
+			kind_of(st.st_mode));
+		return -ENOTDIR;
+	}
+	*exists = 1;
+	return 0;
+}
+
+/*
+ * DIR becomes DIR.old (an older DIR.old is removed); a fresh DIR is made.
+ * RENAME_NOREPLACE: a DIR.old that appears after the old one was removed
+ * is never replaced.  DIR is 0755 whatever the umask: perf writes
+ * perf.data and perf.jit.data by name, so no one else may plant a name
+ * there.
+ */
+static int prepare_dir(const char *dir, int *rotated)
+{
+	char *old;
+	int err, exists;
+
+	err = check_dir(dir, &exists);
+	if (err)
+		return err;
+	if (exists) {
 		if (asprintf(&old, "%s.old", dir) < 0)
 			return -ENOMEM;
-		if (lstat(old, &st) == 0 && nftw(old, rm_entry, 16, FTW_DEPTH | FTW_PHYS))
+		err = clear_old(old);
+		if (!err && renameat2(AT_FDCWD, dir, AT_FDCWD, old, RENAME_NOREPLACE)) {
 			err = -errno;
-		if (!err && rename(dir, old))
-			err = -errno;
+			cmd_err("cannot move %s to %s: %s", dir, old,
+				strerror(errno));
+		}
 		*rotated = !err;
-		if (err)
-			cmd_err("cannot move %s to %s: %s", dir, old, strerror(-err));
 		free(old);
 		if (err)
 			return err;
 	}
-	if (mkdir(dir, 0777)) {
+	if (mkdir(dir, 0755)) {
 		err = -errno;
 		cmd_err("cannot create %s: %s", dir, strerror(errno));
 	}
@@ -223,10 +281,10 @@ static void undo_dir(const char *dir, int rotated)
 {
 	char *old;
 
-	if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) || !rotated ||
+	if (remove_tree(dir) || !rotated ||
 	    asprintf(&old, "%s.old", dir) < 0)
 		return;
-	rename(old, dir);
+	renameat2(AT_FDCWD, old, AT_FDCWD, dir, RENAME_NOREPLACE);
 	free(old);
 }
 

@@ -5,9 +5,10 @@
  * call graphs were recorded) beside the exact instrumented figures of the
  * statistics files (calls, mean, min, max, counters per call).
  *
- * Samples come from perf's own aggregation: `perf report --sort sym` with
- * tab-separated overhead_children, overhead, sample and symbol columns;
- * percentages are recomputed from the sample counts so they are exact.
+ * Samples come from the perf.data itself (read/pdscript.h, no perf needed),
+ * named as perf report names them: self is the sample's own symbol, children
+ * the share of all periods whose call graph holds the function (once a
+ * sample, as perf report --children counts).
  */
 #include "config.h"
 
@@ -26,6 +27,7 @@
 #include "perf.h"
 #include "report.h"
 #include "read/jitdump_read.h"
+#include "read/pdscript.h"
 #include "rundir.h"
 #include "read/stats_read.h"
 #include "read/symbolize.h"
@@ -218,18 +220,6 @@ nomem:
 	return 0;
 }
 
-/* Cut the blanks (and newline) perf pads a column with. */
-static char *trim(char *s)
-{
-	char *end;
-
-	while (*s == ' ')
-		s++;
-	for (end = s + strlen(s); end > s && (end[-1] == ' ' || end[-1] == '\n'); )
-		*--end = '\0';
-	return s;
-}
-
 /*
  * Code of libjitperf itself (libjitperf.so*, libjitperf-cyg.so*) or its
  * probe functions where they were linked in statically: the cost of the
@@ -251,92 +241,89 @@ static int is_probe(const char *dso, const char *sym)
 	return !strncmp(sym, "jp_", 3);
 }
 
-/* One line of perf report -t '\t': children, self, samples, dso, "[x] symbol". */
-static int perf_line(struct table *t, char *line)
+/* the name a place gets in the table: perf's symbol, else the address */
+static const char *place_name(const struct pd_frame *f, char *buf, size_t len)
 {
-	char *f[5], *p = line, *sym, *dso, *end;
-	struct fnrow *row;
-	uint64_t samples;
-	size_t n = 0;
+	if (f->loc.sym)
+		return f->loc.sym->name;
+	snprintf(buf, len, "0x%016" PRIx64, f->loc.addr);
+	return buf;
+}
 
-	for (n = 0; n < 5 && p; n++) {
-		f[n] = p;
-		p = strchr(p, '\t');
-		if (p)
-			*p++ = '\0';
+static const char *base_name(const char *p)
+{
+	const char *b = strrchr(p, '/');
+
+	return b ? b + 1 : p;
+}
+
+struct sample_ctx {
+	struct table *t;
+	uint64_t      period;       /* all samples' periods: children% are shares of it */
+	uint64_t      seq;          /* sample number: a row's children count once a sample */
+};
+
+/*
+ * One sample: the row of its leaf (or the probes) gets the sample, every
+ * distinct row of its call graph the period (perf report --children).
+ */
+static int add_sample(const struct pd_raw *s, void *arg)
+{
+	struct sample_ctx *c = arg;
+	struct table *t = c->t;
+	struct fnrow *row;
+	char buf[32];
+	const char *name, *dso;
+	size_t i;
+
+	c->seq++;
+	c->period += s->period;
+	t->total_samples++;
+	for (i = 0; i < s->nframes; i++) {
+		const struct pd_frame *f = &s->frames[i];
+
+		name = place_name(f, buf, sizeof(buf));
+		dso = f->loc.map ? base_name(f->loc.map->dso->name) : "[unknown]";
+		if (is_probe(dso, name)) {
+			if (i == 0)
+				t->probe_samples++;
+			continue;
+		}
+		row = lookup(t, name);
+		if (!row)
+			return -ENOMEM;
+		if (i == 0)
+			row->samples++;
+		if (s->sample->has_callchain && row->seen != c->seq) {
+			row->seen = c->seq;
+			row->child_period += s->period;
+		}
 	}
-	if (n != 5)
-		return 0;                   /* not a table row: ignore */
-	samples = strtoull(f[2], &end, 10);
-	dso = trim(f[3]);
-	sym = f[4];
-	if (end == f[2])
-		return 0;
-	if (sym[0] == '[' && sym[1] && sym[2] == ']' && sym[3] == ' ')
-		sym += 4;
-	sym = trim(sym);
-	t->total_samples += samples;
-	if (is_probe(dso, sym)) {
-		t->probe_samples += samples;
-		return 0;
-	}
-	row = lookup(t, sym);
-	if (!row)
-		return -ENOMEM;
-	row->samples += samples;
-	while (*f[0] == ' ')
-		f[0]++;
-	if (strncmp(f[0], "N/A", 3)) {
-		/*
-		 * perf sorts by symbol object, not name: one function can come
-		 * in two rows (its jitted-*.so and the perf map, when a sample
-		 * lands before perf sees the injected mmap).  Add them up like
-		 * the samples, or the smaller row would hide the other.
-		 */
-		row->children = (row->children > 0 ? row->children : 0) + strtod(f[0], NULL);
+	if (s->sample->has_callchain)
 		t->have_children = 1;
-	}
 	return 0;
 }
 
 /*
- * Run perf report and feed its rows to the table: 0, -ENOENT when there is
- * no perf to run, -EIO when perf report failed (a damaged perf.data), or
- * another -errno.
+ * Read the perf.data natively and feed its samples to the table: 0, or
+ * -errno with the reader's message in err.
  */
-static int perf_samples(struct table *t, const char *data)
+static int perf_samples(struct table *t, const char *data, char *err, size_t errlen)
 {
-	static const char *const args[] = {
-		"report", "-i", NULL, "--stdio", "--children", "--sort", "dso,sym",
-		"-F", "overhead_children,overhead,sample,dso,sym", "-t", "\t", "-q",
-		"-g", "none", "--percent-limit", "0", NULL };
-	const char *argv[sizeof(args) / sizeof(args[0])];
-	char *perf = perf_find(), *line = NULL;
-	size_t cap = 0;
-	int fd, st, err;
-	pid_t pid;
-	FILE *fp;
+	struct sample_ctx c = { .t = t };
+	struct pd_script_info info;
+	int ret;
 
-	if (!perf)
-		return -ENOENT;
-	memcpy(argv, args, sizeof(args));
-	argv[2] = data;
-	err = perf_spawn(perf, argv, &fd, -1, &pid);
-	free(perf);
-	if (err)
-		return err;
-	fp = fdopen(fd, "r");
-	if (!fp) {
-		close(fd);
-		err = -errno;
-	}
-	while (fp && !err && getline(&line, &cap, fp) > 0)
-		err = perf_line(t, line);
-	free(line);
-	if (fp)
-		fclose(fp);
-	st = perf_wait(pid);
-	return err ? err : st == 127 ? -ENOENT : st ? -EIO : 0;
+	ret = pd_raw_read(data, NULL, add_sample, &c, &info, err, errlen);
+	if (ret == -EOPNOTSUPP)
+		snprintf(err, errlen, "%s: call graphs recorded with --call-graph dwarf are "
+			 "read by perf report: use jitperf report --perf", data);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < t->n; i++)
+		t->rows[i].children = t->have_children && c.period ?
+				      100.0 * (double)t->rows[i].child_period / (double)c.period : -1;
+	return 0;
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -515,14 +502,12 @@ int cmd_report(int argc, char **argv)
 	if (!err)
 		err = add_stats(&t, &rd);
 	if (!err && (rd.has_perf_data || rd.has_jit_data)) {
-		err = perf_samples(&t, data);
-		if (err == -ENOENT)
-			cmd_err("perf not found, showing instrumented figures only "
-				"(" PERF_INSTALL_HINT ")");
-		else if (err) {     /* a damaged perf.data: still show the rest, exit 1 */
-			cmd_err("perf report -i %s failed; showing "
-				"instrumented figures only", data);
-			t.bad_input = err != -ENOMEM;
+		char perr[512];
+
+		err = perf_samples(&t, data, perr, sizeof(perr));
+		if (err && err != -ENOMEM) {  /* a damaged perf.data: still show the rest, exit 1 */
+			cmd_err("%s; showing instrumented figures only", perr);
+			t.bad_input = 1;
 		}
 		t.have_perf = !err;
 		err = err == -ENOMEM ? err : 0;

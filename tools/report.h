@@ -18,7 +18,9 @@ struct fnrow {
 	int       jit;                  /* named by a CODE_LOAD or a stats row */
 	uint64_t  samples;              /* perf's, in this function's code */
 	uint64_t  probe_samples;        /* of them, estimated in its inline probes */
-	double    children;             /* percent from perf, < 0 if N/A */
+	double    children;             /* percent of all periods, < 0 without call graphs */
+	uint64_t  child_period;         /* period of the samples with it in their call graph */
+	uint64_t  seen;                 /* the last sample that counted it */
 	int       has_stats;
 	uint64_t  calls, timed;         /* counted exactly; timed */
 	uint64_t  total_ns, min_ns, max_ns;  /* estimated from the timed calls */

@@ -13,6 +13,7 @@
  *   JITPERF_TRACE_RING  keep only the last SIZE of each thread's calls
  *   JITPERF_TRACE_MIN   timed calls shorter than this (ns, or with us, ms,
  *                       s) are not traced
+ * read with jp_getenv (not in set-id programs, as every JITPERF variable).
  */
 #include "config.h"
 
@@ -22,13 +23,6 @@
 
 #include "instr.h"
 #include "lib/core.h"
-
-static const char *env(const char *name)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? s : NULL;
-}
 
 /* A decimal number without sign; end gets what follows it. */
 static int number(const char *s, uint64_t *v, const char **end)
@@ -115,13 +109,13 @@ int jp_instr_setup(struct jitperf *jp, const struct jitperf_options *o)
 	unsigned every = o->sample_every, rate = o->timed_per_sec;
 	const char *s;
 
-	if (!every && (s = env("JITPERF_SAMPLE")) && jp_parse_sample(s, &every, &rate))
+	if (!every && (s = jp_getenv("JITPERF_SAMPLE")) && jp_parse_sample(s, &every, &rate))
 		return -EINVAL;
 	jp->sample_every = every ? every : JITPERF_SAMPLE_ADAPTIVE;
 	jp->timed_per_sec = rate ? rate : JP_DEFAULT_RATE;
 
 	jp->trace_max = o->trace_max;
-	if (!jp->trace_max && (s = env("JITPERF_TRACE_MAX"))) {
+	if (!jp->trace_max && (s = jp_getenv("JITPERF_TRACE_MAX"))) {
 		if (jp_parse_size(s, &jp->trace_max)) {
 			jp_debug("JITPERF_TRACE_MAX: '%s' is not a size (N, NK, NM or NG)", s);
 			return -EINVAL;
@@ -133,12 +127,12 @@ int jp_instr_setup(struct jitperf *jp, const struct jitperf_options *o)
 		jp->trace_max = JP_DEFAULT_TRACE_MAX;
 
 	jp->trace_ring = o->trace_ring;
-	if (!jp->trace_ring && (s = env("JITPERF_TRACE_RING")) && jp_parse_size(s, &jp->trace_ring)) {
+	if (!jp->trace_ring && (s = jp_getenv("JITPERF_TRACE_RING")) && jp_parse_size(s, &jp->trace_ring)) {
 		jp_debug("JITPERF_TRACE_RING: '%s' is not a size (N, NK, NM or NG)", s);
 		return -EINVAL;
 	}
 	jp->trace_min_ns = o->trace_min_ns;
-	if (!jp->trace_min_ns && (s = env("JITPERF_TRACE_MIN")) &&
+	if (!jp->trace_min_ns && (s = jp_getenv("JITPERF_TRACE_MIN")) &&
 	    jp_parse_duration(s, &jp->trace_min_ns)) {
 		jp_debug("JITPERF_TRACE_MIN: '%s' is not a duration (N, Nns, Nus, Nms or Ns)", s);
 		return -EINVAL;

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "lib/core.h"
 #include "instr.h"
 
 /* mmap, not malloc: probes may run in signal handlers. */
@@ -241,34 +242,36 @@ int jp_stats_write(struct jp_instr *in)
 {
 	uint32_t nfns = __atomic_load_n(&in->nfns, __ATOMIC_ACQUIRE);
 	struct row *rows = calloc(nfns + 1, sizeof(*rows));
-	char path[4096], tmp[4112];
-	FILE *f = NULL;
+	struct jp_newfile nf;
+	char path[4096];
+	FILE *f;
 	size_t n;
-	int fd, err = 0;
+	int err;
 
 	if (!rows)
 		return -ENOMEM;
 	n = merge(in, rows, nfns);
 	qsort(rows, n, sizeof(*rows), by_total);
 	snprintf(path, sizeof(path), "%s/jitperf-%d.stats", in->jp->dir, (int)in->jp->pid);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	/* Written aside and renamed: a reader never sees half a file. */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+	/* Written under a temporary name and published whole: a reader never
+	 * sees half a file, and nothing at either name is opened. */
+	err = jp_newfile_create(&nf, path, O_WRONLY);
+	if (err)
+		goto out;
+	f = fdopen(nf.fd, "w");
+	if (!f) {
 		err = -errno;
-		if (fd >= 0)
-			close(fd);
 		goto out;
 	}
+	nf.fd = -1;             /* f owns it now */
 	write_header(in, f);
 	write_rows(in, f, rows, n);
 	if (ferror(f) | fclose(f))
 		err = errno ? -errno : -EIO;
-	if (err || rename(tmp, path))
-		err = err ? err : -errno;
-	if (err)
-		unlink(tmp);
+	if (!err)
+		err = jp_newfile_publish(&nf);
 out:
+	jp_newfile_discard(&nf);
 	free(rows);
 	return err;
 }

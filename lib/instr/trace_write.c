@@ -38,8 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "instr.h"
 #include "lib/core.h"
+#include "instr.h"
 
 #define MAP_RESERVE   (UINT64_C(4) << 30)    /* largest trace: 4 GiB */
 #define GROW_BLOCKS   64u                    /* file grows by 4 MiB at a time */
@@ -163,7 +163,10 @@ int jp_trace_open(struct jp_instr *in)
 		err = -ENOMEM;
 		goto fail;
 	}
-	if ((err = jp_create_fresh(tr->path, O_RDWR, &tr->fd)))
+	/* Never opened by name: JITPERF_DIR may be shared (jp_create_fresh).
+	 * Named at once, before any data: a reader after SIGKILL finds it. */
+	err = jp_create_fresh(tr->path, O_RDWR, &tr->fd);
+	if (err)
 		goto fail;
 	if (ftruncate(tr->fd, JPT_HEADER_SIZE)) {
 		err = -errno;
@@ -222,8 +225,8 @@ int jp_trace_open(struct jp_instr *in)
 	return 0;
 fail:
 	if (tr->fd >= 0) {
+		jp_remove_own(tr->path, tr->fd);
 		close(tr->fd);
-		unlink(tr->path);
 	}
 	free(tr->path);
 	free(tr);

@@ -4,7 +4,7 @@
  * Chrome trace JSON, folded stacks and an SVG flame graph.
  *
  * The input is recognised by its first bytes, never by its name: a record
- * directory, perf.data ("PERFILE2", read through `perf script`), a jitperf
+ * directory, perf.data ("PERFILE2", read natively), a jitperf
  * trace, a jitdump, or else perf script text.  It is read once; every event
  * goes to each requested writer (struct cv_ops).
  */
@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "tools/cmds.h"
@@ -24,13 +25,14 @@
 
 static const char usage_text[] =
 	"usage: jitperf convert [DIR | perf.data | perf-script.txt | FILE.trace | FILE.dump | -]\n"
-	"                       [--chrome FILE] [--folded FILE] [--svg FILE]\n"
+	"                       [--chrome FILE] [--folded FILE] [--svg FILE] [--pprof FILE]\n"
 	"                       [--pid] [--tid] [--kernel] [--jit] [--all] [--addrs]\n"
 	"                       [--source samples|calls] [--title TEXT]\n"
 	"\n"
 	"  --chrome FILE    Chrome trace JSON (Perfetto, chrome://tracing, speedscope)\n"
 	"  --folded FILE    folded stacks, as stackcollapse-perf.pl (FILE - = stdout)\n"
 	"  --svg FILE       SVG flame graph\n"
+	"  --pprof FILE     gzip'ed profile.proto (go tool pprof, Pyroscope, Parca)\n"
 	"  --pid, --tid     add the PID (and TID) to the process name\n"
 	"  --kernel, --jit  annotate kernel (_[k]) and JIT (_[j]) frames; --all: both\n"
 	"  --addrs          keep the address of frames without a symbol\n"
@@ -43,7 +45,7 @@ static const char usage_text[] =
 	"With no output option, folded stacks go to standard output.\n";
 
 const struct cv_ops *const cv_writers[] = {
-	&cv_chrome_ops, &cv_folded_ops, &cv_svg_ops, NULL,
+	&cv_chrome_ops, &cv_folded_ops, &cv_svg_ops, &cv_pprof_ops, NULL,
 };
 #define NWRITERS (sizeof(cv_writers) / sizeof(cv_writers[0]) - 1)
 
@@ -317,7 +319,7 @@ static int open_outputs(struct conv *c)
 		int ret = outfile_open(&out->of, out->path);
 
 		if (ret) {
-			cmd_err("%s: %s", out->path, strerror(-ret));
+			cmd_err("%s: %s", out->path, out->of.why ? out->of.why : strerror(-ret));
 			return ret;
 		}
 		out->w = out->ops->begin(&out->of, &c->o);
@@ -325,10 +327,75 @@ static int open_outputs(struct conv *c)
 			cmd_err("out of memory");
 			return -ENOMEM;
 		}
-		if ((out->ops->flags & CV_CALL_STACKS) && c->o.source == CV_CALLS)
+		if ((out->ops->flags & CV_CALL_STACKS) &&
+		    (c->o.source == CV_CALLS || (out->ops->flags & CV_ALWAYS_CALL_STACKS)))
 			c->sink.call_stacks = 1;
+		if (out->ops->flags & CV_RAW_FRAMES)
+			c->o.ps_flags |= PS_RAW;
 	}
 	return 0;
+}
+
+/* one thread's share of the samples when text is read in parallel */
+struct lane {
+	struct conv *c;
+	void        *w[NWRITERS];
+};
+
+static int lane_sample(const struct ps_sample *s, void *arg)
+{
+	struct lane *l = arg;
+	int ret;
+
+	for (size_t i = 0; i < l->c->nouts; i++)
+		if ((ret = l->c->outs[i].ops->sample(l->w[i], s)))
+			return ret;
+	return 0;
+}
+
+/*
+ * perf script text in pieces on every core, when every output only adds
+ * samples up (folded stacks, SVG): each piece into states of its own,
+ * merged into the outputs once all went well.  -EAGAIN: read it whole.
+ */
+static int read_parallel(struct conv *c)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = ncpu > 8 ? 8 : ncpu < 1 ? 1 : (size_t)ncpu, i, k;
+	struct lane lanes[8];
+	void *args[8];
+	uint64_t samples = 0;
+	int ret = 0, filtered;
+
+	if (c->in.kind != CV_TEXT || n < 2)
+		return -EAGAIN;
+	for (k = 0; k < c->nouts; k++)
+		if (!c->outs[k].ops->fork)
+			return -EAGAIN;
+	memset(lanes, 0, sizeof(lanes));
+	for (i = 0; i < n && !ret; i++) {
+		lanes[i].c = c;
+		args[i] = &lanes[i];
+		for (k = 0; k < c->nouts && !ret; k++)
+			if (!(lanes[i].w[k] = c->outs[k].ops->fork(c->outs[k].w)))
+				ret = -ENOMEM;
+	}
+	if (!ret)
+		ret = cv_read_text_parallel(&c->in, c->o.ps_flags, n, lane_sample, args, &samples,
+					    &filtered, c->err, sizeof(c->err));
+	for (i = 0; i < n; i++)
+		for (k = 0; k < c->nouts; k++) {
+			if (!lanes[i].w[k])
+				continue;
+			if (!ret)
+				ret = c->outs[k].ops->merge(c->outs[k].w, lanes[i].w[k]);
+			else
+				c->outs[k].ops->drop(lanes[i].w[k]);
+		}
+	if (!ret && !samples)
+		cmd_err("%s: no samples (for perf script text, record "
+			"with call graphs: perf record -g)", c->input);
+	return ret;
 }
 
 static int read_input(struct conv *c)
@@ -340,7 +407,11 @@ static int read_input(struct conv *c)
 		.thread = to_all_threads, .call_stacks = c->sink.call_stacks,
 	};
 	c->err[0] = 0;
-	ret = cv_input_read(&c->in, c->o.ps_flags, &c->sink, c, c->err, sizeof(c->err));
+	ret = read_parallel(c);
+	if (ret == -EAGAIN) {
+		c->err[0] = 0;
+		ret = cv_input_read(&c->in, c->o.ps_flags, &c->sink, c, c->err, sizeof(c->err));
+	}
 	if (ret) {
 		if (ret == -ENOMEM && !c->err[0])
 			snprintf(c->err, sizeof(c->err), "%s: out of memory", c->input);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Inputs of jitperf convert.  What a file is comes from its first bytes:
- * "PERFILE2" is perf.data (read through `perf script` with an explicit
- * field list), "JITPTRC\n" a jitperf trace, "JiTD"/"DTiJ" a jitdump; all
+ * "PERFILE2" is perf.data (read natively, tools/convert/cvperfdata.c; or
+ * through `perf script` with an explicit field list), "JITPTRC\n" a jitperf trace, "JiTD"/"DTiJ" a jitdump; all
  * else is taken as perf script text.  A directory is a `jitperf record`
  * directory: perf.jit.data (or perf.data), jitperf-*.trace and jit-*.dump.
  */
@@ -152,6 +152,12 @@ int cv_input_open(struct cv_input *in, const char *path, char *err, size_t errle
 	}
 	if (fd)
 		close(fd);
+	/* perf record -o - | jitperf convert -: the rest of the stream follows the peek */
+	if (!strcmp(path, "-") && in->kind == CV_PERFDATA) {
+		in->perfdata = strdup(path);
+		in->has_samples = 1;
+		return in->perfdata ? 0 : -ENOMEM;
+	}
 	if (!strcmp(path, "-"))
 		return fmt_err(err, errlen, -EINVAL,
 			       "-: binary input on standard input: give its file name");
@@ -243,7 +249,7 @@ static void last_line(FILE *errf, char *last, size_t len)
 }
 
 /* Stream `perf script` output of a perf.data through the parser. */
-static int read_perfdata(const char *data, unsigned flags, int with_calls,
+int cv_read_perfscript(const char *data, unsigned flags, int with_calls,
 			 const struct cv_sink *sink, void *arg, char *err, size_t errlen)
 {
 	const char *args[] = { "script", "-i", data, "-F", NULL, "--ns", NULL };
@@ -382,6 +388,6 @@ int cv_input_read(struct cv_input *in, unsigned flags, const struct cv_sink *sin
 	for (i = 0; i < in->ndumps && !ret && !had_code; i++)
 		ret = cv_read_jitdump(in->dumps[i], sink, arg, err, errlen);
 	if (!ret && in->perfdata)
-		ret = read_perfdata(in->perfdata, flags, in->ntraces > 0, sink, arg, err, errlen);
+		ret = cv_read_perfdata(in->perfdata, in->peek, in->npeek, flags, in->ntraces > 0, sink, arg, err, errlen);
 	return ret;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "tools/pathsafe.h"
 
 #define VBUF_SIZE (1u << 20)
 
@@ -49,6 +50,9 @@ int outfile_open(struct outfile *of, const char *path)
 
 	memset(of, 0, sizeof(*of));
 	of->path = path;
+	/* the user's name: followed if a link, unless another user planted it */
+	if (strcmp(path, "-") && path_planted(path, &of->why))
+		return -EPERM;
 	err = open_special(of, path);
 	if (err <= 0)
 		return err;

@@ -313,6 +313,9 @@ const struct cv_ops cv_svg_ops = {
 	.begin  = svg_begin,
 	.sample = foldagg_sample,
 	.call   = foldagg_call,
+	.fork   = foldagg_fork,
+	.merge  = foldagg_merge,
+	.drop   = foldagg_drop,
 	.end    = svg_end,
 	.free   = svg_free,
 };
