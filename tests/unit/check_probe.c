@@ -1209,6 +1209,7 @@ static Suite *probe_suite(void)
 
 	tc = tcase_create("Processes");
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);      /* forks: seconds in a sanitizer build on a busy machine */
 	tcase_add_test(tc, test_fork_child_files);
 	tcase_add_test(tc, test_fork_under_open_call);
 	tcase_add_test(tc, test_filler_thread_lifetime);
