@@ -83,14 +83,6 @@ static enum obj classify(const char *dso, uint32_t *pid, uint64_t *index)
 	return OBJ_NONE;
 }
 
-uint32_t jitsym_dso_pid(const char *dso)
-{
-	uint32_t pid = 0;
-	uint64_t index;
-
-	return classify(dso, &pid, &index) == OBJ_NONE ? 0 : pid;
-}
-
 /* perf's word for a symbol it does not know: "[unknown]", or the bare address */
 static int unnamed(const char *sym)
 {

@@ -37,7 +37,4 @@ void jitsym_free(struct jitsym *js);
 int jitsym_frame(struct jitsym *js, const char *dso, const char *sym, uint64_t ip,
 		 const char **name);
 
-/* The pid of a JIT object's name ("jitted-PID-N.so", "perf-PID.map", "[JIT] tid PID"), else 0. */
-uint32_t jitsym_dso_pid(const char *dso);
-
 #endif /* JITPERF_JITSYM_H */
