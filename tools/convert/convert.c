@@ -369,10 +369,8 @@ static int read_parallel(struct conv *c)
 
 	if (c->in.kind != CV_TEXT || n < 2)
 		return -EAGAIN;
-	/* svg_sample notes the event and unit in its own state, which a lane's
-	 * forked aggregate does not have: the SVG is read whole */
 	for (k = 0; k < c->nouts; k++)
-		if (!c->outs[k].ops->fork || c->outs[k].ops == &cv_svg_ops)
+		if (!c->outs[k].ops->fork)
 			return -EAGAIN;
 	memset(lanes, 0, sizeof(lanes));
 	for (i = 0; i < n && !ret; i++) {

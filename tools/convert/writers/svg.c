@@ -248,6 +248,30 @@ static int svg_sample(void *w, const struct ps_sample *smp)
 	return foldagg_sample(w, smp);
 }
 
+/* A piece's state for parallel folding: the stacks, and what they weigh. */
+static void *svg_fork(void *w)
+{
+	struct svg *s = w, *f = calloc(1, sizeof(*f));
+
+	if (f && foldagg_init(&f->a, s->a.out, s->a.o)) {
+		foldagg_fini(&f->a);
+		free(f);
+		f = NULL;
+	}
+	return f;
+}
+
+/* Pieces merge in file order: the first event met is the first piece's. */
+static int svg_merge(void *w, void *part)
+{
+	struct svg *s = w, *p = part;
+
+	if (!s->event[0])
+		memcpy(s->event, p->event, sizeof(s->event));
+	s->periods |= p->periods;
+	return foldagg_merge(&s->a, &p->a);    /* frees p */
+}
+
 /* What the width of a frame measures: for the hover text and the subtitle. */
 static const char *unit_of(const struct svg *s, const char **what)
 {
@@ -354,9 +378,9 @@ const struct cv_ops cv_svg_ops = {
 	.begin  = svg_begin,
 	.sample = svg_sample,
 	.call   = foldagg_call,
-	.fork   = foldagg_fork,
-	.merge  = foldagg_merge,
-	.drop   = foldagg_drop,
+	.fork   = svg_fork,
+	.merge  = svg_merge,
+	.drop   = foldagg_drop,     /* a struct svg starts with its foldagg */
 	.end    = svg_end,
 	.free   = svg_free,
 };
