@@ -103,3 +103,18 @@ size_t jpl_keys_take(struct jpl_keys *t, uint64_t key, uint64_t **index)
 	}
 	return 0;
 }
+
+void jpl_keys_free(struct jpl_keys *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nbuckets; i++)
+		while (t->bucket[i]) {
+			struct entry *e = t->bucket[i];
+
+			t->bucket[i] = e->next;
+			free(e);
+		}
+	free(t->bucket);
+	free(t);
+}

@@ -105,6 +105,7 @@ JPL_HIDDEN void jpl_unwind_close(struct jpl_fdes *t);
 struct jpl_keys;
 JPL_HIDDEN int    jpl_keys_add(struct jpl_keys **t, uint64_t key, const uint64_t *index, size_t n);
 JPL_HIDDEN size_t jpl_keys_take(struct jpl_keys *t, uint64_t key, uint64_t **index);
+JPL_HIDDEN void   jpl_keys_free(struct jpl_keys *t);
 
 /* Debug message on stderr, only when JITPERF_DEBUG is set. */
 JPL_HIDDEN void jpl_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -69,6 +69,17 @@ tests_unit_check_example_LDADD = examples/libjitcalc.la lib/libjitperf.la $(CHEC
 	$(LIBDW_LIBS) $(LIBELF_LIBS)
 endif
 
+# libjitperf-llvm: listener, pass, and its C part (llvm/libjplobj.la)
+if HAVE_LLVM
+check_PROGRAMS += tests/unit/check_llvm
+TESTS += tests/unit/check_llvm
+tests_unit_check_llvm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/llvm
+tests_unit_check_llvm_CFLAGS = $(CHECK_TEST_CFLAGS) $(LLVM_CFLAGS)
+tests_unit_check_llvm_LDADD = examples/libjcllvm.la llvm/libjitperf-llvm.la llvm/libjplobj.la \
+	read/libjitperf-read.la lib/libjitperf.la $(CHECK_LIBS) $(LLVM_LIBS)
+tests_unit_check_llvm_LDFLAGS = $(LLVM_LDFLAGS)
+endif
+
 # ---- progs/: helper programs of the scripts
 JDBUILD = tests/progs/jdbuild.c tests/progs/jdbuild.h
 check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
