@@ -6,7 +6,9 @@
  * does (DWARFContext::getLineInfoForAddressRange): from the last row at or
  * before its first byte, through the row holding its last byte, continuing
  * into later sequences that start inside it.  So a JIT switching listeners
- * gets the same lines in perf, at the same addresses, clipped to the code.
+ * gets the same lines in perf, at the same addresses, clipped to the code,
+ * and one more row: the last one again at the last byte of the code, which
+ * perf needs to give the code of the last row a line at all.
  */
 #include "config.h"
 
@@ -218,6 +220,21 @@ int jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
 			o->file = r->file;
 			(*n)++;
 		}
+	}
+	/*
+	 * perf inject --jit ends its line table at the last row's address, so
+	 * the code of the last row would have no line; a closing copy of that
+	 * row at the last byte of the code gives it one.
+	 */
+	if (*n && out[*n - 1].addr < hi - 1) {
+		if (grow((void **)&out, &cap, *n + 1, sizeof(*out))) {
+			free(out);
+			*n = 0;
+			return -ENOMEM;
+		}
+		out[*n] = out[*n - 1];
+		out[*n].addr = hi - 1;
+		(*n)++;
 	}
 	*rows = out;
 	return 0;

@@ -73,8 +73,9 @@ JPL_HIDDEN int jpl_relocate_debug(unsigned char *img, size_t size, const uint64_
  * libdw.  jpl_lines_open takes ownership of img (malloc'ed); returns
  * -ENODATA without line tables.  jpl_lines_of gives the rows of the code
  * [lo, hi) the way LLVM's DWARFContext::getLineInfoForAddressRange picks
- * them, clipped to the code; *rows is malloc'ed, file names stay valid
- * until jpl_lines_close.
+ * them, clipped to the code, plus the last row again at hi - 1 (perf ends
+ * the line table at the last row's address); *rows is malloc'ed, file
+ * names stay valid until jpl_lines_close.
  */
 JPL_HIDDEN int  jpl_lines_open(struct jpl_lines **out, unsigned char *img, size_t size);
 JPL_HIDDEN int  jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,

@@ -121,6 +121,12 @@ SCRIPT_TESTS = \
 	tests/fuzz/jitdump.test tests/fuzz/perfscript.test
 TESTS += $(SCRIPT_TESTS)
 EXTRA_DIST += $(SCRIPT_TESTS)
+# libjitperf-llvm and examples/llvm-orc (each skips when LLVM was not configured)
+LLVM_TESTS = tests/lib/llvm-symbols.test tests/lib/llvm-pkgconfig.test \
+	tests/example/llvm-perf.test tests/example/llvm-callgraph.test \
+	tests/example/llvm-counts.test tests/example/llvm-lines.test
+TESTS += $(LLVM_TESTS)
+EXTRA_DIST += $(LLVM_TESTS)
 EXAMPLE_TESTS = tests/example/cli.test tests/example/perf.test tests/example/callgraph.test \
 	tests/example/counts.test
 EXTRA_DIST += $(EXAMPLE_TESTS)

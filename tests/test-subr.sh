@@ -28,3 +28,9 @@ need_perf() {
 		skip "perf record does not work here (perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid))"
 	rm -f "$tmp/probe.data"
 }
+
+# need_llvm_orc: skip unless configure found LLVM and built examples/llvm-orc
+need_llvm_orc() {
+	orc="$top_builddir/examples/llvm-orc"
+	[ -x "$orc" ] || skip "examples/llvm-orc not built: configure found no LLVM 14-19 (--with-llvm)"
+}
