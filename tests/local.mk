@@ -13,9 +13,9 @@ TEST_EXTENSIONS = .test
 TEST_LOG_COMPILER = $(SHELL)
 AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; \
-	PERF='$(PERF)'; MANDOC='$(MANDOC)'; \
+	PERF='$(PERF)'; MANDOC='$(MANDOC)'; LLVM_CONFIG='$(LLVM_CONFIG)'; \
 	SANITIZERS='$(SANITIZERS_ON)'; \
-	export top_srcdir top_builddir PERF MANDOC SANITIZERS;
+	export top_srcdir top_builddir PERF MANDOC LLVM_CONFIG SANITIZERS;
 if SANITIZERS
 # tests that LD_PRELOAD a library into a program not built with ASan skip on this
 SANITIZERS_ON = 1
@@ -124,7 +124,7 @@ EXTRA_DIST += $(SCRIPT_TESTS)
 # libjitperf-llvm and examples/llvm-orc (each skips when LLVM was not configured)
 LLVM_TESTS = tests/lib/llvm-symbols.test tests/lib/llvm-pkgconfig.test \
 	tests/example/llvm-perf.test tests/example/llvm-callgraph.test \
-	tests/example/llvm-counts.test tests/example/llvm-lines.test
+	tests/example/llvm-counts.test tests/example/llvm-lines.test tests/man/llvm-examples.test
 TESTS += $(LLVM_TESTS)
 EXTRA_DIST += $(LLVM_TESTS)
 EXAMPLE_TESTS = tests/example/cli.test tests/example/perf.test tests/example/callgraph.test \
