@@ -130,7 +130,7 @@ out:
 	}
 	if (!idx)
 		return 0;       /* the session was closed */
-	jp_instr_code_event(jp, 0, idx, (uintptr_t)c->addr, c->len, c->name);
+	jp_instr_code_event(jp, JPT_CODE_LOAD, idx, (uintptr_t)c->addr, c->len, c->name);
 	if (index)
 		*index = idx;
 	return 0;
@@ -199,7 +199,7 @@ int jitperf_code_move(jitperf *jp, uint64_t index, const void *new_addr)
 		e->addr = (uintptr_t)new_addr;
 	pthread_mutex_unlock(&jp->lock);
 	if (!err)
-		jp_instr_code_event(jp, 1, index, (uintptr_t)new_addr, len, NULL);
+		jp_instr_code_event(jp, JPT_CODE_MOVE, index, (uintptr_t)new_addr, len, NULL);
 	return err;
 }
 
@@ -225,6 +225,6 @@ int jitperf_code_unload(jitperf *jp, uint64_t index)
 	}
 	pthread_mutex_unlock(&jp->lock);
 	if (!err)
-		jp_instr_code_event(jp, 2, index, addr, len, NULL);
+		jp_instr_code_event(jp, JPT_CODE_UNLOAD, index, addr, len, NULL);
 	return err;
 }

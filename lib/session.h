@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "jitperf.h"
+#include "lib/instr/trace_format.h"   /* enum jpt_code_kind */
 
 #define JP_HIDDEN __attribute__((visibility("hidden")))
 
@@ -33,7 +34,6 @@ struct jitperf {
 	struct jp_perfmap  *perfmap;
 	struct jp_jitdump  *jitdump;
 	struct jp_instr    *instr;         /* owned by lib/instr/instrument.c */
-	/* lib/session.c may add fields below */
 	char               *clock;         /* $JITPERF_CLOCK ("tsc"/"monotonic") or NULL */
 	int                 debug;         /* $JITPERF_DEBUG set: explain errors on stderr */
 	int                 is_default;    /* static storage of jitperf_default(): never freed */
@@ -58,7 +58,7 @@ JP_HIDDEN uint64_t jp_monotonic_ns(void);
 JP_HIDDEN int  jp_instr_open(struct jitperf *jp);
 JP_HIDDEN int  jp_instr_close(struct jitperf *jp);
 JP_HIDDEN void jp_instr_atfork_child(struct jitperf *jp);
-JP_HIDDEN void jp_instr_code_event(struct jitperf *jp, int kind, uint64_t index,
+JP_HIDDEN void jp_instr_code_event(struct jitperf *jp, enum jpt_code_kind kind, uint64_t index,
 				   uint64_t addr, uint64_t len, const char *name);
 
 #endif /* JITPERF_SESSION_H */

@@ -43,7 +43,7 @@ int jd_swapped(const struct jd_file *f);
 int jd_next(struct jd_file *f, struct jd_record *rec, char *errbuf, size_t errlen);
 
 /*
- * Additions (helper D).  jd_next() errors come in two kinds: -EINVAL means
+ * jd_next() errors come in two kinds: -EINVAL means
  * the record is framed but its body is malformed (rec holds offset, id,
  * total_size, timestamp, body; the next call continues after it); -EBADMSG
  * means the file cannot be read further (truncated or garbled framing).

@@ -259,7 +259,7 @@ static int add_code(struct jpt_reader *r, uint64_t off, uint64_t end, char *eb, 
 	memcpy(&m, r->data + off, sizeof(m));
 	if (str_in(r, off + sizeof(m), end, &len))
 		return fail(r, eb, el, -EINVAL, off, "code name not terminated");
-	if (m.kind > 2)
+	if (m.kind > JPT_CODE_UNLOAD)
 		return fail(r, eb, el, -EINVAL, off, "unknown code event kind %u", m.kind);
 	if (!(p = realloc(r->codes, n * sizeof(*r->codes))))
 		return -ENOMEM;
@@ -274,7 +274,7 @@ static int add_code(struct jpt_reader *r, uint64_t off, uint64_t end, char *eb, 
 	if (set_name(&r->codenames[r->ncodes], (const char *)r->data + off + sizeof(m), len))
 		return -ENOMEM;
 	r->codes[r->ncodes] = (struct jpt_code){
-		.kind = (int)m.kind, .tid = m.tid, .index = m.index, .addr = m.addr,
+		.kind = (enum jpt_code_kind)m.kind, .tid = m.tid, .index = m.index, .addr = m.addr,
 		.len = m.len, .name = r->codenames[r->ncodes],
 	};
 	r->code_ticks[r->ncodes] = m.tick;

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/instr/trace_format.h"   /* enum jpt_code_kind */
+
 struct jpt_reader;
 
 struct jpt_info {
@@ -71,7 +73,7 @@ int jpt_for_each_call(struct jpt_reader *r,
 
 /* A code load, move or unload that the session saw (for the timeline). */
 struct jpt_code {
-	int         kind;                 /* 0 load, 1 move, 2 unload */
+	enum jpt_code_kind kind;
 	uint64_t    ts_ns;                /* CLOCK_MONOTONIC ns */
 	uint32_t    tid;
 	uint64_t    index;                /* code index (as in the jitdump) */

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Helpers shared by the core Check suites: temp dirs, whole-file reads. */
-#ifndef JITPERF_CORE_CHECK_H
-#define JITPERF_CORE_CHECK_H
+/*
+ * What every Check suite shares: running the suite, a temporary directory
+ * per test, a clean environment, whole-file reads, a private tmpfs.
+ */
+#ifndef JITPERF_CHECK_SUBR_H
+#define JITPERF_CHECK_SUBR_H
 
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,12 +40,20 @@ static inline char *make_tmpdir(void)
 	return d;
 }
 
+static inline int remove_entry(const char *path, const struct stat *st, int flag,
+			       struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* The directory and all it holds; NULL is a no-op. */
 static inline void remove_tmpdir(char *d)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
-	ck_assert_int_eq(system(cmd), 0);
+	if (d)
+		nftw(d, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 	free(d);
 }
 

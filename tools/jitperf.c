@@ -19,13 +19,22 @@ struct cmd {
 };
 
 static const struct cmd cmds[] = {
-	/* subcommands are added here as they are implemented */
 	{ "record",  cmd_record,  "run a command under perf with JIT code made visible" },
 	{ "report",  cmd_report,  "where the time went, per JIT function" },
 	{ "dump",    cmd_dump,    "print and check a jitdump file, write its functions as ELF" },
 	{ "convert", cmd_convert, "perf samples and traced calls to Chrome trace, folded stacks, SVG" },
 	{ NULL, NULL, NULL },
 };
+
+/* Run one subcommand with its messages named after it. */
+static int run_cmd(const struct cmd *c, int argc, char **argv)
+{
+	static char name[32];
+
+	snprintf(name, sizeof(name), "jitperf %s", c->name);
+	cmd_name = name;
+	return c->fn(argc, argv);
+}
 
 static void usage(FILE *out)
 {
@@ -83,12 +92,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		char *help_argv[] = { argv[2], (char *)"--help", NULL };
-		return finish(c->fn(2, help_argv));
+		return finish(run_cmd(c, 2, help_argv));
 	}
 	c = find(argv[1]);
 	if (!c) {
 		fprintf(stderr, "jitperf: '%s' is not a jitperf command; see 'jitperf --help'\n", argv[1]);
 		return 2;
 	}
-	return finish(c->fn(argc - 1, argv + 1));
+	return finish(run_cmd(c, argc - 1, argv + 1));
 }

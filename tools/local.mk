@@ -3,11 +3,12 @@
 # is the convenience library tools/libcommand.la, which the fuzzers link too.
 # Private header: tools/cmds.h.
 noinst_LTLIBRARIES += tools/libcommand.la
-tools_libcommand_la_SOURCES = tools/cmds.h \
+tools_libcommand_la_SOURCES = tools/cmds.h tools/msg.c tools/perf.c tools/perf.h \
 	tools/record.c tools/report.c tools/rundir.c tools/rundir.h \
 	tools/dump/dump.c tools/dump/dump.h tools/dump/check.c tools/dump/elfwrite.c \
 	tools/convert/convert.c tools/convert/convert.h \
 	tools/convert/cvinput.c tools/convert/cvinput.h tools/convert/cvtrace.c \
+	tools/convert/chrome_budget.c \
 	tools/convert/foldkey.c tools/convert/foldkey.h \
 	tools/convert/stacks.c tools/convert/stacks.h \
 	tools/convert/textesc.c tools/convert/textesc.h \

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "perf.h"
 #include "rundir.h"
 #include "read/stats_read.h"
 
@@ -116,31 +117,6 @@ static int run(char **argv, int *status)
 	return 0;
 }
 
-/* Full path of an executable found the way execvp finds it, or NULL. */
-static char *find_exec(const char *name)
-{
-	const char *path = getenv("PATH");
-	char *buf;
-
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0 ? strdup(name) : NULL;
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		const char *end = strchrnul(path, ':');
-		int len = (int)(end - path);
-		struct stat st;
-
-		if (asprintf(&buf, "%.*s/%s", len ? len : 1, len ? path : ".", name) < 0)
-			return NULL;
-		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
-			return buf;
-		free(buf);
-		path = *end ? end + 1 : end;
-	}
-	return NULL;
-}
-
 /* Can this process sample a hardware cycle counter? */
 static int have_hw_cycles(void)
 {
@@ -207,7 +183,7 @@ static int prepare_dir(const char *dir, int *rotated)
 
 	if (lstat(dir, &st) == 0) {
 		if (!S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "jitperf record: %s exists and is not a directory\n", dir);
+			cmd_err("%s exists and is not a directory", dir);
 			return -ENOTDIR;
 		}
 		if (asprintf(&old, "%s.old", dir) < 0)
@@ -218,25 +194,29 @@ static int prepare_dir(const char *dir, int *rotated)
 			err = -errno;
 		*rotated = !err;
 		if (err)
-			fprintf(stderr, "jitperf record: cannot move %s to %s: %s\n", dir, old,
-				strerror(-err));
+			cmd_err("cannot move %s to %s: %s", dir, old, strerror(-err));
 		free(old);
 		if (err)
 			return err;
 	}
 	if (mkdir(dir, 0777)) {
 		err = -errno;
-		fprintf(stderr, "jitperf record: cannot create %s: %s\n", dir, strerror(errno));
+		cmd_err("cannot create %s: %s", dir, strerror(errno));
 	}
 	return err;
 }
 
-/* perf failed before the command ran: put back the DIR it replaced */
+/*
+ * perf failed before the command ran: remove the DIR made for this run
+ * (with the empty perf.data perf may have left) and put back the one it
+ * replaced, so a failed attempt never pushes the last recording aside.
+ */
 static void undo_dir(const char *dir, int rotated)
 {
 	char *old;
 
-	if (rmdir(dir) || !rotated || asprintf(&old, "%s.old", dir) < 0)
+	if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) || !rotated ||
+	    asprintf(&old, "%s.old", dir) < 0)
 		return;
 	rename(old, dir);
 	free(old);
@@ -322,7 +302,7 @@ static void summary(const struct record_opts *o, const char *event, int fell_bac
 		struct stats_file *s;
 
 		if (stats_read(rd.stats[i], &s, err, sizeof(err))) {
-			fprintf(stderr, "jitperf record: %s\n", err);
+			cmd_err("%s", err);
 			continue;
 		}
 		instrumented += s->nrows;
@@ -336,8 +316,8 @@ static void summary(const struct record_opts *o, const char *event, int fell_bac
 	}
 	/* libjitperf-cyg registers native functions: calls, but no code loads */
 	if (loads == 0 && instrumented == 0)
-		fprintf(stderr, "jitperf record: no JIT code registered: the program did not "
-			"link libjitperf, or JITPERF was overwritten\n");
+		cmd_err("no JIT code registered: the program did not link libjitperf, or "
+			"JITPERF was overwritten");
 	if (o->quiet) {
 		rundir_free(&rd);
 		return;
@@ -374,7 +354,8 @@ static int positive(const char *s)
 	return !*end && !errno && n > 0 && n <= UINT32_MAX;
 }
 
-static int parse(int argc, char **argv, struct record_opts *o)
+/* 0 to go on; else *status is the exit status (help: 0, bad usage: 2). */
+static int parse(int argc, char **argv, struct record_opts *o, int *status)
 {
 	enum { OPT_CALLGRAPH = 256, OPT_INSTRUMENT, OPT_COUNTERS, OPT_NOPERF };
 	static const struct option opts[] = {
@@ -401,9 +382,8 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		case 'F':
 			/* checked here: a typo must not rotate DIR to DIR.old first */
 			if (strcmp(optarg, "max") && !positive(optarg)) {
-				fprintf(stderr, "jitperf record: -F takes a frequency in Hz "
-					"or max, not '%s'\n", optarg);
-				return 2;
+				cmd_err("-F takes a frequency in Hz or max, not '%s'", optarg);
+				return *status = 2, -EINVAL;
 			}
 			o->freq = optarg;
 			break;
@@ -412,9 +392,8 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		case OPT_CALLGRAPH:
 			if (strcmp(optarg, "fp") && strcmp(optarg, "dwarf") &&
 			    strncmp(optarg, "dwarf,", 6) && strcmp(optarg, "lbr")) {
-				fprintf(stderr, "jitperf record: --call-graph takes fp or dwarf, "
-					"not '%s'\n", optarg);
-				return 2;
+				cmd_err("--call-graph takes fp or dwarf, not '%s'", optarg);
+				return *status = 2, -EINVAL;
 			}
 			o->callgraph = optarg;
 			break;
@@ -422,9 +401,9 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			o->instrument = 1;
 			if (optarg) {
 				if (!positive(optarg)) {
-					fprintf(stderr, "jitperf record: --instrument=N takes a "
-						"positive number, not '%s'\n", optarg);
-					return 2;
+					cmd_err("--instrument=N takes a positive number, "
+						"not '%s'", optarg);
+					return *status = 2, -EINVAL;
 				}
 				o->sample = optarg;
 			}
@@ -432,113 +411,150 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		case OPT_COUNTERS: o->counters = optarg; o->instrument = 1; break;
 		case OPT_NOPERF: o->no_perf = 1; break;
 		default:
-			return cmd_usage(usage_text, c == 'h');
+			*status = cmd_usage(usage_text, c == 'h');
+			return -ECANCELED;
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "jitperf record: no command given\n%s", usage_text);
-		return 2;
+		cmd_err("no command given");
+		fputs(usage_text, stderr);
+		return *status = 2, -EINVAL;
 	}
 	o->cmd = argv + optind;
-	return -1;
+	return 0;
+}
+
+/* One recording: what the steps of cmd_record share, freed in one place. */
+struct record {
+	struct record_opts o;
+	char       *perf;          /* NULL with --no-perf */
+	char       *absdir, *data, *jitdata;
+	const char *event;
+	int         fell_back, rotated;
+	int         status;        /* the exit status, once known */
+};
+
+/* perf and the command can be found, and perf may sample here. */
+static int check_programs(struct record *r)
+{
+	char *cmd;
+
+	if (!r->o.no_perf && !(r->perf = perf_find())) {
+		cmd_err("perf not found: " PERF_INSTALL_HINT " (or use --no-perf)");
+		r->status = 127;
+		return -ENOENT;
+	}
+	cmd = find_exec(r->o.cmd[0]);
+	if (!cmd) {
+		cmd_err("%s: command not found", r->o.cmd[0]);
+		r->status = 127;
+		return -ENOENT;
+	}
+	free(cmd);
+	return 0;
+}
+
+/* The event to sample: the user's, else cycles, else cpu-clock. */
+static int choose_event(struct record *r)
+{
+	int paranoid;
+
+	r->event = r->o.event;
+	if (r->o.no_perf)
+		return 0;
+	paranoid = read_paranoid();
+	/* 2 allows user-space sampling of one's own processes: all record needs */
+	if (paranoid > 2 && !privileged()) {
+		cmd_err("kernel.perf_event_paranoid is %d: perf may not sample here; allow it "
+			"with: sysctl kernel.perf_event_paranoid=2", paranoid);
+		return -EACCES;
+	}
+	if (!r->event && have_hw_cycles()) {
+		r->event = "cycles";
+	} else if (!r->event) {
+		r->event = "cpu-clock";
+		r->fell_back = 1;
+		cmd_err("hardware events are not supported here; sampling cpu-clock instead");
+	}
+	return 0;
+}
+
+/* DIR made fresh, its absolute path in the environment of the run. */
+static int make_dir(struct record *r)
+{
+	int err = prepare_dir(r->o.dir, &r->rotated);
+
+	if (err)
+		return err;
+	r->absdir = realpath(r->o.dir, NULL);
+	if (!r->absdir || (err = set_env(&r->o, r->absdir)) ||
+	    asprintf(&r->data, "%s/perf.data", r->absdir) < 0 ||
+	    asprintf(&r->jitdata, "%s/perf.jit.data", r->absdir) < 0) {
+		err = err ? err : -errno;
+		cmd_err("%s: %s", r->o.dir, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* The command, under perf record unless --no-perf; r->status is its status. */
+static int run_command(struct record *r)
+{
+	struct stat st;
+	int err;
+
+	err = r->o.no_perf ? run(r->o.cmd, &r->status)
+			   : record_with_perf(&r->o, r->perf, r->event, r->data, &r->status);
+	if (err) {
+		cmd_err("cannot run %s: %s", r->o.no_perf ? r->o.cmd[0] : r->perf, strerror(-err));
+		r->status = 1;
+		return err;
+	}
+	if (!r->o.no_perf && (stat(r->data, &st) || st.st_size == 0)) {
+		/* perf failed before the command ran: its message says why */
+		cmd_err("perf record failed (exit status %d) and recorded nothing; %s is "
+			"left as it was", r->status, r->o.dir);
+		undo_dir(r->o.dir, r->rotated);
+		r->status = r->status ? r->status : 1;
+		return -EIO;
+	}
+	return 0;
+}
+
+/* perf inject --jit; a failure keeps perf.data and is not the run's failure. */
+static int inject_jit(struct record *r)
+{
+	int st;
+
+	if (r->o.no_perf)
+		return 0;
+	st = inject(r->perf, r->data, r->jitdata);
+	if (st)
+		cmd_err("perf inject --jit failed (%s); %s/perf.data is kept",
+			st < 0 ? strerror(-st) : "see its message above", r->o.dir);
+	return 0;
 }
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_opts o = { 0 };
-	char *perf = NULL, *cmd, *absdir = NULL, *data = NULL, *jitdata = NULL;
-	const char *event;
-	int status = 1, fell_back = 0, rotated = 0, err, r;
+	struct record r = { .status = 1 };
+	int err;
 
-	r = parse(argc, argv, &o);
-	if (r >= 0)
-		return r;
-	if (!o.no_perf && !(perf = find_exec("perf"))) {
-		fprintf(stderr, "jitperf record: perf not found: install it with: apt-get install "
-			"linux-perf (or use --no-perf)\n");
-		return 127;
+	err = parse(argc, argv, &r.o, &r.status);
+	err = err ?: check_programs(&r);
+	err = err ?: choose_event(&r);
+	err = err ?: make_dir(&r);
+	err = err ?: run_command(&r);
+	err = err ?: inject_jit(&r);
+	if (!err) {
+		summary(&r.o, r.event, r.fell_back);
+		/* stopped by the user: perf ended the command with SIGTERM; say interrupted */
+		if (interrupted)
+			r.status = 128 + interrupted;
 	}
-	cmd = find_exec(o.cmd[0]);
-	if (!cmd) {
-		fprintf(stderr, "jitperf record: %s: command not found\n", o.cmd[0]);
-		free(perf);
-		return 127;
-	}
-	free(cmd);
-	event = o.event;
-	if (!o.no_perf) {
-		int paranoid = read_paranoid();
-
-		/* 2 allows user-space sampling of one's own processes: all record needs */
-		if (paranoid > 2 && !privileged()) {
-			fprintf(stderr, "jitperf record: kernel.perf_event_paranoid is %d: perf "
-				"may not sample here; allow it with: sysctl "
-				"kernel.perf_event_paranoid=2\n", paranoid);
-			free(perf);
-			return 1;
-		}
-		if (!event && have_hw_cycles()) {
-			event = "cycles";
-		} else if (!event) {
-			event = "cpu-clock";
-			fell_back = 1;
-			fprintf(stderr, "jitperf record: hardware events are not supported here; "
-				"sampling cpu-clock instead\n");
-		}
-	}
-	if (prepare_dir(o.dir, &rotated)) {
-		free(perf);
-		return 1;
-	}
-	absdir = realpath(o.dir, NULL);
-	if (!absdir || (err = set_env(&o, absdir))) {
-		fprintf(stderr, "jitperf record: %s: %s\n", o.dir, strerror(errno));
-		free(absdir);
-		free(perf);
-		return 1;
-	}
-	if (o.no_perf) {
-		err = run(o.cmd, &status);
-	} else {
-		if (asprintf(&data, "%s/perf.data", absdir) < 0 ||
-		    asprintf(&jitdata, "%s/perf.jit.data", absdir) < 0) {
-			fprintf(stderr, "jitperf record: %s\n", strerror(ENOMEM));
-			free(absdir);
-			free(perf);
-			return 1;
-		}
-		err = record_with_perf(&o, perf, event, data, &status);
-		if (!err) {
-			struct stat st;
-
-			if (stat(data, &st) || st.st_size == 0) {
-				/* perf failed before the command ran: its message says why */
-				fprintf(stderr, "jitperf record: perf record failed (exit status %d) "
-					"and wrote no %s/perf.data\n", status, o.dir);
-				undo_dir(o.dir, rotated);
-				free(data);
-				free(jitdata);
-				free(absdir);
-				free(perf);
-				return status ? status : 1;
-			}
-			if ((r = inject(perf, data, jitdata)) != 0)
-				fprintf(stderr, "jitperf record: perf inject --jit failed (%s); "
-					"%s/perf.data is kept\n",
-					r < 0 ? strerror(-r) : "see its message above", o.dir);
-		}
-	}
-	if (err)
-		fprintf(stderr, "jitperf record: cannot run %s: %s\n",
-			o.no_perf ? o.cmd[0] : perf, strerror(-err));
-	else
-		summary(&o, event, fell_back);
-	free(data);
-	free(jitdata);
-	free(absdir);
-	free(perf);
-	if (err)
-		return 1;
-	/* stopped by the user: perf ended the command with SIGTERM; say interrupted */
-	return interrupted ? 128 + interrupted : status;
+	free(r.data);
+	free(r.jitdata);
+	free(r.absdir);
+	free(r.perf);
+	return r.status;
 }

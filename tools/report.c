@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "perf.h"
 #include "read/jitdump_read.h"
 #include "rundir.h"
 #include "read/stats_read.h"
@@ -165,7 +166,7 @@ static int add_jitdump_names(struct table *t, const struct rundir *rd)
 		int r;
 
 		if (jd_open(&f, rd->dumps[i], err, sizeof(err))) {
-			fprintf(stderr, "jitperf report: %s\n", err);
+			cmd_err("%s", err);
 			t->bad_input = 1;
 			continue;
 		}
@@ -173,7 +174,7 @@ static int add_jitdump_names(struct table *t, const struct rundir *rd)
 			struct fnrow *row;
 
 			if (r == -EBADMSG) {
-				fprintf(stderr, "jitperf report: %s\n", err);
+				cmd_err("%s", err);
 				t->bad_input = 1;
 				break;
 			}
@@ -198,7 +199,7 @@ static int add_stats(struct table *t, const struct rundir *rd)
 		struct stats_file *s;
 
 		if (stats_read(rd->stats[i], &s, err, sizeof(err))) {
-			fprintf(stderr, "jitperf report: %s\n", err);
+			cmd_err("%s", err);
 			t->bad_input = 1;
 			continue;
 		}
@@ -324,44 +325,35 @@ static int perf_line(struct table *t, char *line)
 	return 0;
 }
 
-/* Run perf report and feed its rows to the table; 0, or -errno / exit code. */
+/*
+ * Run perf report and feed its rows to the table: 0, -ENOENT when there is
+ * no perf to run, -EIO when perf report failed (a damaged perf.data), or
+ * another -errno.
+ */
 static int perf_samples(struct table *t, const char *data)
 {
-	char *argv[] = { (char *)"perf", (char *)"report", (char *)"-i", (char *)data,
-			 (char *)"--stdio", (char *)"--children", (char *)"--sort", (char *)"dso,sym",
-			 (char *)"-F", (char *)"overhead_children,overhead,sample,dso,sym",
-			 (char *)"-t", (char *)"\t", (char *)"-q", (char *)"-g", (char *)"none",
-			 (char *)"--percent-limit", (char *)"0", NULL };
-	char *line = NULL;
+	static const char *const args[] = {
+		"report", "-i", NULL, "--stdio", "--children", "--sort", "dso,sym",
+		"-F", "overhead_children,overhead,sample,dso,sym", "-t", "\t", "-q",
+		"-g", "none", "--percent-limit", "0", NULL };
+	const char *argv[sizeof(args) / sizeof(args[0])];
+	char *perf = perf_find(), *line = NULL;
 	size_t cap = 0;
-	int pfd[2], st, err = 0;
+	int fd, st, err;
 	pid_t pid;
 	FILE *fp;
 
-	if (pipe(pfd))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		err = -errno;
-		close(pfd[0]);
-		close(pfd[1]);
+	if (!perf)
+		return -ENOENT;
+	memcpy(argv, args, sizeof(args));
+	argv[2] = data;
+	err = perf_spawn(perf, argv, &fd, -1, &pid);
+	free(perf);
+	if (err)
 		return err;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(pfd[1], 1);
-		if (null >= 0)
-			dup2(null, 2);  /* perf's warnings are not ours to show */
-		close(pfd[0]);
-		close(pfd[1]);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	fp = fdopen(pfd[0], "r");
+	fp = fdopen(fd, "r");
 	if (!fp) {
-		close(pfd[0]);
+		close(fd);
 		err = -errno;
 	}
 	while (fp && !err && getline(&line, &cap, fp) > 0)
@@ -369,11 +361,8 @@ static int perf_samples(struct table *t, const char *data)
 	free(line);
 	if (fp)
 		fclose(fp);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (!err && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
-		err = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	return err;
+	st = perf_wait(pid);
+	return err ? err : st == 127 ? -ENOENT : st ? -EIO : 0;
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -483,38 +472,39 @@ int cmd_report(int argc, char **argv)
 	struct table t = { 0 };
 	struct rundir rd;
 	struct stat st;
-	int c, perf = 0, err;
+	int c, handover = 0, err;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ph", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			perf = 1;
+			handover = 1;
 			break;
 		default:
 			return cmd_usage(usage_text, c == 'h');
 		}
 	}
 	if (optind < argc - 1) {
-		fprintf(stderr, "jitperf report: one directory at a time\n%s", usage_text);
+		cmd_err("one directory at a time");
+		fputs(usage_text, stderr);
 		return 2;
 	}
 	if (optind == argc - 1)
 		dir = argv[optind];
 	msg = stat(dir, &st) ? strerror(errno) : !S_ISDIR(st.st_mode) ? "not a directory" : NULL;
 	if (msg) {
-		fprintf(stderr, "jitperf report: %s: %s (record one with: jitperf record -o %s "
-			"-- COMMAND)\n", dir, msg, dir);
+		cmd_err("%s: %s (record one with: jitperf record -o %s "
+			"-- COMMAND)", dir, msg, dir);
 		return 1;
 	}
 	err = rundir_scan(dir, &rd);
 	if (err) {
-		fprintf(stderr, "jitperf report: %s: %s\n", dir, strerror(-err));
+		cmd_err("%s: %s", dir, strerror(-err));
 		return 1;
 	}
 	if (!rd.has_perf_data && !rd.has_jit_data && !rd.nstats) {
-		fprintf(stderr, "jitperf report: %s: nothing recorded here (no perf.data, "
-			"perf.jit.data or jitperf-*.stats)\n", dir);
+		cmd_err("%s: nothing recorded here (no perf.data, "
+			"perf.jit.data or jitperf-*.stats)", dir);
 		rundir_free(&rd);
 		return 1;
 	}
@@ -522,19 +512,23 @@ int cmd_report(int argc, char **argv)
 		rundir_free(&rd);
 		return 1;
 	}
-	if (perf) {
+	if (handover) {
 		int none = !rd.has_perf_data && !rd.has_jit_data;
 
 		rundir_free(&rd);
 		if (none) {
-			fprintf(stderr, "jitperf report: %s: no perf data (recorded with --no-perf)\n",
+			cmd_err("%s: no perf data (recorded with --no-perf)",
 				dir);
 			free(data);
 			return 1;
 		}
-		execlp("perf", "perf", "report", "-i", data, (char *)NULL);
-		fprintf(stderr, "jitperf report: perf: %s%s\n", strerror(errno),
-			errno == ENOENT ? " (install it with: apt-get install linux-perf)" : "");
+		char *perf = perf_find();
+
+		if (perf)
+			execl(perf, perf, "report", "-i", data, (char *)NULL);
+		cmd_err("perf: %s%s", perf ? strerror(errno) : "not found",
+			perf ? "" : " (" PERF_INSTALL_HINT ")");
+		free(perf);
 		free(data);
 		return 127;
 	}
@@ -543,19 +537,19 @@ int cmd_report(int argc, char **argv)
 		err = add_stats(&t, &rd);
 	if (!err && (rd.has_perf_data || rd.has_jit_data)) {
 		err = perf_samples(&t, data);
-		if (err == 127 || err == -ENOENT)
-			fprintf(stderr, "jitperf report: perf not found, showing instrumented "
-				"figures only (install it with: apt-get install linux-perf)\n");
+		if (err == -ENOENT)
+			cmd_err("perf not found, showing instrumented figures only "
+				"(" PERF_INSTALL_HINT ")");
 		else if (err) {     /* a damaged perf.data: still show the rest, exit 1 */
-			fprintf(stderr, "jitperf report: perf report -i %s failed; showing "
-				"instrumented figures only\n", data);
+			cmd_err("perf report -i %s failed; showing "
+				"instrumented figures only", data);
 			t.bad_input = err != -ENOMEM;
 		}
 		t.have_perf = !err;
 		err = err == -ENOMEM ? err : 0;
 	}
 	if (err)
-		fprintf(stderr, "jitperf report: %s\n", strerror(-err));
+		cmd_err("%s", strerror(-err));
 	else if (t.nstats || t.have_perf || !t.bad_input)   /* no table of nothing readable */
 		print_table(&t, dir);
 	table_free(&t);

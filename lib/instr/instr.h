@@ -195,7 +195,7 @@ JP_HIDDEN void jp_trace_close(struct jp_instr *in, int finish) JP_NOINSTR;
 JP_HIDDEN int  jp_trace_new_block(struct jp_instr *in, struct jp_thread *t) JP_NOINSTR;
 JP_HIDDEN void jp_trace_meta_fn(struct jp_instr *in, jitperf_fn id) JP_NOINSTR;
 JP_HIDDEN void jp_trace_meta_thread(struct jp_instr *in, struct jp_thread *t) JP_NOINSTR;
-JP_HIDDEN void jp_trace_meta_code(struct jp_instr *in, int kind, uint64_t index,
+JP_HIDDEN void jp_trace_meta_code(struct jp_instr *in, enum jpt_code_kind kind, uint64_t index,
 				  uint64_t addr, uint64_t len, const char *name) JP_NOINSTR;
 JP_HIDDEN void jp_trace_meta_cal(struct jp_instr *in) JP_NOINSTR;
 

@@ -167,7 +167,7 @@ void jp_instr_atfork_child(struct jitperf *jp)
 	jp_probe_fork_trace(in);
 }
 
-void jp_instr_code_event(struct jitperf *jp, int kind, uint64_t index,
+void jp_instr_code_event(struct jitperf *jp, enum jpt_code_kind kind, uint64_t index,
 			 uint64_t addr, uint64_t len, const char *name)
 {
 	struct jp_instr *in = jp ? jp->instr : NULL;

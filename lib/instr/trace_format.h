@@ -49,6 +49,9 @@ struct jpt_file_header {
 #define JPT_BLOCK_MAGIC   0x314b4c42u      /* "BLK1" */
 enum jpt_block_kind { JPT_BLOCK_EVENTS = 1, JPT_BLOCK_META = 2 };
 
+/* What happened to a piece of JIT code (JPT_META_CODE, and the readers' events). */
+enum jpt_code_kind { JPT_CODE_LOAD = 0, JPT_CODE_MOVE = 1, JPT_CODE_UNLOAD = 2 };
+
 /* At the start of every block; unused blocks are all zero. */
 struct jpt_block_header {
 	uint32_t magic;           /* JPT_BLOCK_MAGIC */
@@ -103,7 +106,7 @@ struct jpt_meta_thread {      /* + NUL-terminated name (overrides the block's) *
 
 struct jpt_meta_code {        /* + NUL-terminated name */
 	struct jpt_meta_header h;
-	uint32_t kind;            /* 0 load, 1 move, 2 unload */
+	uint32_t kind;            /* enum jpt_code_kind */
 	uint32_t tid;
 	uint64_t tick;
 	uint64_t index;

@@ -336,7 +336,7 @@ void jp_trace_meta_thread(struct jp_instr *in, struct jp_thread *t)
 	meta_named(in, &r, sizeof(r), name);
 }
 
-void jp_trace_meta_code(struct jp_instr *in, int kind, uint64_t index,
+void jp_trace_meta_code(struct jp_instr *in, enum jpt_code_kind kind, uint64_t index,
 			uint64_t addr, uint64_t len, const char *name)
 {
 	struct jpt_meta_code r = {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "examples/jit.h"
+#include "tests/check-subr.h"
 
 static const char demo[] =
 	"fn add(a, b) { return a + b; }\n"
@@ -294,11 +295,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(suite());
 }

@@ -10,6 +10,7 @@
 
 #include "tests/progs/jdbuild.h"
 #include "read/jitdump_read.h"
+#include "tests/check-subr.h"
 
 static const unsigned char code1[] = { 0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3 };
 static char err[512];
@@ -493,11 +494,5 @@ static Suite *jitdump_read_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(jitdump_read_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(jitdump_read_suite());
 }

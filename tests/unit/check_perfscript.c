@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "read/perfscript.h"
+#include "tests/check-subr.h"
 
 struct collect {
 	char     folded[64][512];   /* pname;frame;... COUNT */
@@ -290,11 +291,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(suite());
 }

@@ -31,12 +31,12 @@ static jitperf_fn fa, fb, fc, ffib;
 
 static void setup(void)
 {
-	dir = instr_mkdir();
+	dir = make_tmpdir();
 }
 
 static void teardown(void)
 {
-	instr_rmdir(dir);
+	remove_tmpdir(dir);
 	dir = NULL;
 }
 
@@ -875,11 +875,5 @@ static Suite *probe_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(probe_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(probe_suite());
 }

@@ -18,14 +18,14 @@ static char *dir;
 
 static void setup(void)
 {
-	dir = instr_mkdir();
+	dir = make_tmpdir();
 	setenv("JITPERF_CLOCK", "monotonic", 1);   /* ticks are ns: exact arithmetic */
 }
 
 static void teardown(void)
 {
 	unsetenv("JITPERF_CLOCK");
-	instr_rmdir(dir);
+	remove_tmpdir(dir);
 	dir = NULL;
 }
 
@@ -197,11 +197,5 @@ static Suite *stats_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(stats_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(stats_suite());
 }

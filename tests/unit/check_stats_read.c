@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "read/stats_read.h"
+#include "tests/check-subr.h"
 
 static char path[] = "/tmp/check_stats_read.XXXXXX";
 static char err[512];
@@ -144,8 +145,6 @@ int main(void)
 {
 	Suite *s = suite_create("Statistics file reader");
 	TCase *tc;
-	SRunner *sr;
-	int failed;
 
 	tc = tcase_create("Well-formed files");
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -158,9 +157,5 @@ int main(void)
 	tcase_add_test(tc, bad_rows);
 	tcase_add_test(tc, missing_file);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

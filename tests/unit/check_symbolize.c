@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "read/symbolize.h"
+#include "tests/check-subr.h"
 
 /* the line of the function's name, which DWARF records as its declaration */
 static const int marker_line = __LINE__ + 2;
@@ -124,8 +125,6 @@ int main(void)
 {
 	Suite *s = suite_create("Symbolizer");
 	TCase *tc = tcase_create("Native names");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_own_function);
 	tcase_add_test(tc, test_inside_function);
@@ -135,9 +134,5 @@ int main(void)
 	tcase_add_test(tc, test_bad_names);
 	tcase_add_test(tc, test_short_buffer);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -26,13 +26,13 @@ static char path[4200];
 
 static void setup(void)
 {
-	dir = instr_mkdir();
+	dir = make_tmpdir();
 	snprintf(path, sizeof(path), "%s/jitperf-%d.trace", dir, (int)getpid());
 }
 
 static void teardown(void)
 {
-	instr_rmdir(dir);
+	remove_tmpdir(dir);
 	dir = NULL;
 }
 
@@ -441,11 +441,5 @@ static Suite *trace_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(trace_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(trace_suite());
 }

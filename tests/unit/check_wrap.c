@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "jitperf.h"
+#include "tests/check-subr.h"
 
 #if defined(__x86_64__) && !defined(__ILP32__)
 # define HAVE_THUNKS 1
@@ -30,15 +31,14 @@
 
 /* ---- a session writing statistics into a fresh directory */
 
-static char dir[64];
+static char *dir;
 static jitperf *jp;
 
 static void open_session(unsigned outputs)
 {
 	struct jitperf_options o = { .size = sizeof(o), .outputs = outputs };
 
-	snprintf(dir, sizeof(dir), "/tmp/check_wrap.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	dir = make_tmpdir();
 	o.dir = dir;
 	ck_assert_int_eq(jitperf_open(&jp, &o), 0);
 }
@@ -50,14 +50,11 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[128];
-
 	if (jp)
 		jitperf_close(jp);
 	jp = NULL;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
+	remove_tmpdir(dir);
+	dir = NULL;
 }
 
 static void *wrap(const char *name, const void *fn)
@@ -738,11 +735,5 @@ static Suite *wrap_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(wrap_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(wrap_suite());
 }

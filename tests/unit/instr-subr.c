@@ -2,37 +2,12 @@
 #include "config.h"
 
 #include <check.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "instr-subr.h"
-
-char *instr_mkdir(void)
-{
-	char *d = strdup("/tmp/jitperf-check.XXXXXX");
-
-	ck_assert_ptr_nonnull(d);
-	ck_assert_ptr_nonnull(mkdtemp(d));
-	return d;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-void instr_rmdir(char *dir)
-{
-	if (dir)
-		nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
-	free(dir);
-}
 
 jitperf *instr_open(const char *dir, unsigned outputs, unsigned sample_every,
 		    const char *counters)

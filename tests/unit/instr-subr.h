@@ -8,10 +8,8 @@
 
 #include "jitperf.h"
 #include "read/trace_read.h"
+#include "tests/check-subr.h"
 
-/* A fresh temporary directory (removed with its files by instr_rmdir). */
-char *instr_mkdir(void);
-void instr_rmdir(char *dir);
 
 /* Open a session writing outputs into dir; aborts the test on error. */
 jitperf *instr_open(const char *dir, unsigned outputs, unsigned sample_every,

@@ -12,15 +12,15 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "tools/cmds.h"
 #include "convert.h"
 #include "cvinput.h"
-
-#define PROG "jitperf convert"
 
 static const char usage_text[] =
 	"usage: jitperf convert [DIR | perf.data | perf-script.txt | FILE.trace | FILE.dump | -]\n"
@@ -36,9 +36,16 @@ static const char usage_text[] =
 	"  --addrs          keep the address of frames without a symbol\n"
 	"  --source S       stacks of perf samples or of instrumented calls (self ns)\n"
 	"  --title TEXT     title of the SVG (default: Flame Graph)\n"
+	"  --chrome-max MIB bound of the Chrome trace, so viewers open it (default 256;\n"
+	"                   0 = no bound): the shortest calls are left out first\n"
 	"  -h, --help       show this help\n"
 	"The input is recognised by its content; default: jitperf.data, or - for stdin.\n"
 	"With no output option, folded stacks go to standard output.\n";
+
+const struct cv_ops *const cv_writers[] = {
+	&cv_chrome_ops, &cv_folded_ops, &cv_svg_ops, NULL,
+};
+#define NWRITERS (sizeof(cv_writers) / sizeof(cv_writers[0]) - 1)
 
 struct output {
 	const struct cv_ops *ops;
@@ -47,10 +54,17 @@ struct output {
 	void                *w;
 };
 
+/* One conversion: what the steps of cmd_convert share, freed in one place. */
 struct conv {
-	struct output outs[3];
-	size_t        nouts;
-	struct cv_opts o;
+	struct output   outs[NWRITERS];   /* each writer at most once */
+	size_t          nouts;
+	struct cv_opts  o;
+	const char     *input, *source;
+	struct cv_input in;
+	int             in_open;
+	struct cv_sink  sink;
+	int             status;           /* the exit status, once known */
+	char            err[1024];
 };
 
 static int to_all_samples(const struct ps_sample *s, void *arg)
@@ -97,23 +111,43 @@ static int to_all_threads(const struct cv_thread *t, void *arg)
 	return 0;
 }
 
-static struct cv_sink sink = {
-	.sample = to_all_samples,
-	.call   = to_all_calls,
-	.code   = to_all_codes,
-	.thread = to_all_threads,
-};
+/* Chrome traces larger than this make chrome://tracing and Perfetto's JSON
+ * import give up or crawl; 0 lifts the bound */
+#define CHROME_MAX_MIB 256
+
+/* A decimal number of MiB into bytes; 0 or -EINVAL. */
+static int parse_mib(const char *s, uint64_t *bytes)
+{
+	char *end;
+	unsigned long long n;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (*end || errno || n > (UINT64_MAX >> 20))
+		return -EINVAL;
+	*bytes = (uint64_t)n << 20;
+	return 0;
+}
+
+/* Bad usage: say it, exit status 2. */
+static int usage_error(struct conv *c)
+{
+	c->status = 2;
+	return -EINVAL;
+}
 
 static int add_output(struct conv *c, const struct cv_ops *ops, const char *path)
 {
 	for (size_t i = 0; i < c->nouts; i++) {
 		if (c->outs[i].ops == ops) {
-			fprintf(stderr, PROG ": --%s given twice\n", ops->what);
-			return -1;
+			cmd_err("--%s given twice", ops->what);
+			return usage_error(c);
 		}
 		if (!strcmp(c->outs[i].path, path)) {
-			fprintf(stderr, PROG ": %s: used for two outputs\n", path);
-			return -1;
+			cmd_err("%s: used for two outputs", path);
+			return usage_error(c);
 		}
 	}
 	c->outs[c->nouts].ops = ops;
@@ -122,51 +156,14 @@ static int add_output(struct conv *c, const struct cv_ops *ops, const char *path
 	return 0;
 }
 
-/* An output renamed over the input would destroy it: refuse that. */
-static int replaces_input(const struct conv *c, const char *input)
+/*
+ * The options: one --WHAT FILE per writer of cv_writers (long option values
+ * from OPT_WRITER up), then the common ones.
+ */
+static int parse_args(struct conv *c, int argc, char **argv)
 {
-	struct stat in, out;
-
-	if (stat(input, &in) || !S_ISREG(in.st_mode))
-		return 0;       /* cv_input_open says what is wrong with it */
-	for (size_t i = 0; i < c->nouts; i++)
-		if (!stat(c->outs[i].path, &out) && out.st_dev == in.st_dev &&
-		    out.st_ino == in.st_ino) {
-			fprintf(stderr, PROG ": %s: output would replace the input\n",
-				c->outs[i].path);
-			return 1;
-		}
-	return 0;
-}
-
-static void close_outputs(struct conv *c, int commit, int *status)
-{
-	for (size_t i = 0; i < c->nouts; i++) {
-		struct output *out = &c->outs[i];
-		int err;
-
-		if (commit && *status == 0 && out->w) {
-			err = out->ops->end(out->w);
-			if (!err)
-				err = outfile_commit(&out->of);
-			if (err) {
-				fprintf(stderr, PROG ": %s: %s\n", out->path, strerror(-err));
-				*status = 1;
-			}
-		}
-		outfile_abort(&out->of);    /* no-op after a commit */
-		if (out->w)
-			out->ops->free(out->w);
-		out->w = NULL;
-	}
-}
-
-int cmd_convert(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "chrome", required_argument, NULL, 'c' },
-		{ "folded", required_argument, NULL, 'f' },
-		{ "svg",    required_argument, NULL, 's' },
+	enum { OPT_WRITER = 256 };
+	static const struct option common[] = {
 		{ "pid",    no_argument,       NULL, 'p' },
 		{ "tid",    no_argument,       NULL, 't' },
 		{ "kernel", no_argument,       NULL, 'k' },
@@ -175,111 +172,223 @@ int cmd_convert(int argc, char **argv)
 		{ "addrs",  no_argument,       NULL, 'A' },
 		{ "source", required_argument, NULL, 'S' },
 		{ "title",  required_argument, NULL, 'T' },
+		{ "chrome-max", required_argument, NULL, 'M' },
 		{ "help",   no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct conv c = { .nouts = 0 };
-	struct cv_input in;
-	const char *input = "jitperf.data", *source = NULL;
-	char err[1024] = "";
-	int opt, status = 0, ret;
+	struct option longopts[NWRITERS + sizeof(common) / sizeof(common[0])];
+	int opt, err = 0;
 
-	c.o.title = "Flame Graph";
+	for (size_t i = 0; i < NWRITERS; i++)
+		longopts[i] = (struct option){ cv_writers[i]->what, required_argument, NULL,
+					       OPT_WRITER + (int)i };
+	memcpy(longopts + NWRITERS, common, sizeof(common));
+	c->input = "jitperf.data";
+	c->o.title = "Flame Graph";
+	c->o.chrome_max_bytes = (uint64_t)CHROME_MAX_MIB << 20;
 	optind = 1;
 	opterr = 0;             /* our own messages, named "jitperf convert" */
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while (!err && (opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'c': if (add_output(&c, &cv_chrome_ops, optarg)) return 2; break;
-		case 'f': if (add_output(&c, &cv_folded_ops, optarg)) return 2; break;
-		case 's': if (add_output(&c, &cv_svg_ops, optarg)) return 2; break;
-		case 'p': c.o.ps_flags |= PS_PID; break;
-		case 't': c.o.ps_flags |= PS_TID; break;
-		case 'k': c.o.ps_flags |= PS_KERNEL; break;
-		case 'j': c.o.ps_flags |= PS_JIT; break;
-		case 'a': c.o.ps_flags |= PS_KERNEL | PS_JIT; break;
-		case 'A': c.o.ps_flags |= PS_ADDRS; break;
-		case 'S': source = optarg; break;
-		case 'T': c.o.title = optarg; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default:
-			if (optopt && strchr("cfsST", optopt))  /* the options with an argument */
-				fprintf(stderr, PROG ": option '%s' needs an argument\n", argv[optind - 1]);
+		case 'p': c->o.ps_flags |= PS_PID; break;
+		case 't': c->o.ps_flags |= PS_TID; break;
+		case 'k': c->o.ps_flags |= PS_KERNEL; break;
+		case 'j': c->o.ps_flags |= PS_JIT; break;
+		case 'a': c->o.ps_flags |= PS_KERNEL | PS_JIT; break;
+		case 'A': c->o.ps_flags |= PS_ADDRS; break;
+		case 'S': c->source = optarg; break;
+		case 'T': c->o.title = optarg; break;
+		case 'M':
+			if (parse_mib(optarg, &c->o.chrome_max_bytes)) {
+				cmd_err("--chrome-max takes a size in MiB (0 = no bound), not '%s'",
+					optarg);
+				return usage_error(c);
+			}
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			c->status = 0;
+			return -ECANCELED;
+		case '?':
+		case ':':
+			if (optopt >= OPT_WRITER || (optopt && strchr("STM", optopt)))
+				cmd_err("option '%s' needs an argument", argv[optind - 1]);
 			else
-				fprintf(stderr, PROG ": unknown option '%s'\n", argv[optind - 1]);
+				cmd_err("unknown option '%s'", argv[optind - 1]);
 			fprintf(stderr, "see 'jitperf convert --help'\n");
-			return 2;
+			return usage_error(c);
+		default:
+			err = add_output(c, cv_writers[opt - OPT_WRITER], optarg);
 		}
 	}
+	if (err)
+		return err;
 	if (optind < argc)
-		input = argv[optind++];
+		c->input = argv[optind++];
 	if (optind < argc) {
-		fprintf(stderr, PROG ": one input only ('%s' is extra)\n", argv[optind]);
-		return 2;
+		cmd_err("one input only ('%s' is extra)", argv[optind]);
+		return usage_error(c);
 	}
-	if (source && strcmp(source, "samples") && strcmp(source, "calls")) {
-		fprintf(stderr, PROG ": --source is 'samples' or 'calls', not '%s'\n", source);
-		return 2;
+	if (c->source && strcmp(c->source, "samples") && strcmp(c->source, "calls")) {
+		cmd_err("--source is 'samples' or 'calls', not '%s'", c->source);
+		return usage_error(c);
 	}
-	if (c.nouts == 0)
-		add_output(&c, &cv_folded_ops, "-");
-	for (size_t i = 0, stdouts = 0; i < c.nouts; i++)
-		if (!strcmp(c.outs[i].path, "-") && ++stdouts > 1) {
-			fprintf(stderr, PROG ": only one output can be standard output\n");
-			return 2;
-		}
-	if (strcmp(input, "-") && replaces_input(&c, input))
-		return 2;
+	return 0;
+}
 
-	ret = cv_input_open(&in, input, err, sizeof(err));
+/* One output to stdout at most, none renamed over the input. */
+static int check_outputs(struct conv *c)
+{
+	struct stat in, out;
+	size_t stdouts = 0;
+
+	if (c->nouts == 0)
+		add_output(c, &cv_folded_ops, "-");
+	for (size_t i = 0; i < c->nouts; i++)
+		if (!strcmp(c->outs[i].path, "-") && ++stdouts > 1) {
+			cmd_err("only one output can be standard output");
+			return usage_error(c);
+		}
+	/* an output renamed over the input would destroy it; cv_input_open
+	 * says what is wrong with an input that is not a regular file */
+	if (!strcmp(c->input, "-") || stat(c->input, &in) || !S_ISREG(in.st_mode))
+		return 0;
+	for (size_t i = 0; i < c->nouts; i++)
+		if (!stat(c->outs[i].path, &out) && out.st_dev == in.st_dev &&
+		    out.st_ino == in.st_ino) {
+			cmd_err("%s: output would replace the input", c->outs[i].path);
+			return usage_error(c);
+		}
+	return 0;
+}
+
+static int open_input(struct conv *c)
+{
+	int ret = cv_input_open(&c->in, c->input, c->err, sizeof(c->err));
+
 	if (ret) {
-		fprintf(stderr, PROG ": %s\n", err);
-		return 1;
+		cmd_err("%s", c->err);
+		return ret;
 	}
-	c.o.has_calls = in.has_calls;
-	if (!source)
-		c.o.source = in.has_samples ? CV_SAMPLES : CV_CALLS;
+	c->in_open = 1;
+	return 0;
+}
+
+/* Stacks of samples or of calls: what was asked, else what the input has. */
+static int choose_source(struct conv *c)
+{
+	c->o.has_calls = c->in.has_calls;
+	if (!c->source)
+		c->o.source = c->in.has_samples ? CV_SAMPLES : CV_CALLS;
 	else
-		c.o.source = !strcmp(source, "samples") ? CV_SAMPLES : CV_CALLS;
-	if (c.o.source == CV_SAMPLES && !in.has_samples) {
-		fprintf(stderr, PROG ": %s: no perf samples (try --source calls)\n", input);
-		cv_input_close(&in);
-		return 1;
+		c->o.source = !strcmp(c->source, "samples") ? CV_SAMPLES : CV_CALLS;
+	if (c->o.source == CV_SAMPLES && !c->in.has_samples) {
+		cmd_err("%s: no perf samples (try --source calls)", c->input);
+		return -ENODATA;
 	}
-	if (c.o.source == CV_CALLS && !in.has_calls) {
-		fprintf(stderr, PROG ": %s: no instrumented calls (record with --instrument)\n", input);
-		cv_input_close(&in);
-		return 1;
+	if (c->o.source == CV_CALLS && !c->in.has_calls) {
+		cmd_err("%s: no instrumented calls (record with --instrument)", c->input);
+		return -ENODATA;
 	}
+	return 0;
+}
 
-	for (size_t i = 0; i < c.nouts; i++) {
-		struct output *out = &c.outs[i];
+/* With a bounded Chrome trace of an input with calls: which calls fit. */
+static int size_chrome(struct conv *c)
+{
+	int ret, chrome = 0;
 
-		ret = outfile_open(&out->of, out->path);
+	for (size_t i = 0; i < c->nouts; i++)
+		chrome |= c->outs[i].ops == &cv_chrome_ops;
+	/* perf script text has no calls; the other inputs are files, read twice */
+	if (!chrome || !c->o.chrome_max_bytes || !c->in.has_calls || c->in.kind == CV_TEXT)
+		return 0;
+	ret = cv_chrome_budget(&c->in, c->o.chrome_max_bytes, &c->o.chrome_min_call_ns,
+			       c->err, sizeof(c->err));
+	if (ret)
+		cmd_err("%s", c->err[0] ? c->err : strerror(-ret));
+	return ret;
+}
+
+static int open_outputs(struct conv *c)
+{
+	for (size_t i = 0; i < c->nouts; i++) {
+		struct output *out = &c->outs[i];
+		int ret = outfile_open(&out->of, out->path);
+
 		if (ret) {
-			fprintf(stderr, PROG ": %s: %s\n", out->path, strerror(-ret));
-			status = 1;
-			goto out;
+			cmd_err("%s: %s", out->path, strerror(-ret));
+			return ret;
 		}
-		out->w = out->ops->begin(&out->of, &c.o);
+		out->w = out->ops->begin(&out->of, &c->o);
 		if (!out->w) {
-			fprintf(stderr, PROG ": out of memory\n");
-			status = 1;
-			goto out;
+			cmd_err("out of memory");
+			return -ENOMEM;
 		}
+		if ((out->ops->flags & CV_CALL_STACKS) && c->o.source == CV_CALLS)
+			c->sink.call_stacks = 1;
 	}
+	return 0;
+}
 
-	for (size_t i = 0; i < c.nouts; i++)      /* Chrome needs only the callee */
-		if (c.outs[i].ops != &cv_chrome_ops && c.o.source == CV_CALLS)
-			sink.call_stacks = 1;
-	ret = cv_input_read(&in, c.o.ps_flags, &sink, &c, err, sizeof(err));
+static int read_input(struct conv *c)
+{
+	int ret;
+
+	c->sink = (struct cv_sink){
+		.sample = to_all_samples, .call = to_all_calls, .code = to_all_codes,
+		.thread = to_all_threads, .call_stacks = c->sink.call_stacks,
+	};
+	c->err[0] = 0;
+	ret = cv_input_read(&c->in, c->o.ps_flags, &c->sink, c, c->err, sizeof(c->err));
 	if (ret) {
-		if (ret == -ENOMEM && !err[0])
-			snprintf(err, sizeof(err), "%s: out of memory", input);
-		fprintf(stderr, PROG ": %s\n", err[0] ? err : strerror(-ret));
-		status = 1;
+		if (ret == -ENOMEM && !c->err[0])
+			snprintf(c->err, sizeof(c->err), "%s: out of memory", c->input);
+		cmd_err("%s", c->err[0] ? c->err : strerror(-ret));
 	}
-out:
-	close_outputs(&c, 1, &status);
-	cv_input_close(&in);
-	return status;
+	return ret;
+}
+
+/* Finish every output (only when all went well) or throw it away. */
+static int close_outputs(struct conv *c, int commit)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < c->nouts; i++) {
+		struct output *out = &c->outs[i];
+		int ret;
+
+		if (commit && !err && out->w) {
+			ret = out->ops->end(out->w);
+			if (!ret)
+				ret = outfile_commit(&out->of);
+			if (ret) {
+				cmd_err("%s: %s", out->path, strerror(-ret));
+				err = ret;
+			}
+		}
+		outfile_abort(&out->of);    /* no-op after a commit */
+		if (out->w)
+			out->ops->free(out->w);
+		out->w = NULL;
+	}
+	return err;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct conv c = { .status = 1 };
+	int err;
+
+	err = parse_args(&c, argc, argv);
+	err = err ?: check_outputs(&c);
+	err = err ?: open_input(&c);
+	err = err ?: choose_source(&c);
+	err = err ?: size_chrome(&c);
+	err = err ?: open_outputs(&c);
+	err = err ?: read_input(&c);
+	err = close_outputs(&c, !err) ?: err;
+	if (c.in_open)
+		cv_input_close(&c.in);
+	return err ? c.status : 0;
 }

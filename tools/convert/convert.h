@@ -12,6 +12,7 @@
 
 #include "outfile.h"
 #include "read/perfscript.h"
+#include "read/trace_read.h"
 
 enum cv_source { CV_SAMPLES, CV_CALLS };
 
@@ -20,6 +21,10 @@ struct cv_opts {
 	enum cv_source source;      /* what folded and SVG stacks are made of */
 	int            has_calls;   /* the input has instrumented calls */
 	const char    *title;       /* SVG title */
+	/* Chrome trace size: at most max_bytes (0 = no cap), calls shorter than
+	 * min_call_ns left out (chosen by tools/convert/chrome_budget.c) */
+	uint64_t       chrome_max_bytes;
+	uint64_t       chrome_min_call_ns;
 };
 
 /* One instrumented call (from a trace), names already resolved. */
@@ -38,7 +43,7 @@ struct cv_call {
 
 /* A JIT code load (or move/unload) for the timeline. */
 struct cv_code {
-	int         kind;              /* 0 load, 1 move, 2 unload */
+	enum jpt_code_kind kind;
 	uint32_t    pid, tid;
 	uint64_t    ts_ns;
 	uint64_t    addr, len, index;
@@ -50,8 +55,16 @@ struct cv_thread {
 	const char *name;
 };
 
+/* What a writer needs from the input (struct cv_ops.flags). */
+enum cv_writer_flags {
+	CV_CALL_STACKS = 1u << 0,   /* instrumented calls with every frame's name, not
+				       only their own (stacks, rather than slices) */
+};
+
+/* One output format: its option name, what it needs, and its callbacks. */
 struct cv_ops {
-	const char *what;
+	const char *what;              /* --WHAT FILE */
+	unsigned    flags;             /* enum cv_writer_flags */
 	void *(*begin)(struct outfile *out, const struct cv_opts *o);  /* NULL = ENOMEM */
 	int   (*sample)(void *w, const struct ps_sample *s);
 	int   (*call)(void *w, const struct cv_call *c);
@@ -64,5 +77,8 @@ struct cv_ops {
 extern const struct cv_ops cv_folded_ops;
 extern const struct cv_ops cv_svg_ops;
 extern const struct cv_ops cv_chrome_ops;
+
+/* Every writer, in the order of --help; NULL-terminated (tools/convert/convert.c). */
+extern const struct cv_ops *const cv_writers[];
 
 #endif /* JITPERF_CONVERT_H */

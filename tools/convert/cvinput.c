@@ -20,7 +20,9 @@
 #include <unistd.h>
 
 #include "cvinput.h"
+#include "tools/perf.h"
 #include "read/jitdump_read.h"
+#include "tools/cmds.h"
 
 __attribute__((format(printf, 4, 5)))
 static int fmt_err(char *err, size_t errlen, int ret, const char *fmt, ...)
@@ -185,36 +187,26 @@ void cv_input_close(struct cv_input *in)
 	in->ntraces = in->ndumps = 0;
 }
 
-static const char *perf_path(void)
-{
-	const char *p = getenv("PERF");
-
-	return p && *p ? p : "perf";
-}
-
 /*
  * What `perf evlist -v` says of every event of the file: whether it records
  * its period (-c N recordings do not, and perf script refuses to print a
  * missing field) and whether its clock is CLOCK_MONOTONIC (perf record -k 1,
  * the clock of traces and jitdumps; -1 when perf cannot tell).
  */
-static void perf_attrs(const char *data, int *period, int *monotonic)
+static void perf_attrs(const char *perf, const char *data, int *period, int *monotonic)
 {
-	char cmd[4096], line[4096];
-	int nevents = 0;
+	const char *const args[] = { "evlist", "-v", "-i", data, NULL };
+	char line[4096];
+	int nevents = 0, fd;
+	pid_t pid;
 	FILE *f;
 
 	*period = 0;
 	*monotonic = -1;
-	if (strchr(data, '\'') || strchr(perf_path(), '\'') ||
-	    snprintf(cmd, sizeof(cmd), "'%s' evlist -v -i '%s' 2>/dev/null", perf_path(), data) >=
-	    (int)sizeof(cmd))
+	if (perf_spawn(perf, args, &fd, -1, &pid))
 		return;
-	f = popen(cmd, "r");
-	if (!f)
-		return;
-	*period = *monotonic = 1;
-	while (fgets(line, sizeof(line), f)) {
+	f = fdopen(fd, "r");
+	while (f && fgets(line, sizeof(line), f)) {
 		const char *st = strstr(line, "sample_type:"), *ck = strstr(line, " clockid: ");
 
 		if (!st)
@@ -222,87 +214,90 @@ static void perf_attrs(const char *data, int *period, int *monotonic)
 		nevents++;
 		if (!strstr(st, "PERIOD"))
 			*period = 0;
-		if (!ck || atoi(ck + 10) != 1 /* CLOCK_MONOTONIC */)
-			*monotonic = 0;
+		else if (nevents == 1)
+			*period = 1;
+		*monotonic = (nevents == 1 || *monotonic) && ck && atoi(ck + 10) == 1 /* CLOCK_MONOTONIC */;
 	}
-	pclose(f);
+	if (f)
+		fclose(f);
+	else
+		close(fd);
+	perf_wait(pid);
 	if (!nevents) {                /* perf could not tell: no warning */
 		*period = 0;
 		*monotonic = -1;
 	}
 }
 
+/* perf's last message line, held back in errf: it completes ours on failure. */
+static void last_line(FILE *errf, char *last, size_t len)
+{
+	char line[256];
+
+	last[0] = 0;
+	rewind(errf);
+	while (fgets(line, sizeof(line), errf))
+		if (line[0] != '\n')
+			snprintf(last, len, "%s", line);
+	last[strcspn(last, "\n")] = 0;
+}
+
 /* Stream `perf script` output of a perf.data through the parser. */
 static int read_perfdata(const char *data, unsigned flags, int with_calls,
 			 const struct cv_sink *sink, void *arg, char *err, size_t errlen)
 {
-	int period, monotonic;
-	const char *fields;
-	char *name = NULL;
+	const char *args[] = { "script", "-i", data, "-F", NULL, "--ns", NULL };
+	int period, monotonic, fd, status, ret;
+	char *name = NULL, *perf;
 	struct ps_parser *p;
-	int pfd[2], status, ret;
 	FILE *errf;
 	pid_t pid;
 
-	perf_attrs(data, &period, &monotonic);
-	fields = period ? "comm,pid,tid,time,period,event,ip,sym,dso" : "comm,pid,tid,time,event,ip,sym,dso";
+	perf = perf_find();
+	if (!perf)
+		return fmt_err(err, errlen, -ENOENT, "%s: perf not found, needed to read it "
+			       "(" PERF_INSTALL_HINT ")", data);
+	perf_attrs(perf, data, &period, &monotonic);
+	args[4] = period ? "comm,pid,tid,time,period,event,ip,sym,dso"
+			 : "comm,pid,tid,time,event,ip,sym,dso";
 	if (monotonic == 0 && with_calls)
-		fprintf(stderr, "jitperf convert: %s was not recorded with perf record -k 1 "
-			"(CLOCK_MONOTONIC): its samples are not on the timeline of the traced calls\n",
+		cmd_err("%s was not recorded with perf record -k 1 "
+			"(CLOCK_MONOTONIC): its samples are not on the timeline of the traced calls",
 			data);
-	if (asprintf(&name, "%s (perf script)", data) < 0)
-		return -ENOMEM;
-	p = ps_new(flags | PS_PERFDATA, name, sink->sample, arg);
+	p = asprintf(&name, "%s (perf script)", data) < 0 ? NULL :
+	    ps_new(flags | PS_PERFDATA, name, sink->sample, arg);
 	free(name);
-	if (!p)
-		return -ENOMEM;
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		ret = -errno;
-		ps_free(p);
-		return fmt_err(err, errlen, ret, "pipe: %s", strerror(-ret));
-	}
 	/* perf's messages are held back: on failure its last line completes ours */
-	errf = tmpfile();
-	pid = errf ? fork() : -1;
-	if (pid < 0) {
-		ret = -errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		if (errf)
-			fclose(errf);
+	errf = p ? tmpfile() : NULL;
+	if (!errf) {
 		ps_free(p);
-		return fmt_err(err, errlen, ret, "fork: %s", strerror(-ret));
+		free(perf);
+		return -ENOMEM;
 	}
-	if (pid == 0) {
-		dup2(pfd[1], 1);
-		dup2(fileno(errf), 2);
-		execlp(perf_path(), perf_path(), "script", "-i", data, "-F", fields, "--ns", (char *)NULL);
-		fprintf(stderr, "cannot run %s: %s%s\n", perf_path(), strerror(errno),
-			errno == ENOENT ? " (install perf: apt-get install linux-perf)" : "");
-		_exit(127);
+	ret = perf_spawn(perf, args, &fd, fileno(errf), &pid);
+	free(perf);
+	if (ret) {
+		fclose(errf);
+		ps_free(p);
+		return fmt_err(err, errlen, ret, "%s: cannot run perf script: %s", data,
+			       strerror(-ret));
 	}
-	close(pfd[1]);
-	ret = ps_parse_fd(p, pfd[0]);
+	ret = ps_parse_fd(p, fd);
 	if (ret)
 		snprintf(err, errlen, "%s", ps_error(p));
-	close(pfd[0]);        /* perf gets EPIPE if we stopped early */
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!ret && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-		char last[256] = "", line[256];
+	close(fd);        /* perf gets EPIPE if we stopped early */
+	status = perf_wait(pid);
+	if (!ret && status) {
+		char last[256];
 
-		rewind(errf);
-		while (fgets(line, sizeof(line), errf))
-			if (line[0] != '\n')
-				memcpy(last, line, sizeof(line));
-		last[strcspn(last, "\n")] = 0;
+		last_line(errf, last, sizeof(last));
 		ret = -EIO;
-		if (WIFEXITED(status))
+		if (status < 256)
 			snprintf(err, errlen, "%s: perf script failed (exit status %d)%s%s", data,
-				 WEXITSTATUS(status), last[0] ? ": " : "", last);
+				 status, last[0] ? ": " : "", last);
 		else
 			snprintf(err, errlen, "%s: perf script killed by signal %d", data,
-				 WTERMSIG(status));
+				 status - 256);
 	} else if (!ret) {
 		char buf[4096];
 		size_t n;
@@ -332,8 +327,8 @@ static int read_text(struct cv_input *in, unsigned flags, const struct cv_sink *
 	if (ret)
 		snprintf(err, errlen, "%s", ps_error(p));
 	else if (!ps_samples(p))       /* not an error: say why the output is empty */
-		fprintf(stderr, "jitperf convert: %s: no samples (for perf script text, record "
-			"with call graphs: perf record -g)\n", in->path);
+		cmd_err("%s: no samples (for perf script text, record "
+			"with call graphs: perf record -g)", in->path);
 	ps_free(p);
 	return ret;
 }
@@ -356,10 +351,10 @@ static int cv_read_jitdump(const char *path, const struct cv_sink *sink, void *a
 		};
 
 		if (r.id == JIT_CODE_LOAD) {
-			c.kind = 0;
+			c.kind = JPT_CODE_LOAD;
 			c.addr = r.code_addr;
 		} else if (r.id == JIT_CODE_MOVE) {
-			c.kind = 1;
+			c.kind = JPT_CODE_MOVE;
 			c.addr = r.new_code_addr;
 			c.name = "";
 		} else {

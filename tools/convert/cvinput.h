@@ -35,6 +35,14 @@ int cv_input_read(struct cv_input *in, unsigned ps_flags, const struct cv_sink *
 		  void *arg, char *err, size_t errlen);
 void cv_input_close(struct cv_input *in);
 
+/*
+ * tools/convert/chrome_budget.c: the shortest call that still goes into a
+ * Chrome trace of at most max_bytes (0 when all calls fit), from a first
+ * pass over the calls of a file input.  0 or -errno with a message in err.
+ */
+int cv_chrome_budget(struct cv_input *in, uint64_t max_bytes, uint64_t *min_call_ns,
+		     char *err, size_t errlen);
+
 /* tools/convert/cvtrace.c: calls, threads and code events of one trace file */
 int cv_read_trace(const char *path, const struct cv_sink *sink, void *arg,
 		  int with_code, int *had_code, char *err, size_t errlen);

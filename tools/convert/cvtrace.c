@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cvinput.h"
+#include "tools/cmds.h"
 #include "read/trace_read.h"
 
 struct walk {
@@ -129,8 +130,8 @@ int cv_read_trace(const char *path, const struct cv_sink *sink, void *arg,
 	if (w.had_code)
 		*had_code = 1;
 	if (!ret && w.info->truncated)
-		fprintf(stderr, "jitperf convert: %s: trace ends inside a block (writer killed?);"
-			" converted up to the last complete block\n", path);
+		cmd_err("%s: trace ends inside a block (writer killed?); converted up to the "
+			"last complete block", path);
 out:
 	free(w.names);
 	free(w.stack);

@@ -173,7 +173,7 @@ static int dump_all(struct jd_file *f)
 	}
 	fflush(stdout);
 	if (r < 0) {
-		fprintf(stderr, "jitperf dump: %s\n", err);
+		cmd_err("%s", err);
 		return 1;
 	}
 	return 0;
@@ -206,13 +206,12 @@ int cmd_dump(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "jitperf dump: %s\n%s",
-			optind == argc ? "no jitdump file given" : "only one file at a time",
-			usage_text);
+		cmd_err("%s", optind == argc ? "no jitdump file given" : "only one file at a time");
+		fputs(usage_text, stderr);
 		return 2;
 	}
 	if (jd_open(&f, argv[optind], err, sizeof(err))) {
-		fprintf(stderr, "jitperf dump: %s\n", err);
+		cmd_err("%s", err);
 		return 1;
 	}
 	if (check)
@@ -224,7 +223,7 @@ int cmd_dump(int argc, char **argv)
 	if (check && elfdir && ret == 0) {
 		jd_close(f);
 		if (jd_open(&f, argv[optind], err, sizeof(err))) {
-			fprintf(stderr, "jitperf dump: %s\n", err);
+			cmd_err("%s", err);
 			return 1;
 		}
 		ret = jd_write_elfs(f, elfdir);

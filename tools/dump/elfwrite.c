@@ -22,6 +22,7 @@
 
 #include "dump.h"
 #include "read/jitdump_read.h"
+#include "tools/cmds.h"
 
 /* section header string table: "\0.text\0.symtab\0.strtab\0.shstrtab\0" */
 static const char shstrtab[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
@@ -184,21 +185,21 @@ int jd_write_elfs(struct jd_file *f, const char *dir)
 	int r, fd;
 
 	if (elf_version(EV_CURRENT) == EV_NONE) {
-		fprintf(stderr, "jitperf dump: libelf: %s\n", elf_errmsg(-1));
+		cmd_err("libelf: %s", elf_errmsg(-1));
 		return 1;
 	}
 	if (mkdir(dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "jitperf dump: %s: %s\n", dir, strerror(errno));
+		cmd_err("%s: %s", dir, strerror(errno));
 		return 1;
 	}
 	r = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
 	if (r) {
-		fprintf(stderr, "jitperf dump: %s: %s\n", dir, strerror(r));
+		cmd_err("%s: %s", dir, strerror(r));
 		return 1;
 	}
 	while ((r = jd_next(f, &rec, err, sizeof(err))) != 0) {
 		if (r < 0) {
-			fprintf(stderr, "jitperf dump: %s\n", err);
+			cmd_err("%s", err);
 			return 1;
 		}
 		if (rec.id != JIT_CODE_LOAD)
@@ -210,13 +211,13 @@ int jd_write_elfs(struct jd_file *f, const char *dir)
 		if (asprintf(&path, "%s/%s", dir, name) < 0 ||
 		    asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0) {
 			path = NULL;
-			fprintf(stderr, "jitperf dump: %s\n", strerror(ENOMEM));
+			cmd_err("%s", strerror(ENOMEM));
 			return 1;
 		}
 		/* temporary file and rename: no half-written ELF on failure */
 		fd = mkstemp(tmp);
 		if (fd < 0) {       /* named as the user knows it, not the temporary */
-			fprintf(stderr, "jitperf dump: cannot create %s: %s\n", path, strerror(errno));
+			cmd_err("cannot create %s: %s", path, strerror(errno));
 			break;
 		}
 		r = write_one(fd, f, &rec, &msg);
@@ -230,7 +231,7 @@ int jd_write_elfs(struct jd_file *f, const char *dir)
 		}
 		if (r) {
 			unlink(tmp);
-			fprintf(stderr, "jitperf dump: %s: offset %" PRIu64 ": cannot write %s: %s\n",
+			cmd_err("%s: offset %" PRIu64 ": cannot write %s: %s",
 				jd_path(f), rec.offset, path, msg);
 			break;
 		}

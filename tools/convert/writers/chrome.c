@@ -10,6 +10,11 @@
  *  - JIT code loads are thread-scoped instant ("i") events;
  *  - process and thread names are metadata ("M") events.
  * Timestamps are CLOCK_MONOTONIC, in µs with three decimals (ns exact).
+ * Viewers load the whole file into memory and give up on large ones, so
+ * the file is bounded: calls shorter than cv_opts.chrome_min_call_ns are
+ * left out (their parents, always longer, stay, so the rest still nests),
+ * and no event is written past cv_opts.chrome_max_bytes; one line says
+ * what was left out.
  * When the input also has instrumented calls, a thread's samples go to a
  * companion track (tid + 2^30, "<name> [perf]"): samples and calls do not
  * nest into each other, and viewers drop events that do not nest.
@@ -24,6 +29,7 @@
 
 #include "tools/convert/convert.h"
 #include "tools/convert/textesc.h"
+#include "tools/cmds.h"
 
 #define SAMPLE_TRACK   (1u << 30)
 #define MAX_GAP_NS     10000000ull
@@ -68,6 +74,8 @@ struct chrome {
 	char                 *esc;      /* escape buffer */
 	size_t                esc_cap;
 	uint64_t              untimed;  /* samples without a timestamp */
+	uint64_t              bytes;    /* written so far */
+	uint64_t              calls, short_calls, over_cap;   /* written, left out */
 };
 
 static void *chrome_begin(struct outfile *out, const struct cv_opts *o)
@@ -229,6 +237,10 @@ static int put_x(struct chrome *c, const char *cat, const char *name, size_t nle
 	char small[512], *buf = small, *d;
 	size_t need = 160 + nlen + alen;
 
+	if (c->o->chrome_max_bytes && c->bytes + need > c->o->chrome_max_bytes) {
+		c->over_cap++;
+		return 0;
+	}
 	if (need > sizeof(small) && !(buf = malloc(need)))
 		return -ENOMEM;
 	d = buf;
@@ -265,6 +277,7 @@ static int put_x(struct chrome *c, const char *cat, const char *name, size_t nle
 		*d++ = '}';
 	}
 	fwrite_unlocked(buf, 1, d - buf, c->fp);
+	c->bytes += (uint64_t)(d - buf);
 	if (buf != small)
 		free(buf);
 	return 0;
@@ -428,9 +441,15 @@ static int chrome_call(void *w, const struct cv_call *call)
 	struct chrome *c = w;
 	const char *name = call->stack[call->depth];
 	char args[1024], *d = args;
+	uint64_t dur = call->end_ns > call->start_ns ? call->end_ns - call->start_ns : 0;
 	size_t n, i;
 	char *e;
 
+	if (dur < c->o->chrome_min_call_ns) {
+		c->short_calls++;
+		return 0;
+	}
+	c->calls++;
 	for (i = 0; i < call->ncounters; i++) {
 		size_t cn = strlen(call->counter_names[i]);
 
@@ -447,26 +466,34 @@ static int chrome_call(void *w, const struct cv_call *call)
 	e = esc(c, name, strlen(name), &n);
 	if (!e)
 		return -ENOMEM;
-	return put_x(c, "call", e, n, call->pid, call->tid, call->start_ns,
-		     call->end_ns > call->start_ns ? call->end_ns - call->start_ns : 0, args, d - args);
+	return put_x(c, "call", e, n, call->pid, call->tid, call->start_ns, dur, args, d - args);
 }
 
 static int chrome_code(void *w, const struct cv_code *code)
 {
-	static const char *const cats[] = { "jit-load", "jit-move", "jit-unload" };
+	static const char *const cats[] = {
+		[JPT_CODE_LOAD] = "jit-load", [JPT_CODE_MOVE] = "jit-move",
+		[JPT_CODE_UNLOAD] = "jit-unload",
+	};
 	struct chrome *c = w;
 	size_t n;
 	char *e = esc(c, code->name ? code->name : "", code->name ? strlen(code->name) : 0, &n);
+	int len;
 
 	if (!e)
 		return -ENOMEM;
+	if (c->o->chrome_max_bytes && c->bytes + 200 + n > c->o->chrome_max_bytes) {
+		c->over_cap++;
+		return 0;
+	}
 	sep(c);
-	fprintf(c->fp, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+	len = fprintf(c->fp, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
 		",\"ts\":%" PRIu64 ".%03u,\"name\":\"%.*s\",\"args\":{\"addr\":\"0x%" PRIx64
 		"\",\"size\":%" PRIu64 ",\"code_index\":%" PRIu64 "}}",
-		cats[code->kind >= 0 && code->kind <= 2 ? code->kind : 0], code->pid, code->tid,
+		cats[code->kind <= JPT_CODE_UNLOAD ? code->kind : JPT_CODE_LOAD], code->pid, code->tid,
 		code->ts_ns / 1000, (unsigned)(code->ts_ns % 1000), (int)n, e, code->addr, code->len,
 		code->index);
+	c->bytes += len > 0 ? (uint64_t)len + 2 : 0;
 	return 0;
 }
 
@@ -495,6 +522,24 @@ static void put_meta(struct chrome *c, const char *what, uint32_t pid, uint32_t 
 	sep(c);
 	fprintf(c->fp, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
 		",\"args\":{\"name\":\"%.*s%s\"}}", what, pid, tid, (int)n, e, suffix);
+}
+
+/* One line: what the size bound left out, and how to get it all. */
+static void say_left_out(const struct chrome *c)
+{
+	char shorter[96] = "", over[96] = "";
+	uint64_t ns = c->o->chrome_min_call_ns;
+
+	if (c->short_calls)
+		snprintf(shorter, sizeof(shorter), "%" PRIu64 " of %" PRIu64 " calls shorter "
+			 "than %" PRIu64 ".%03" PRIu64 " us", c->short_calls,
+			 c->short_calls + c->calls, ns / 1000, ns % 1000);
+	if (c->over_cap)
+		snprintf(over, sizeof(over), "%" PRIu64 " events past the end", c->over_cap);
+	cmd_err("%s: left out %s%s%s to stay under %" PRIu64 " MiB, which viewers open; "
+		"--chrome-max 0 writes everything", c->out->path, shorter,
+		c->short_calls && c->over_cap ? " and " : "", over,
+		c->o->chrome_max_bytes >> 20);
 }
 
 static int chrome_end(void *w)
@@ -531,8 +576,10 @@ static int chrome_end(void *w)
 				 c->thr[i].tid & SAMPLE_TRACK ? " [perf]" : "");
 	fputs("\n],\"displayTimeUnit\":\"ns\"}\n", c->fp);
 	if (c->untimed)
-		fprintf(stderr, "jitperf convert: %s: %" PRIu64 " samples without a timestamp left out "
-			"(perf script -F needs 'time')\n", c->out->path, c->untimed);
+		cmd_err("%s: %" PRIu64 " samples without a timestamp left out "
+			"(perf script -F needs 'time')", c->out->path, c->untimed);
+	if (c->short_calls || c->over_cap)
+		say_left_out(c);
 	return ferror(c->fp) ? -EIO : 0;
 }
 

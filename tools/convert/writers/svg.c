@@ -309,6 +309,7 @@ static void svg_free(void *w)
 
 const struct cv_ops cv_svg_ops = {
 	.what   = "svg",
+	.flags  = CV_CALL_STACKS,
 	.begin  = svg_begin,
 	.sample = foldagg_sample,
 	.call   = foldagg_call,
