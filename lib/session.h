@@ -40,6 +40,7 @@ struct jitperf {
 	int                 closed;        /* jitperf_close ran (the default session stays readable) */
 	struct jp_codetab  *codes;         /* index -> addr/len/name, for move/unload (lib/codetab.c) */
 	struct jitperf     *next_open;     /* list of open sessions, for fork (lib/session.c) */
+	int                 io_write;      /* $JITPERF_IO=write: one write() per record, no mapping */
 };
 
 /* CLOCK_MONOTONIC in ns: the timeline of perf record -k 1. */

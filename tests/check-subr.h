@@ -29,6 +29,7 @@ static inline void clear_env(void)
 	unsetenv("JITPERF_COUNTERS");
 	unsetenv("JITPERF_CLOCK");
 	unsetenv("JITPERF_DEBUG");
+	unsetenv("JITPERF_IO");
 }
 
 static inline char *make_tmpdir(void)

@@ -15,7 +15,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-unset JITPERF_DIR JITPERF_SAMPLE JITPERF_COUNTERS JITPERF_CLOCK JITPERF_DEBUG
+unset JITPERF_DIR JITPERF_SAMPLE JITPERF_COUNTERS JITPERF_CLOCK JITPERF_DEBUG JITPERF_IO
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }

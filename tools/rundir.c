@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,31 @@ uint64_t rundir_code_loads(const struct rundir *rd)
 		jd_close(f);
 	}
 	return n;
+}
+
+size_t rundir_trim_dumps(const struct rundir *rd)
+{
+	size_t cut = 0;
+	char err[512];
+
+	for (size_t i = 0; i < rd->ndumps; i++) {
+		struct jd_file *f;
+		struct jd_record rec;
+		uint64_t end = sizeof(struct jitdump_file_header);
+		pid_t pid;
+		int r;
+
+		if (jd_open(&f, rd->dumps[i], err, sizeof(err)))
+			continue;
+		while ((r = jd_next(f, &rec, err, sizeof(err))) != 0 && r != -EBADMSG)
+			end = rec.offset + rec.total_size;
+		pid = (pid_t)jd_header(f)->pid;
+		if (r == 0 && jd_zero_tail(f) && kill(pid, 0) < 0 && errno == ESRCH &&
+		    truncate(rd->dumps[i], (off_t)end) == 0)
+			cut++;
+		jd_close(f);
+	}
+	return cut;
 }
 
 /*

@@ -24,6 +24,15 @@ void rundir_free(struct rundir *rd);
 uint64_t rundir_code_loads(const struct rundir *rd);
 
 /*
+ * Cut the zero-filled tail off the jitdumps of DIR whose process is gone
+ * (killed before libjitperf closed the file: it was written through a
+ * shared mapping, grown ahead), so the file ends on its last record.  A
+ * process still running keeps its file untouched: it may still write.
+ * Returns how many files were cut.
+ */
+size_t rundir_trim_dumps(const struct rundir *rd);
+
+/*
  * PERF_RECORD_SAMPLE records in a perf.data file, read from its headers
  * without perf.  0, or a negative errno (not a perf.data file we can walk).
  */
