@@ -2,8 +2,8 @@
 /*
  * bench/llvm_timing.h - a JIT event listener that times two others: each
  * loaded object goes to both, in turns first and second (so neither always
- * finds the object in a warm cache), and the thread CPU time of each call
- * is kept per object.
+ * finds the object in a warm cache), and the time of each call is kept per
+ * object.
  */
 #ifndef BENCH_LLVM_TIMING_H
 #define BENCH_LLVM_TIMING_H
@@ -16,7 +16,8 @@ extern "C" {
 #endif
 
 struct bench_lap {
-	double ns[2];           /* in listener a, in listener b */
+	double ns[2];           /* in listener a, in listener b: CLOCK_MONOTONIC */
+	double cpu[2];          /* the same in thread CPU time (a system call to read) */
 };
 
 /*

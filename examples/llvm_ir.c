@@ -33,6 +33,7 @@ struct gen {
 	LLVMMetadataRef      di_i64;
 	struct unit         *units;
 	int                  nunits;
+	int                  dwarf;   /* DWARF version, 0: no debug info */
 	/* the function being compiled */
 	struct jc_func      *f;
 	LLVMValueRef         fn;
@@ -246,7 +247,7 @@ static LLVMMetadataRef subprogram(struct gen *g, const struct jc_func *f)
 {
 	LLVMMetadataRef file, types[1 + JC_MAX_PARAMS], sig;
 
-	if (f->file[0] != '/' || !(file = unit_file(g, f->file)))
+	if (!g->dwarf || f->file[0] != '/' || !(file = unit_file(g, f->file)))
 		return NULL;
 	for (int i = 0; i <= f->nparams; i++)
 		types[i] = g->di_i64;
@@ -288,7 +289,7 @@ static int function(struct gen *g, struct jc_func *f)
 LLVMModuleRef jc_llvm_module(struct jc_prog *p, LLVMContextRef ctx, const char *name,
 			     struct jc_func *const *fns, int n, int dwarf)
 {
-	struct gen g = { .p = p, .ctx = ctx };
+	struct gen g = { .p = p, .ctx = ctx, .dwarf = dwarf };
 	LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
 	char *msg = NULL;
 	int err = 0;
@@ -299,10 +300,12 @@ LLVMModuleRef jc_llvm_module(struct jc_prog *p, LLVMContextRef ctx, const char *
 	g.i64 = LLVMInt64TypeInContext(ctx);
 	g.di_i64 = LLVMDIBuilderCreateBasicType(g.di, "int", 3, 64, 0x05 /* DW_ATE_signed */,
 						LLVMDIFlagZero);
-	LLVMAddModuleFlag(g.mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
-			  LLVMValueAsMetadata(LLVMConstInt(i32, LLVMDebugMetadataVersion(), 0)));
-	LLVMAddModuleFlag(g.mod, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13,
-			  LLVMValueAsMetadata(LLVMConstInt(i32, (unsigned)dwarf, 0)));
+	if (dwarf) {
+		LLVMAddModuleFlag(g.mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
+				  LLVMValueAsMetadata(LLVMConstInt(i32, LLVMDebugMetadataVersion(), 0)));
+		LLVMAddModuleFlag(g.mod, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13,
+				  LLVMValueAsMetadata(LLVMConstInt(i32, (unsigned)dwarf, 0)));
+	}
 	for (int i = 0; i < n && !err; i++)
 		err = function(&g, fns[i]);
 	LLVMDIBuilderFinalize(g.di);

@@ -15,7 +15,8 @@
 /*
  * A module named name holding the n functions fns of p (other functions
  * they call are declared, for the JIT to resolve from other modules), with
- * a compile unit per source file and DWARF version dwarf (4 or 5).
+ * a compile unit per source file and DWARF version dwarf (4 or 5; 0: no
+ * debug information).
  * NULL with p->err set when LLVM's verifier rejects the result.
  */
 LLVMModuleRef jc_llvm_module(struct jc_prog *p, LLVMContextRef ctx, const char *name,

@@ -18,8 +18,9 @@
 
 #include <llvm/ExecutionEngine/JITEventListener.h>
 #include <llvm/ExecutionEngine/RuntimeDyld.h>
-#include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Object/ObjectFile.h>
+/* after LLVM's headers: its llvm::ELF enumerators have the names of these macros */
+#include <elf.h>
 
 #include "llvm/jitperf-llvm.h"
 #include "llvm/llvm.h"
@@ -77,22 +78,34 @@ void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile 
 	uint64_t small_addr[32], *addr = small_addr, small_idx[16], *idx = small_idx;
 	size_t nsec = 0, n = 0;
 	llvm::StringRef data = obj.getData();
+	const Elf64_Ehdr *hdr;
 	void *aligned = nullptr;
 	int err;
 
 	if (!outputs || !obj.isELF())
 		return;                         /* inactive: nothing to pay for */
-	for (const llvm::object::SectionRef &s : obj.sections())
-		if (s.getIndex() + 1 > nsec)
-			nsec = s.getIndex() + 1;
+	/* ELF64 (checked by jpl_object_read): the section table, read in place */
+	hdr = reinterpret_cast<const Elf64_Ehdr *>(data.data());
+	if (data.size() < sizeof(*hdr) || hdr->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    hdr->e_shoff > data.size() ||
+	    (size_t)hdr->e_shnum * sizeof(Elf64_Shdr) > data.size() - hdr->e_shoff)
+		return;
+	nsec = hdr->e_shnum;
 	if (nsec > sizeof(small_addr) / sizeof(*small_addr) &&
 	    !(addr = static_cast<uint64_t *>(malloc(nsec * sizeof(*addr)))))
 		return;
 	memset(addr, 0, nsec * sizeof(*addr));
 	/* only allocated sections are loaded: skip the lookups of the others */
-	for (const llvm::object::SectionRef &s : obj.sections())
-		if (llvm::object::ELFSectionRef(s).getFlags() & llvm::ELF::SHF_ALLOC)
-			addr[s.getIndex()] = info.getSectionLoadAddress(s);
+	for (const llvm::object::SectionRef &s : obj.sections()) {
+		uint64_t i = s.getIndex();
+		Elf64_Shdr sh;
+
+		if (i >= nsec)
+			continue;
+		memcpy(&sh, data.data() + hdr->e_shoff + i * sizeof(sh), sizeof(sh));
+		if (sh.sh_flags & SHF_ALLOC)
+			addr[i] = info.getSectionLoadAddress(s);
+	}
 
 	memset(&o, 0, sizeof(o));
 	o.image = reinterpret_cast<const unsigned char *>(data.data());
