@@ -17,12 +17,13 @@
  * - Touching a new page of the mapping costs far more than the records on
  *   it (10 us a page on a VM with shadow page tables, where a write() of a
  *   whole record costs 2 us).  So a filler thread, one per process while
- *   mapped files are open, keeps the next FILL_AHEAD bytes of each file
- *   grown, populated (MADV_POPULATE_WRITE) and touched before the writer
- *   gets there: the writer's stores find their pages mapped.  It sleeps
- *   when it is ahead; a writer that finds it asleep and the ready bytes
- *   running low wakes it (one futex call per FILL_AHEAD / 2 bytes, never
- *   per record).  A writer that outruns it grows the file itself.
+ *   mapped files are open, keeps the next bytes of each file (as many as
+ *   it holds, 64 KiB to FILL_AHEAD) grown, populated (MADV_POPULATE_WRITE)
+ *   and touched before the writer gets there: the writer's stores find
+ *   their pages mapped.  It sleeps when it is ahead; a writer that finds it
+ *   asleep and the ready bytes running low wakes it (one futex call per
+ *   half of that, never per record).  A writer that outruns it grows the
+ *   file itself.
  *
  * Without fallocate() (a file system that lacks it) or when JITPERF_IO=write
  * asks for it, records go out with one write() each (lib/fileio.c).
@@ -48,8 +49,8 @@
 
 /* The address space reserved for a file: it grows inside, never moves. */
 #define WINDOW     ((size_t)(sizeof(void *) == 8 ? (size_t)16 << 30 : (size_t)256 << 20))
-#define FILL_AHEAD ((uint64_t)1 << 20)     /* kept ready past the committed size */
-#define FILL_CHUNK ((uint64_t)64 << 10)    /* readied at a time */
+#define FILL_AHEAD ((uint64_t)1 << 20)     /* kept ready past the committed size, at most */
+#define FILL_CHUNK ((uint64_t)64 << 10)    /* readied at a time, and at least */
 
 /* The filler: one thread for every mapped file of the process. */
 static struct {
@@ -71,6 +72,16 @@ static void futex_wait(int *word, int val)
 static void futex_wake(int *word)
 {
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/*
+ * How far past its committed size the filler keeps f ready: as much again
+ * as it holds, between one chunk and FILL_AHEAD (a JIT that registers a few
+ * functions does not get megabytes of pages touched for it).
+ */
+static uint64_t ahead(uint64_t size)
+{
+	return size < FILL_CHUNK ? FILL_CHUNK : size > FILL_AHEAD ? FILL_AHEAD : size;
 }
 
 static uint64_t page_size(void)
@@ -125,9 +136,10 @@ static void touch(struct jp_mapfile *f, uint64_t from, uint64_t to)
 static int fill_one(struct jp_mapfile *f)
 {
 	uint64_t ready = f->ready, to = ready + FILL_CHUNK;
+	uint64_t size = __atomic_load_n(&f->size, __ATOMIC_SEQ_CST);
 	int err = 0;
 
-	if (f->fill_failed || ready >= __atomic_load_n(&f->size, __ATOMIC_SEQ_CST) + FILL_AHEAD)
+	if (f->fill_failed || ready >= size + ahead(size))
 		return 0;
 	if (to > f->window) {
 		f->fill_failed = 1;
@@ -161,9 +173,11 @@ static void *filler_main(void *arg)
 		/* nothing to do: sleep, unless a writer ran low meanwhile */
 		seen = __atomic_load_n(&fill.wake, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&fill.idle, 1, __ATOMIC_SEQ_CST);
-		for (f = fill.files; f && !work; f = f->next)
-			work = !f->fill_failed &&
-			       f->ready < __atomic_load_n(&f->size, __ATOMIC_SEQ_CST) + FILL_AHEAD / 2;
+		for (f = fill.files; f && !work; f = f->next) {
+			uint64_t size = __atomic_load_n(&f->size, __ATOMIC_SEQ_CST);
+
+			work = !f->fill_failed && f->ready < size + ahead(size) / 2;
+		}
 		if (!work && !fill.stop) {
 			pthread_mutex_unlock(&fill.lock);
 			futex_wait(&fill.wake, seen);
@@ -289,7 +303,7 @@ int jp_mapfile_append(struct jp_mapfile *f, const void *head, size_t head_len,
 	memcpy(at, head, head_len);
 	__atomic_store_n(&f->size, end, __ATOMIC_SEQ_CST);
 	/* running low, and the filler asleep: wake it */
-	if (ready < end + FILL_AHEAD / 2 && __atomic_load_n(&fill.idle, __ATOMIC_SEQ_CST) &&
+	if (ready < end + ahead(end) / 2 && __atomic_load_n(&fill.idle, __ATOMIC_SEQ_CST) &&
 	    !f->fill_failed && __atomic_exchange_n(&fill.idle, 0, __ATOMIC_SEQ_CST)) {
 		__atomic_fetch_add(&fill.wake, 1, __ATOMIC_SEQ_CST);
 		futex_wake(&fill.wake);
