@@ -20,8 +20,8 @@ noinst_PROGRAMS += bench/llvm_listener
 bench_llvm_listener_SOURCES = bench/llvm_listener.c bench/llvm_timing.cpp bench/llvm_timing.h
 bench_llvm_listener_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/llvm
 bench_llvm_listener_CFLAGS = $(AM_CFLAGS) $(LLVM_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
-bench_llvm_listener_CXXFLAGS = $(WARN_CXXFLAGS) $(LLVM_CXXFLAGS)
+bench_llvm_listener_CXXFLAGS = $(WARN_CXXFLAGS) $(SAN_CFLAGS) $(LLVM_CXXFLAGS)
 bench_llvm_listener_LDADD = examples/libjcllvm.la llvm/libjitperf-llvm.la lib/libjitperf.la \
 	$(LLVM_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
-bench_llvm_listener_LDFLAGS = -no-install $(LLVM_LDFLAGS)
+bench_llvm_listener_LDFLAGS = $(AM_LDFLAGS) -no-install $(LLVM_LDFLAGS)
 endif

@@ -61,7 +61,7 @@ static struct {
 	int                stop;
 	int                idle;     /* asleep: writers running low wake it */
 	int                wake;     /* futex word */
-	pid_t              pid;      /* the process all this belongs to (not a fork child) */
+	pid_t              pid;      /* the process whose files these are; 0: none yet */
 } fill = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void futex_wait(int *word, int val)
@@ -189,17 +189,21 @@ static void *filler_main(void *arg)
 	return NULL;
 }
 
-/* In a fork child the filler is the parent's: start over (a single thread runs here). */
+/*
+ * In a fork child the filler thread and its list are the parent's: start
+ * over.  Only the thread that forked runs in the child while the sessions
+ * reopen their files there, so nothing else touches fill meanwhile.
+ */
 static void fill_own(void)
 {
-	pid_t pid = getpid();
+	pid_t owner = __atomic_load_n(&fill.pid, __ATOMIC_ACQUIRE);
 
-	if (fill.pid == pid)
+	if (!owner || owner == getpid())
 		return;
 	pthread_mutex_init(&fill.lock, NULL);
 	fill.files = NULL;
 	fill.running = fill.stop = fill.idle = 0;
-	fill.pid = pid;
+	__atomic_store_n(&fill.pid, 0, __ATOMIC_RELEASE);
 }
 
 static void fill_add(struct jp_mapfile *f)
@@ -208,6 +212,7 @@ static void fill_add(struct jp_mapfile *f)
 
 	fill_own();
 	pthread_mutex_lock(&fill.lock);
+	__atomic_store_n(&fill.pid, getpid(), __ATOMIC_RELEASE);
 	f->next = fill.files;
 	fill.files = f;
 	if (!fill.running) {

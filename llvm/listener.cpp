@@ -78,19 +78,20 @@ void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile 
 	uint64_t small_addr[32], *addr = small_addr, small_idx[16], *idx = small_idx;
 	size_t nsec = 0, n = 0;
 	llvm::StringRef data = obj.getData();
-	const Elf64_Ehdr *hdr;
+	Elf64_Ehdr hdr;
 	void *aligned = nullptr;
 	int err;
 
 	if (!outputs || !obj.isELF())
 		return;                         /* inactive: nothing to pay for */
-	/* ELF64 (checked by jpl_object_read): the section table, read in place */
-	hdr = reinterpret_cast<const Elf64_Ehdr *>(data.data());
-	if (data.size() < sizeof(*hdr) || hdr->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    hdr->e_shoff > data.size() ||
-	    (size_t)hdr->e_shnum * sizeof(Elf64_Shdr) > data.size() - hdr->e_shoff)
+	/* ELF64 (checked by jpl_object_read): the section table */
+	if (data.size() < sizeof(hdr))
 		return;
-	nsec = hdr->e_shnum;
+	memcpy(&hdr, data.data(), sizeof(hdr));
+	if (hdr.e_ident[EI_CLASS] != ELFCLASS64 || hdr.e_shoff > data.size() ||
+	    (size_t)hdr.e_shnum * sizeof(Elf64_Shdr) > data.size() - hdr.e_shoff)
+		return;
+	nsec = hdr.e_shnum;
 	if (nsec > sizeof(small_addr) / sizeof(*small_addr) &&
 	    !(addr = static_cast<uint64_t *>(malloc(nsec * sizeof(*addr)))))
 		return;
@@ -102,7 +103,7 @@ void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile 
 
 		if (i >= nsec)
 			continue;
-		memcpy(&sh, data.data() + hdr->e_shoff + i * sizeof(sh), sizeof(sh));
+		memcpy(&sh, data.data() + hdr.e_shoff + i * sizeof(sh), sizeof(sh));
 		if (sh.sh_flags & SHF_ALLOC)
 			addr[i] = info.getSectionLoadAddress(s);
 	}

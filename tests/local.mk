@@ -77,7 +77,7 @@ tests_unit_check_llvm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/llvm
 tests_unit_check_llvm_CFLAGS = $(CHECK_TEST_CFLAGS) $(LLVM_CFLAGS)
 tests_unit_check_llvm_LDADD = examples/libjcllvm.la llvm/libjitperf-llvm.la llvm/libjplobj.la \
 	read/libjitperf-read.la lib/libjitperf.la $(CHECK_LIBS) $(LLVM_LIBS)
-tests_unit_check_llvm_LDFLAGS = $(LLVM_LDFLAGS)
+tests_unit_check_llvm_LDFLAGS = $(AM_LDFLAGS) $(LLVM_LDFLAGS)
 endif
 
 # ---- progs/: helper programs of the scripts
