@@ -2,14 +2,17 @@
 # Folded stacks from perf script text: jitperf convert against FlameGraph's
 # stackcollapse-perf.pl on the same ~64 MiB JIT profile, with identical output.
 #
-#   bench/convert-folded.sh [PERF_SCRIPT_TEXT]
+#   bench/convert-folded.sh [PERF_SCRIPT_TEXT | --java]
 #
 # Environment: JITPERF (the built command, default ./tools/jitperf),
 # STACKCOLLAPSE (path of stackcollapse-perf.pl; without it only jitperf is
 # timed), RUNS (default 5).  Without an input, the example JIT is recorded
 # with call graphs (jitperf record -g) and its perf script text repeated,
-# one process id per copy, to 64 MiB.  Prints the median wall time and the
-# median CPU time (user + sys: one core) of each tool, and MiB/s of both.
+# one process id per copy, to 64 MiB.  --java does the same with
+# FlameGraph's Java test profile perf-java-faults-01.txt (long Java frame
+# names; STACKCOLLAPSE_DATA, default ../shared/testdata/stackcollapse).
+# Prints the median wall time and the median CPU time (user + sys, all
+# cores) of each tool, MiB/s of both, and the speed-up.
 set -euo pipefail
 JITPERF=${JITPERF:-./tools/jitperf}
 RUNS=${RUNS:-5}
@@ -17,7 +20,24 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/jitperf-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 input=${1:-}
-if [ -z "$input" ]; then
+if [ "$input" = --java ]; then
+	data=${STACKCOLLAPSE_DATA:-$(dirname "$0")/../../shared/testdata/stackcollapse}
+	one=$data/perf-java-faults-01.txt
+	[ -f "$one" ] || { echo "no $one (set STACKCOLLAPSE_DATA)" >&2; exit 1; }
+	size=$(wc -c < "$one")
+	copies=$(( (64 * 1048576 + size - 1) / size ))
+	# one process id per copy, so copies are different stacks under --pid
+	awk -v n="$copies" '{ a[NR] = $0 } END {
+		for (k = 0; k < n; k++)
+			for (i = 1; i <= NR; i++) {
+				l = a[i]
+				if (l ~ /^[^ \t]+ [0-9]+ /)
+					sub(/ /, " " (100000 + k) "/", l)
+				print l
+			}
+	}' "$one" > "$work/profile.txt"
+	input=$work/profile.txt
+elif [ -z "$input" ]; then
 	jitcalc=$(dirname "$JITPERF")/../examples/jitcalc
 	nice "$JITPERF" record -o "$work/rec" -g -- "$jitcalc" > /dev/null 2>&1
 	perf script -i "$work/rec/perf.jit.data" -F comm,pid,tid,time,period,event,ip,sym,dso \
@@ -32,7 +52,7 @@ if [ -z "$input" ]; then
 	input=$work/profile.txt
 fi
 mib=$(awk -v b="$(wc -c < "$input")" 'BEGIN { printf "%.1f", b / 1048576 }')
-echo "input: $input, $mib MiB, $(grep -c 'jitted-\|perf-[0-9]*\.map' "$input") JIT frames"
+echo "input: $input, $mib MiB, $(grep -c 'jitted-\|perf-[0-9]*\.map' "$input") JIT frames, $(nproc) cores"
 
 # median of column $1 of a file of "real user sys" lines (cpu = user + sys)
 median() {

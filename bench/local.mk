@@ -8,11 +8,17 @@ bench_probe_SOURCES = bench/probe.c
 bench_probe_LDADD = lib/libjitperf.la
 bench_wrap_SOURCES = bench/wrap.c
 bench_wrap_LDADD = lib/libjitperf.la
+if ARCH_X86_64
+# a JIT's machine code calling the probes (bench/jitshape.sh)
+noinst_PROGRAMS += bench/jitshape
+bench_jitshape_SOURCES = bench/jitshape.c
+bench_jitshape_LDADD = lib/libjitperf.la
+endif
 # the subject of bench/uftrace-compare.sh
 bench_recurse_SOURCES = bench/recurse.c
 bench_recurse_CFLAGS = $(AM_CFLAGS) -finstrument-functions -g -O2
-EXTRA_DIST += bench/uftrace-compare.sh bench/record-overhead.sh \
-	bench/convert-folded.sh bench/convert-chrome.sh
+EXTRA_DIST += bench/uftrace-compare.sh bench/record-overhead.sh bench/jitshape.sh bench/jitcalc-stats.sh \
+	bench/convert-folded.sh bench/convert-chrome.sh bench/convert-perfdata.sh
 # LLVM's PerfJITEventListener against jitperf_llvm_event_listener, same run
 EXTRA_DIST += bench/llvm_timing.h
 if HAVE_LLVM

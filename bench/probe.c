@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * bench/probe: cost of jitperf_enter/jitperf_exit.  Prints medians of
- * several runs, in ns per enter/exit pair:
- *   off      no session instruments (the inline fast path of jitperf.h)
- *   off-call the same through the exported functions (what JIT code calls)
- *   traced   JITPERF_TRACE, every call traced, nested 3 deep
- *   stats    JITPERF_TRACE|JITPERF_STATS, nested 3 deep
- *   stats-only JITPERF_STATS, nested 3 deep
- *   sampled  JITPERF_TRACE with sample_every=1000 (999 of 1000 trees skipped)
- * and the trace file's bytes per event.  Time is the thread's CPU time, so
- * other processes on a loaded machine do not count.  Run it with nice:
+ * bench/probe: cost of jitperf_enter/jitperf_exit per enter/exit pair, in
+ * one run, beside what a bare pair of calls costs.  Calls are nested 3 deep
+ * (the shape of real call trees); each figure is the median of several
+ * runs of the thread's CPU time, so other processes on a loaded machine do
+ * not count:
+ *   bare         a pair of calls of an empty function through a pointer
+ *   inactive     no session counts calls: jitperf.h's inline test (inline)
+ *                and the exported functions called through a pointer (call)
+ *   counting     JITPERF_SAMPLE=0: every call counted, none timed
+ *   sampled      the defaults: counted, timed adaptively (10000 timed
+ *                calls a second)
+ *   timed-all    JITPERF_SAMPLE=1: every call timed, with statistics,
+ *                with a trace, with both
+ * and the trace's bytes per event.  Run it with nice:
  *   nice bench/probe [DIR [MODE]]
  * DIR receives the trace files (default: a new directory under /tmp);
- * MODE runs only the measurement of that name.
+ * MODE runs only the measurements whose name starts with it.
  */
 #include "config.h"
 
@@ -31,6 +35,12 @@
 static jitperf_fn fa, fb, fc;
 static void (*volatile enter_fn)(jitperf_fn) = (jitperf_enter);
 static void (*volatile exit_fn)(jitperf_fn) = (jitperf_exit);
+
+static void __attribute__((noinline)) empty(jitperf_fn fn)
+{
+	__asm__ volatile("" : : "r"(fn) : "memory");
+}
+static void (*volatile empty_fn)(jitperf_fn) = empty;
 
 static double now_ns(void)
 {
@@ -57,9 +67,8 @@ static double nest_inline(int iters)
 	return (now_ns() - t0) / (3.0 * iters);
 }
 
-static double nest_call(int iters)
+static double nest_calls(int iters, void (*en)(jitperf_fn), void (*ex)(jitperf_fn))
 {
-	void (*en)(jitperf_fn) = enter_fn, (*ex)(jitperf_fn) = exit_fn;
 	double t0 = now_ns();
 
 	for (int i = 0; i < iters; i++) {
@@ -71,6 +80,16 @@ static double nest_call(int iters)
 		ex(fa);
 	}
 	return (now_ns() - t0) / (3.0 * iters);
+}
+
+static double nest_call(int iters)
+{
+	return nest_calls(iters, enter_fn, exit_fn);
+}
+
+static double nest_bare(int iters)
+{
+	return nest_calls(iters, empty_fn, empty_fn);
 }
 
 static int cmp(const void *a, const void *b)
@@ -94,7 +113,7 @@ static double median(double (*fn)(int), int iters)
 static jitperf *open_session(const char *dir, unsigned outputs, unsigned sample)
 {
 	struct jitperf_options o = { .size = sizeof(o), .outputs = outputs, .dir = dir,
-				     .sample_every = sample };
+				     .sample_every = sample, .trace_max = JITPERF_UNLIMITED };
 	jitperf *jp = NULL;
 	int err = jitperf_open(&jp, &o);
 
@@ -108,6 +127,9 @@ static jitperf *open_session(const char *dir, unsigned outputs, unsigned sample)
 	return jp;
 }
 
+#define ALL JITPERF_SAMPLE_ADAPTIVE
+#define NONE JITPERF_SAMPLE_NONE
+
 static const struct mode {
 	const char *name;
 	unsigned    outputs;              /* 0: no session */
@@ -116,13 +138,19 @@ static const struct mode {
 	double    (*run)(int);
 	const char *what;
 } modes[] = {
-	{ "off",        0, 1, ITERS * 10, nest_inline, "inline fast path, nothing on" },
-	{ "off-call",   0, 1, ITERS * 10, nest_call, "exported functions, nothing on" },
-	{ "traced",     JITPERF_TRACE, 1, ITERS, nest_inline, "trace, nested 3 deep" },
-	{ "stats",      JITPERF_TRACE | JITPERF_STATS, 1, ITERS, nest_inline,
-	  "trace+stats, nested 3 deep" },
-	{ "stats-only", JITPERF_STATS, 1, ITERS, nest_inline, "stats, nested 3 deep" },
-	{ "sampled",    JITPERF_TRACE, 1000, ITERS * 10, nest_inline, "trace, 1 tree in 1000" },
+	{ "bare",              0, 1, ITERS * 10, nest_bare, "two calls of an empty function" },
+	{ "inactive/inline",   0, 1, ITERS * 10, nest_inline, "nothing counts, jitperf.h inline" },
+	{ "inactive/call",     0, 1, ITERS * 10, nest_call, "nothing counts, exported functions" },
+	{ "counting/inline",   JITPERF_STATS, NONE, ITERS * 10, nest_inline, "JITPERF_SAMPLE=0" },
+	{ "counting/call",     JITPERF_STATS, NONE, ITERS * 10, nest_call, "JITPERF_SAMPLE=0" },
+	{ "sampled/inline",    JITPERF_STATS | JITPERF_TRACE, ALL, ITERS * 10, nest_inline,
+	  "defaults: adaptive timing" },
+	{ "sampled/call",      JITPERF_STATS | JITPERF_TRACE, ALL, ITERS * 10, nest_call,
+	  "defaults: adaptive timing" },
+	{ "timed-all/stats",   JITPERF_STATS, 1, ITERS, nest_inline, "JITPERF_SAMPLE=1, statistics" },
+	{ "timed-all/trace",   JITPERF_TRACE, 1, ITERS, nest_inline, "JITPERF_SAMPLE=1, trace" },
+	{ "timed-all/both",    JITPERF_TRACE | JITPERF_STATS, 1, ITERS, nest_inline,
+	  "JITPERF_SAMPLE=1, trace+statistics" },
 };
 
 int main(int argc, char **argv)
@@ -130,6 +158,7 @@ int main(int argc, char **argv)
 	char dir[] = "/tmp/jitperf-bench.XXXXXX", trace[4200], stats[4200];
 	const char *d = argc > 1 ? argv[1] : mkdtemp(dir);
 	const char *only = argc > 2 ? argv[2] : NULL;
+	double bare = 0;
 
 	if (!d) {
 		perror("bench/probe: mkdtemp");
@@ -138,22 +167,29 @@ int main(int argc, char **argv)
 	unsetenv("JITPERF");
 	snprintf(trace, sizeof(trace), "%s/jitperf-%d.trace", d, (int)getpid());
 	snprintf(stats, sizeof(stats), "%s/jitperf-%d.stats", d, (int)getpid());
+	printf("ns per enter/exit pair, nested 3 deep (medians of %d runs, thread CPU time)\n", RUNS);
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		const struct mode *m = &modes[i];
 		jitperf *jp = NULL;
 		struct stat st;
 		double v;
 
-		if (only && strcmp(only, m->name))
+		if (only && strncmp(m->name, only, strlen(only)) && strcmp(m->name, "bare"))
 			continue;
 		if (m->outputs)
 			jp = open_session(d, m->outputs, m->sample_every);
 		v = median(m->run, m->iters);
 		jitperf_close(jp);
-		printf("%-10s %6.2f ns/pair (%s)\n", m->name, v, m->what);
+		if (!strcmp(m->name, "bare"))
+			bare = v;
+		if (m->run == nest_call)
+			printf("%-16s %6.2f  %+6.2f over the bare calls  (%s)\n", m->name, v, v - bare,
+			       m->what);
+		else
+			printf("%-16s %6.2f                          (%s)\n", m->name, v, m->what);
 		/* warm-up + RUNS runs of iters x 6 events, all traced */
 		if (m->outputs == JITPERF_TRACE && m->sample_every == 1 && !stat(trace, &st))
-			printf("%-10s %6.2f bytes/event (%lld bytes, %.0f events)\n", "trace",
+			printf("%-16s %6.2f bytes/event (%lld bytes, %.0f events)\n", "  trace",
 			       (double)st.st_size / ((RUNS + 0.1) * m->iters * 6),
 			       (long long)st.st_size, (RUNS + 0.1) * m->iters * 6);
 		unlink(trace);

@@ -4,7 +4,8 @@
 # about 7 million calls).  Both record every call to a trace file:
 #   baseline  bench/recurse                       (glibc's empty hooks)
 #   uftrace   uftrace record -d DIR bench/recurse  (libmcount's hooks)
-#   jitperf   LD_PRELOAD=libjitperf-cyg.so JITPERF=trace bench/recurse
+#   jitperf   LD_PRELOAD=libjitperf-cyg.so JITPERF=trace JITPERF_SAMPLE=1 bench/recurse
+#             (every call timed and traced, as uftrace records them; no size limit)
 # Each is run RUNS times (default 5), interleaved, after a sync; the median
 # wall time is used.
 #
@@ -53,7 +54,8 @@ i=0
 while [ "$i" -lt "$runs" ]; do
 	time_run baseline nice "$prog" "$n"
 	time_run uftrace nice uftrace record -d "$tmp/out/uftrace.data" "$prog" "$n"
-	time_run jitperf env LD_PRELOAD="$cyg" JITPERF=trace JITPERF_DIR="$tmp/out" nice "$prog" "$n"
+	time_run jitperf env LD_PRELOAD="$cyg" JITPERF=trace JITPERF_SAMPLE=1 JITPERF_TRACE_MAX=0 \
+		JITPERF_DIR="$tmp/out" nice "$prog" "$n"
 	i=$((i + 1))
 done
 base=$(median baseline)
@@ -62,7 +64,7 @@ jp=$(median jitperf)
 
 # keep the last jitperf trace size for bytes/event
 rm -rf "$tmp/out"; mkdir "$tmp/out"
-env LD_PRELOAD="$cyg" JITPERF=trace JITPERF_DIR="$tmp/out" "$prog" "$n" > /dev/null
+env LD_PRELOAD="$cyg" JITPERF=trace JITPERF_SAMPLE=1 JITPERF_TRACE_MAX=0 JITPERF_DIR="$tmp/out" "$prog" "$n" > /dev/null
 bytes=$(cat "$tmp"/out/jitperf-*.trace | wc -c)
 
 awk -v calls="$calls" -v base="$base" -v uft="$uft" -v jp="$jp" -v runs="$runs" \

@@ -11,9 +11,11 @@
  * debugger or addr2line uses, i.e. the run-time address minus the
  * module's load bias); the trace reader turns that into "function
  * (file.c:line)" with libdw.  After that, a call costs a lookup in a
- * thread-local direct-mapped cache and the library's probe: the inline
- * part of jitperf.h (a call tree left out by sampling stays here), then
- * the probe itself through the GOT (jitperf__enter_slow is noplt).
+ * thread-local direct-mapped cache and the counting path of jitperf.h,
+ * inline; a call to time goes to the library's slow path through the
+ * GOT (jitperf__enter_slow is noplt).  libjitperf is loaded with this
+ * library, at start-up: its TLS is static (initial-exec), so no
+ * __tls_get_addr call per event.
  *
  * Only this library's two entry points are exported; everything here is
  * no_instrument_function so the profiler never profiles itself.
@@ -31,16 +33,13 @@
 #include <unistd.h>
 
 #include "jitperf.h"
+#include "lib/compiler.h"
 
-#define NOINSTR  __attribute__((no_instrument_function))
 #define EXPORT   __attribute__((visibility("default")))
 
-void __cyg_profile_func_enter(void *this_fn, void *call_site) EXPORT NOINSTR;
-void __cyg_profile_func_exit(void *this_fn, void *call_site) EXPORT NOINSTR;
+void __cyg_profile_func_enter(void *this_fn, void *call_site) EXPORT JP_NOINSTR;
+void __cyg_profile_func_exit(void *this_fn, void *call_site) EXPORT JP_NOINSTR;
 
-/* libjitperf is loaded with this library, at start-up: its TLS is static,
- * so no __tls_get_addr call per event */
-extern __thread struct jitperf__out jitperf__out __attribute__((tls_model("initial-exec")));
 
 /* ---- process-wide table: address -> function id (first sight only) */
 
@@ -53,14 +52,14 @@ static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct known *known;          /* open addressing, power-of-two size */
 static size_t known_cap, known_used;
 
-static size_t NOINSTR hash_addr(uintptr_t a)
+static size_t JP_NOINSTR hash_addr(uintptr_t a)
 {
 	a ^= a >> 17;
 	a *= 0xed5ad4bbu;
 	return (size_t)(a ^ (a >> 11));
 }
 
-static struct known * NOINSTR known_find(uintptr_t addr)
+static struct known * JP_NOINSTR known_find(uintptr_t addr)
 {
 	size_t i, mask = known_cap - 1;
 
@@ -70,7 +69,7 @@ static struct known * NOINSTR known_find(uintptr_t addr)
 	return &known[i];              /* the empty slot it would go in */
 }
 
-static int NOINSTR known_grow(void)
+static int JP_NOINSTR known_grow(void)
 {
 	size_t i, oldcap = known_cap, cap = oldcap ? oldcap * 2 : 1024;
 	struct known *old = known, *t = calloc(cap, sizeof(*t));
@@ -87,7 +86,7 @@ static int NOINSTR known_grow(void)
 }
 
 /* Path of the main program, whose link map has an empty name. */
-static const char * NOINSTR self_exe(void)
+static const char * JP_NOINSTR self_exe(void)
 {
 	static char path[4096];
 	ssize_t n;
@@ -102,7 +101,7 @@ static const char * NOINSTR self_exe(void)
 }
 
 /* Find module and bias of addr and register it under its @native name. */
-static jitperf_fn NOINSTR register_native(uintptr_t addr)
+static jitperf_fn JP_NOINSTR register_native(uintptr_t addr)
 {
 	Dl_info info;
 	struct link_map *map = NULL;
@@ -126,7 +125,7 @@ static jitperf_fn NOINSTR register_native(uintptr_t addr)
 }
 
 /* The id for addr (0: not recorded); -1 when it cannot be known yet (no memory). */
-static int NOINSTR lookup_slow(uintptr_t addr, jitperf_fn *fn)
+static int JP_NOINSTR lookup_slow(uintptr_t addr, jitperf_fn *fn)
 {
 	struct known *k;
 	int err = 0;
@@ -166,18 +165,18 @@ static __thread int tls_busy __attribute__((tls_model("initial-exec")));
 static pthread_key_t cache_key;
 static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
 
-static void NOINSTR cache_free(void *p)
+static void JP_NOINSTR cache_free(void *p)
 {
 	free(p);
 	tls_cache = NULL;
 }
 
-static void NOINSTR cache_key_init(void)
+static void JP_NOINSTR cache_key_init(void)
 {
 	pthread_key_create(&cache_key, cache_free);
 }
 
-static jitperf_fn NOINSTR cache_miss(struct cache_ent *e, uintptr_t addr)
+static jitperf_fn JP_NOINSTR cache_miss(struct cache_ent *e, uintptr_t addr)
 {
 	int saved_errno = errno;
 	jitperf_fn fn = 0;
@@ -203,7 +202,7 @@ static jitperf_fn NOINSTR cache_miss(struct cache_ent *e, uintptr_t addr)
 	return fn;
 }
 
-static inline jitperf_fn NOINSTR lookup(void *this_fn)
+static inline jitperf_fn JP_NOINSTR lookup(void *this_fn)
 {
 	uintptr_t addr = (uintptr_t)this_fn;
 	struct cache_ent *c = tls_cache, *e = NULL;
@@ -225,8 +224,14 @@ void __cyg_profile_func_enter(void *this_fn, void *call_site)
 	if (__builtin_expect(!a, 1))
 		return;
 	fn = lookup(this_fn);
-	if (fn && !jitperf__out_enter(a, fn))
-		jitperf__enter_slow(fn);
+	if (fn) {
+		/* counted like a call of jitperf_enter: this code runs in a
+		 * library of its own, not inside the instrumented function */
+		if (jitperf__enter_fast(a, fn))
+			jitperf__inc(&jitperf__tls.lib_calls);
+		else
+			jitperf__enter_slow(fn);
+	}
 }
 
 void __cyg_profile_func_exit(void *this_fn, void *call_site)
@@ -238,13 +243,13 @@ void __cyg_profile_func_exit(void *this_fn, void *call_site)
 	if (__builtin_expect(!a, 1))
 		return;
 	fn = lookup(this_fn);
-	if (fn && !jitperf__out_exit(a, fn))
+	if (fn && !jitperf__exit_fast(a, fn))
 		jitperf__exit_slow(fn);
 }
 
 /* Open the default session before main, so probes are on from the start;
  * libjitperf closes it (and writes the statistics) at exit. */
-static void __attribute__((constructor)) NOINSTR cyg_start(void)
+static void __attribute__((constructor)) JP_NOINSTR cyg_start(void)
 {
 	(void)jitperf_default();
 }

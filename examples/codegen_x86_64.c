@@ -8,8 +8,18 @@
  * (push %rbp; mov %rsp,%rbp) so perf -g walks through it, and has a single
  * epilogue (leave; ret) at its end that every return jumps to, which keeps
  * the unwind table in ehframe.c to four rows.  Calls between JIT functions
- * are direct "call rel32"; probes call the exported jitperf_enter /
- * jitperf_exit through %rax.  %rsp is 16-byte aligned at every call.
+ * are direct "call rel32".  %rsp is 16-byte aligned at every call.
+ *
+ * Probes (jitperf_enter(3), GENERATED CODE): by default the code tests
+ * jitperf__probe_active inline and, when a session counts calls, counts
+ * the call itself, in code placed after the body, out of the way; only a
+ * call the library must see (one to time, a thread's first) calls it,
+ * through jitperf__enter_framed, and a byte of the function's frame
+ * remembers that, so that its exit calls jitperf__exit_slow.  With nothing
+ * recording a probe costs a load and a branch not taken at entry and a
+ * compare and a branch at exit.  JC_PROBES_CHECK calls
+ * jitperf_enter/jitperf_exit after the same inline test; JC_PROBES_CALL
+ * calls them unconditionally, as a JIT that cannot do better would.
  */
 #include "config.h"
 
@@ -18,6 +28,12 @@
 #include <string.h>
 
 #include "jit.h"
+
+struct probe_tail {              /* out-of-line part of a probe site */
+	size_t on;                  /* rel32 of the "jnz" that goes there */
+	size_t back;                /* where it returns to */
+	int    exit;
+};
 
 struct cg {
 	struct jc_prog *p;
@@ -28,6 +44,9 @@ struct cg {
 	size_t          nrets, caprets;
 	int             last_line;
 	int             oom;
+	struct probe_tail *tails;
+	size_t          ntails;
+	int32_t         tls;        /* jitperf__tls from the thread pointer */
 };
 
 static void emit(struct cg *g, const void *bytes, size_t n)
@@ -113,18 +132,201 @@ static void mark_line(struct cg *g, int line)
 	append(g, (void **)&g->f->lines, &g->f->nlines, sizeof(m), &m);
 }
 
-/* mov $id,%edi (patched at link time); mov $fn,%rax; call *%rax */
+/* The 4 bytes emitted next become id * mul + add at link time. */
+static void id32(struct cg *g, uint32_t mul, uint32_t add)
+{
+	struct jc_probe_fix fx = { here(g) - g->f->off, mul, add };
+
+	append(g, (void **)&g->f->probe_fix, &g->f->nprobe_fix, sizeof(fx), &fx);
+	emit32(g, 0);
+}
+
+/* mov $id,%edi; movabs $fn,%rax; call *%rax */
 static void probe_call(struct cg *g, void (*fn)(jitperf_fn))
 {
-	size_t at;
-
 	EMIT(g, 0xbf);
-	at = here(g) - g->f->off;
-	append(g, (void **)&g->f->probe_ids, &g->f->nprobe_ids, sizeof(at), &at);
-	emit32(g, 0);
+	id32(g, 1, 0);
 	EMIT(g, 0x48, 0xb8);
 	emit64(g, (uint64_t)(uintptr_t)fn);
 	EMIT(g, 0xff, 0xd0);
+}
+
+/* An instruction with an %fs:disp32 operand (a field of jitperf__tls):
+ * 64 [REX] op modrm(reg, SIB) SIB(no base, no index) disp32. */
+static void fs_op(struct cg *g, uint8_t rex, uint8_t op, uint8_t reg, int32_t field)
+{
+	uint8_t b[5] = { 0x64, rex, op, (uint8_t)(reg << 3 | 4), 0x25 };
+
+	if (rex)
+		emit(g, b, 5);
+	else {
+		b[1] = op;
+		b[2] = (uint8_t)(reg << 3 | 4);
+		b[3] = 0x25;
+		emit(g, b, 4);
+	}
+	emit32(g, (uint32_t)(g->tls + field));
+}
+
+/* The byte of the frame that says "the entry probe called the library". */
+static int flag_disp(struct cg *g)
+{
+	return -8 * (g->f->nslots + 2);
+}
+
+/* jcc rel32 to be landed later */
+static size_t jcc(struct cg *g, uint8_t cc)
+{
+	uint8_t b[2] = { 0x0f, cc };
+
+	emit(g, b, 2);
+	emit32(g, 0);
+	return here(g) - 4;
+}
+
+/* jmp rel32, landed later */
+static size_t jmp_fwd(struct cg *g)
+{
+	EMIT(g, 0xe9);
+	emit32(g, 0);
+	return here(g) - 4;
+}
+
+static void jmp_back(struct cg *g, size_t to)
+{
+	EMIT(g, 0xe9);
+	emit32(g, (uint32_t)(to - (here(g) + 4)));
+}
+
+/* movabs $&jitperf__probe_active,%rax; mov (%rax),%eax; test %eax,%eax;
+ * jnz to a tail, which comes back here */
+static void test_active(struct cg *g, int exit)
+{
+	struct probe_tail t = { 0, 0, exit };
+
+	EMIT(g, 0x48, 0xb8);
+	emit64(g, (uint64_t)(uintptr_t)&jitperf__probe_active);
+	EMIT(g, 0x8b, 0x00, 0x85, 0xc0);
+	t.on = jcc(g, 0x85);
+	t.back = here(g);
+	append(g, (void **)&g->tails, &g->ntails, sizeof(t), &t);
+}
+
+/*
+ * A probe site.  JC_PROBES_CALL: a call.  JC_PROBES_CHECK: the inline
+ * test, the call out of line.  JC_PROBES_INLINE: at entry, clear the
+ * frame's flag and test; at exit, test the flag (set only when the entry
+ * called the library).  Nothing is live in registers at a probe.
+ */
+static void probe(struct cg *g, int exit)
+{
+	struct probe_tail t = { 0, 0, exit };
+
+	switch (g->p->probe_code) {
+	case JC_PROBES_CALL:
+		probe_call(g, exit ? jitperf_exit : jitperf_enter);
+		break;
+	case JC_PROBES_CHECK:
+		test_active(g, exit);
+		break;
+	case JC_PROBES_INLINE:
+		if (!exit) {
+			EMIT(g, 0xc6, 0x85);            /* movb $0,flag(%rbp) */
+			emit32(g, (uint32_t)flag_disp(g));
+			EMIT(g, 0x00);
+			test_active(g, 0);
+			break;
+		}
+		EMIT(g, 0x80, 0xbd);                    /* cmpb $0,flag(%rbp) */
+		emit32(g, (uint32_t)flag_disp(g));
+		EMIT(g, 0x00);
+		t.on = jcc(g, 0x85);                    /* jne tail */
+		t.back = here(g);
+		append(g, (void **)&g->tails, &g->ntails, sizeof(t), &t);
+		break;
+	}
+}
+
+/*
+ * The counting part of an entry probe, out of line; %eax holds
+ * jitperf__probe_active (not 0): count the call in the thread's counter of
+ * the function unless it is the one to time (jitperf.h's
+ * jitperf__enter_fast without the stack).  Returns the rel32 of its jump
+ * back; when it cannot count it falls through to the call of the library.
+ */
+static size_t tail_count(struct cg *g)
+{
+	size_t slow[2], back;
+
+	fs_op(g, 0, 0x3b, 0, 0);                    /* cmp %fs:gen,%eax */
+	slow[0] = jcc(g, 0x85);                     /* jne slow: not counting for it yet */
+	fs_op(g, 0x48, 0x8b, 2, 16);                /* mov %fs:count,%rdx */
+	EMIT(g, 0x48, 0x8b, 0xb2);                  /* mov 16*id(%rdx),%rsi: calls */
+	id32(g, 16, 0);
+	EMIT(g, 0x48, 0xff, 0xc6);                  /* inc %rsi */
+	EMIT(g, 0x48, 0x3b, 0xb2);                  /* cmp 16*id+8(%rdx),%rsi: next */
+	id32(g, 16, 8);
+	slow[1] = jcc(g, 0x83);                     /* jae slow: a call to time */
+	EMIT(g, 0x48, 0xff, 0x82);                  /* incq 16*id(%rdx) */
+	id32(g, 16, 0);
+	fs_op(g, 0x48, 0xff, 0, 40);                /* incq %fs:framed_calls */
+	back = jmp_fwd(g);
+	for (int i = 0; i < 2; i++)
+		land(g, slow[i]);
+	EMIT(g, 0xc6, 0x85);                        /* movb $1,flag(%rbp) */
+	emit32(g, (uint32_t)flag_disp(g));
+	EMIT(g, 0x01);
+	return back;
+}
+
+/* The out-of-line parts of the probe sites, between the body (whose last
+ * statement jumps to the epilogue) and the epilogue: inside the frame, so
+ * the unwind table's row for the body describes them too. */
+static void probe_tails(struct cg *g)
+{
+	for (size_t i = 0; i < g->ntails; i++) {
+		struct probe_tail t = g->tails[i];
+		size_t back = 0;
+
+		land(g, t.on);
+		if (g->p->probe_code == JC_PROBES_CHECK)
+			probe_call(g, t.exit ? jitperf_exit : jitperf_enter);
+		else if (t.exit)
+			probe_call(g, jitperf__exit_slow);
+		else {
+			back = tail_count(g);
+			probe_call(g, jitperf__enter_framed);
+		}
+		jmp_back(g, t.back);
+		if (back)
+			put32(g, back, (uint32_t)(t.back - (back + 4)));
+	}
+}
+
+/*
+ * Start a loop on a 32-byte boundary (the function starts on one: jit.c
+ * aligns to 16, the prologue's bytes are fixed), with long NOPs: how the
+ * hot loops lie then does not depend on how many bytes the probes before
+ * them took, and a profile of instrumented code compares with one of
+ * code without probes.
+ */
+static void align_loop(struct cg *g)
+{
+	static const uint8_t nop[][9] = {
+		{ 0x90 }, { 0x66, 0x90 }, { 0x0f, 0x1f, 0x00 }, { 0x0f, 0x1f, 0x40, 0x00 },
+		{ 0x0f, 0x1f, 0x44, 0x00, 0x00 }, { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+		{ 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 },
+		{ 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+		{ 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+	};
+	size_t pad = (32 - here(g) % 32) % 32;
+
+	while (pad) {
+		size_t n = pad > 9 ? 9 : pad;
+
+		emit(g, nop[n - 1], n);
+		pad -= n;
+	}
 }
 
 static void push_rax(struct cg *g)
@@ -312,6 +514,7 @@ static void statement(struct cg *g, const struct jc_node *n)
 		}
 		break;
 	case JC_WHILE:
+		align_loop(g);
 		top = here(g);
 		expr(g, n->a);
 		EMIT(g, 0x48, 0x85, 0xc0, 0x0f, 0x84); /* test %rax,%rax; jz end */
@@ -330,7 +533,7 @@ static void statement(struct cg *g, const struct jc_node *n)
 
 			EMIT(g, 0x48, 0x89, 0x85);
 			emit32(g, (uint32_t)scratch);
-			probe_call(g, jitperf_exit);
+			probe(g, 1);
 			EMIT(g, 0x48, 0x8b, 0x85);
 			emit32(g, (uint32_t)scratch);
 		}
@@ -340,11 +543,21 @@ static void statement(struct cg *g, const struct jc_node *n)
 		emit32(g, 0);
 		break;
 	case JC_PROBE_ENTER:
-		probe_call(g, jitperf_enter);
+		probe(g, 0);
 		break;
 	default:
 		break;
 	}
+}
+
+/* Where jitperf__tls lies from the thread pointer (%fs:0): libjitperf's
+ * TLS is static (initial-exec), so this is the same in every thread. */
+static int32_t tls_offset(void)
+{
+	uintptr_t tp;
+
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+	return (int32_t)((uintptr_t)&jitperf__tls - tp);
 }
 
 int jc_codegen(struct jc_prog *p, struct jc_func *f, struct jc_buf *out)
@@ -353,8 +566,9 @@ int jc_codegen(struct jc_prog *p, struct jc_func *f, struct jc_buf *out)
 		{ 0x48, 0x89, 0xbd }, { 0x48, 0x89, 0xb5 }, { 0x48, 0x89, 0x95 },
 		{ 0x48, 0x89, 0x8d }, { 0x4c, 0x89, 0x85 }, { 0x4c, 0x89, 0x8d },
 	};
-	struct cg g = { .p = p, .f = f, .out = out, .last_line = -1 };
-	uint32_t frame = (uint32_t)((8 * (f->nslots + 1) + 15) & ~15);
+	struct cg g = { .p = p, .f = f, .out = out, .last_line = -1, .tls = tls_offset() };
+	/* slots, the scratch slot of a return, the probes' flag */
+	uint32_t frame = (uint32_t)((8 * (f->nslots + 2) + 15) & ~15);
 
 	f->off = out->len;
 	mark_line(&g, f->line);
@@ -369,6 +583,7 @@ int jc_codegen(struct jc_prog *p, struct jc_func *f, struct jc_buf *out)
 		emit32(&g, (uint32_t)slot_disp(&g, i));
 	}
 	statement(&g, f->body);
+	probe_tails(&g);
 	for (size_t i = 0; i < g.nrets; i++)
 		land(&g, g.rets[i]);
 	EMIT(&g, 0xc9);                             /* leave */
@@ -376,5 +591,6 @@ int jc_codegen(struct jc_prog *p, struct jc_func *f, struct jc_buf *out)
 	EMIT(&g, 0xc3);                             /* ret */
 	f->len = here(&g) - f->off;
 	free(g.rets);
+	free(g.tails);
 	return g.oom || out->oom ? -ENOMEM : 0;
 }

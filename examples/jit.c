@@ -84,8 +84,11 @@ static int bind_probes(struct jc_prog *p, jitperf *jp)
 		if (!f->probe)
 			return snprintf(p->err, sizeof(p->err), "jitperf_fn_register(%s): %s",
 					f->name, jitperf_strerror(-errno)), -errno;
-		for (size_t k = 0; k < f->nprobe_ids; k++)
-			memcpy(p->code + f->off + f->probe_ids[k], &f->probe, 4);
+		for (size_t k = 0; k < f->nprobe_fix; k++) {
+			uint32_t v = f->probe * f->probe_fix[k].mul + f->probe_fix[k].add;
+
+			memcpy(p->code + f->off + f->probe_fix[k].off, &v, 4);
+		}
 	}
 	return 0;
 }

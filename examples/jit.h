@@ -3,8 +3,8 @@
  * jit.h - jitcalc, the example JIT: a tiny language compiled to x86-64.
  *
  * Pipeline: parse.c turns source text into a tree IR (struct jc_node, in
- * prog.c's arena), probes.c optionally rewrites it to call jitperf_enter /
- * jitperf_exit, codegen_x86_64.c emits machine code, ehframe.c describes
+ * prog.c's arena), probes.c optionally adds entry and exit probes,
+ * codegen_x86_64.c emits machine code (probes included), ehframe.c describes
  * its frames, jit.c places everything in executable memory and registers
  * it with libjitperf.
  */
@@ -28,9 +28,9 @@ enum jc_kind {
 	JC_EXPR,         /* a; */
 	JC_IF,           /* if (a) b else c (c may be NULL) */
 	JC_WHILE,        /* while (a) b */
-	JC_RETURN,       /* return a; with probe set, call jitperf_exit first */
+	JC_RETURN,       /* return a; with probe set, the exit probe first */
 	JC_BLOCK,        /* args[nargs] */
-	JC_PROBE_ENTER,  /* jitperf_enter(id of this function); inserted by jc_instrument */
+	JC_PROBE_ENTER,  /* the entry probe of this function; inserted by jc_instrument */
 };
 
 /* Binary operators besides + - * / %: two-character comparisons. */
@@ -49,7 +49,7 @@ struct jc_node {
 	int              nargs;
 	char            *callee_name;
 	struct jc_func  *callee;   /* resolved by jc_parse_finish */
-	int              probe;    /* JC_RETURN: call jitperf_exit before returning */
+	int              probe;    /* JC_RETURN: the exit probe before returning */
 };
 
 /* Where ehframe.c needs to know the prologue and epilogue are. */
@@ -80,8 +80,18 @@ struct jc_func {
 	size_t           nlines;
 	struct jc_fixup *calls;         /* rel32 of each call, patched at link time */
 	size_t           ncalls;
-	size_t          *probe_ids;     /* imm32 of each "mov $id,%edi", set at link time */
-	size_t           nprobe_ids;
+	struct jc_probe_fix *probe_fix; /* immediates and displacements made of the id */
+	size_t           nprobe_fix;
+};
+
+/* At link time the 4 bytes at off become id * mul + add (id: jitperf_fn). */
+struct jc_probe_fix { size_t off; uint32_t mul, add; };
+
+/* What the code generator emits for a probe (jitperf_enter(3)). */
+enum jc_probe_code {
+	JC_PROBES_INLINE,    /* the counting path of jitperf.h inline (the default) */
+	JC_PROBES_CHECK,     /* the inactive check inline, then a call of the probe */
+	JC_PROBES_CALL,      /* a call of jitperf_enter/jitperf_exit, nothing else */
 };
 
 struct jc_prog {
@@ -89,6 +99,7 @@ struct jc_prog {
 	int              nfn;
 	char            *path;      /* absolute path of the main source file */
 	struct jc_arena *arena;
+	enum jc_probe_code probe_code;   /* read by the code generator */
 	/* after jc_compile */
 	uint8_t         *code;      /* executable mapping */
 	size_t           code_size, map_size;

@@ -23,7 +23,8 @@
 #define DEFAULT_ROUNDS 5000  /* about 1.5 s of run() on a 2-core VM */
 
 static const char usage[] =
-"Usage: jitcalc [--instrument | --no-instrument] [-e EXPR] [-n N] [-t THREADS] [FILE.jc]\n"
+"Usage: jitcalc [--instrument | --no-instrument] [--probes=inline|check|call]\n"
+"               [-e EXPR] [-n N] [-t THREADS] [FILE.jc]\n"
 "Compile FILE.jc (default: the demo, " JITCALC_DEMO ") to x86-64 machine code,\n"
 "register it with libjitperf and run it.\n"
 "\n"
@@ -35,6 +36,10 @@ static const char usage[] =
 "  --instrument     emit jitperf_enter/jitperf_exit probes in every function\n"
 "  --no-instrument  never emit probes; by default they are emitted when\n"
 "                   $JITPERF asks for trace or stats\n"
+"  --probes=CODE    how probes are emitted: inline (default: the counting path\n"
+"                   inline, the library called for timed calls only), check\n"
+"                   (an inline test, then a call of jitperf_enter/exit) or call\n"
+"                   (always a call)\n"
 "  -h, --help       show this help\n"
 "\n"
 "Environment: JITPERF=perfmap,jitdump,trace,stats, JITPERF_DIR (see libjitperf(3)).\n";
@@ -114,11 +119,13 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "instrument", no_argument, NULL, 'I' },
 		{ "no-instrument", no_argument, NULL, 'N' },
+		{ "probes", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *expr = NULL, *file = JITCALC_DEMO;
 	int instrument = -1, c, err;
+	enum jc_probe_code probe_code = JC_PROBES_INLINE;
 	long rounds = 0, threads = 1;
 	char path[PATH_MAX], *text, *nul;
 	size_t len;
@@ -134,6 +141,19 @@ int main(int argc, char **argv)
 		case 't': threads = number(optarg, "-t"); break;
 		case 'I': instrument = 1; break;
 		case 'N': instrument = 0; break;
+		case 'P':
+			if (!strcmp(optarg, "inline"))
+				probe_code = JC_PROBES_INLINE;
+			else if (!strcmp(optarg, "check"))
+				probe_code = JC_PROBES_CHECK;
+			else if (!strcmp(optarg, "call"))
+				probe_code = JC_PROBES_CALL;
+			else {
+				fprintf(stderr, "jitcalc: --probes is inline, check or call, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'h': printf(usage, DEFAULT_ROUNDS); return 0;
 		default: fprintf(stderr, usage, DEFAULT_ROUNDS); return 2;
 		}
@@ -162,6 +182,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "jitcalc: %s\n", strerror(ENOMEM));
 		return 1;
 	}
+	p->probe_code = probe_code;
 	/* errors name the file as the user gave it; line info gets the absolute path */
 	err = jc_parse(p, text, file);
 	free(text);

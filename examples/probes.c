@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * probes.c - the instrumentation pass (the shape of Nautilus'
- * ProfilingIRPass): every function gets a jitperf_enter probe as its first
- * statement and a jitperf_exit probe before each of its returns.  The code
- * generator turns these into calls of the exported library functions with
- * the function's jitperf_fn id as an immediate.  Without this pass no probe
- * code exists at all.
+ * ProfilingIRPass): every function gets an entry probe as its first
+ * statement and an exit probe before each of its returns.  The code
+ * generator (codegen_x86_64.c) turns them into machine code with the
+ * function's jitperf_fn id as an immediate: by default an inline test of
+ * jitperf__probe_active that costs a load and a branch when nothing
+ * records, and the count of the call itself, out of line, when a session
+ * counts (jitperf_enter(3), GENERATED CODE); or calls of the exported
+ * jitperf_enter/jitperf_exit (--probes=check|call).  Without this pass no
+ * probe code exists at all.
  */
 #include "config.h"
 

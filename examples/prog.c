@@ -46,7 +46,7 @@ void jc_prog_free(struct jc_prog *p)
 	for (int i = 0; i < p->nfn; i++) {
 		free(p->fn[i]->lines);
 		free(p->fn[i]->calls);
-		free(p->fn[i]->probe_ids);
+		free(p->fn[i]->probe_fix);
 	}
 	if (p->code)
 		munmap(p->code, p->map_size);

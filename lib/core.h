@@ -18,13 +18,14 @@
 /* Debug message on stderr, only when JITPERF_DEBUG is set. */
 JP_HIDDEN void jp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 JP_HIDDEN int jp_debug_enabled(void);
+/* A JITPERF* variable: NULL when unset, empty, or in a set-ID program. */
+JP_HIDDEN const char *jp_getenv(const char *name);
 
 /* Copy a caller's size-prefixed options struct (libbpf OPTS_VALID rules). */
 JP_HIDDEN int jp_opts_copy(void *dst, size_t dst_size, const void *src, size_t src_size);
 
 /* ---- lib/env.c: parsing of the JITPERF* variables */
 JP_HIDDEN int jp_parse_outputs(const char *s, unsigned *outputs);
-JP_HIDDEN int jp_parse_sample(const char *s, unsigned *every);
 JP_HIDDEN int jp_parse_clock(const char *s);
 /* JITPERF_IO: NULL, "", "map" -> 0; "write" -> 1 (one write() per record) */
 JP_HIDDEN int jp_parse_io(const char *s, int *write_mode);
@@ -37,8 +38,32 @@ JP_HIDDEN int jp_parse_io(const char *s, int *write_mode);
  */
 JP_HIDDEN int jp_write_whole(int fd, struct iovec *iov, int n, uint64_t *size);
 
-/* Create path as a new 0644 file (replacing, never following, what is there). */
-JP_HIDDEN int jp_create_fresh(const char *path, int flags, int *fd);
+/*
+ * Every file the library writes is made by jp_newfile_create: a new 0644
+ * file under a random temporary name in path's directory (O_EXCL |
+ * O_NOFOLLOW), renamed over path by jp_newfile_publish, which replaces
+ * whatever is there without following or opening it.  See lib/fileio.c.
+ */
+struct jp_newfile {
+	const char *path;           /* as the caller named it (kept for messages) */
+	int  dirfd;                 /* path's directory (O_PATH), until published */
+	int  fd;                    /* the new file, open with the caller's flags */
+	char name[256];             /* final name in dirfd */
+	char tmp[256];              /* temporary name in dirfd; "" once published */
+};
+JP_HIDDEN int  jp_newfile_create(struct jp_newfile *nf, const char *path, int flags);
+JP_HIDDEN int  jp_newfile_publish(struct jp_newfile *nf);
+JP_HIDDEN void jp_newfile_discard(struct jp_newfile *nf);
+/* Both at once, for files read while they are written; *fd stays open. */
+JP_HIDDEN int  jp_create_fresh(const char *path, int flags, int *fd);
+/* Unlink path only while it still names the file open as fd. */
+JP_HIDDEN void jp_remove_own(const char *path, int fd);
+/*
+ * The output directory and its missing parents, made as mkdir -p makes
+ * them (0777 less the umask), as perf, uftrace and LLVM's perf listener
+ * make theirs.  0 or -errno.
+ */
+JP_HIDDEN int  jp_mkdir_p(const char *dir);
 
 /* ---- lib/mapfile.c: whole records through a shared mapping, no system call each */
 #define JP_MAPFILE_STEP ((uint64_t)1 << 20)   /* the file grows by this much at a time */
@@ -85,6 +110,7 @@ JP_HIDDEN int  jp_perfmap_append(struct jp_perfmap *pm, const char *line, size_t
 JP_HIDDEN int  jp_perfmap_write(struct jp_perfmap *pm, uint64_t addr, uint64_t len,
 				const char *name);
 JP_HIDDEN void jp_perfmap_close(struct jp_perfmap *pm);
+JP_HIDDEN void jp_perfmap_discard(struct jp_perfmap *pm);
 JP_HIDDEN void jp_perfmap_drop(struct jp_perfmap *pm);   /* after fork: forget, file untouched */
 JP_HIDDEN const char *jp_perfmap_path(const struct jp_perfmap *pm);
 JP_HIDDEN uint64_t jp_perfmap_mark(const struct jp_perfmap *pm);

@@ -10,11 +10,27 @@
 
 #include "core.h"
 
+/*
+ * Every JITPERF* variable is read here, with secure_getenv: in a program
+ * that runs set-user-ID or set-group-ID (or gained file capabilities), the
+ * environment is the caller's, and the caller must not choose what the
+ * program writes where with its rights (JITPERF, JITPERF_DIR), nor make it
+ * print paths on stderr (JITPERF_DEBUG).  There every variable reads as
+ * unset: jitperf_default() stays inactive, and jitperf_open() does what its
+ * options say.  Empty means unset too.
+ */
+const char *jp_getenv(const char *name)
+{
+	const char *s = secure_getenv(name);
+
+	return s && *s ? s : NULL;
+}
+
 int jp_debug_enabled(void)
 {
-	const char *s = getenv("JITPERF_DEBUG");
+	const char *s = jp_getenv("JITPERF_DEBUG");
 
-	return s && *s && strcmp(s, "0") != 0;
+	return s && strcmp(s, "0") != 0;
 }
 
 void jp_debug(const char *fmt, ...)
@@ -69,24 +85,6 @@ int jp_parse_outputs(const char *s, unsigned *outputs)
 		s += n;
 	}
 	*outputs = bits;
-	return 0;
-}
-
-/* JITPERF_SAMPLE: a positive decimal number; NULL or "" leaves *every alone. */
-int jp_parse_sample(const char *s, unsigned *every)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s)
-		return 0;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v == 0 || v > 0xffffffffUL || *s == '-') {
-		jp_debug("JITPERF_SAMPLE: '%s' is not a positive number", s);
-		return -EINVAL;
-	}
-	*every = (unsigned)v;
 	return 0;
 }
 

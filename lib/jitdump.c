@@ -81,8 +81,11 @@ int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int map
 	snprintf(jd->path, plen, "%s/jit-%d.dump", dir, (int)pid);
 	/* O_RDWR: a PROT_READ mapping needs a readable descriptor.  O_APPEND:
 	 * after a failed write is cut off (ftruncate) the next one follows it.
-	 * Created afresh like the perf map: JITPERF_DIR may be a shared
-	 * directory, and a stale dump of our pid is replaced, not truncated. */
+	 * Created afresh (jp_create_fresh): JITPERF_DIR may be a shared
+	 * directory, and whatever holds the name -- a stale dump of our pid,
+	 * a planted link -- is replaced, never truncated or followed.  It has
+	 * its final name before the marker is mapped: perf record knows the
+	 * file by the name of that mapping. */
 	err = jp_create_fresh(jd->path, O_RDWR | O_APPEND, &jd->fd);
 	if (err) {
 		free(jd);
@@ -120,8 +123,8 @@ int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int map
 	*out = jd;
 	return 0;
 fail:
+	jp_remove_own(jd->path, jd->fd);
 	close(jd->fd);
-	unlink(jd->path);
 	free(jd);
 	return err;
 }

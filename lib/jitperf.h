@@ -40,9 +40,23 @@ struct jitperf_options {
 	size_t      size;          /* sizeof(struct jitperf_options); lets the struct grow */
 	unsigned    outputs;       /* JITPERF_* bits; 0 = take them from $JITPERF */
 	const char *dir;           /* jitdump/trace/stats directory; NULL = $JITPERF_DIR, else "." */
-	unsigned    sample_every;  /* trace 1 call in N of each function (0/1 = all); counts stay exact */
-	const char *counters;      /* counters for instrumented calls, e.g. "cycles,instructions" */
+	unsigned    sample_every;  /* time (and trace) about 1 call in N of each function, at any
+				      depth; 1 = every call; JITPERF_SAMPLE_ADAPTIVE, JITPERF_SAMPLE_NONE;
+				      0 = $JITPERF_SAMPLE, else adaptive.  Counts are always exact. */
+	const char *counters;      /* counters for timed calls, e.g. "cycles,instructions" */
+	/* added later: a caller built with the shorter struct gets 0 for these */
+	unsigned    timed_per_sec; /* adaptive sampling: timed calls per second per thread
+				      (0 = from $JITPERF_SAMPLE=auto:R, else 10000) */
+	uint64_t    trace_max;     /* trace file limit in bytes (0 = $JITPERF_TRACE_MAX, else 32 MiB;
+				      JITPERF_UNLIMITED = up to 4 GiB) */
+	uint64_t    trace_ring;    /* keep only the last trace_ring bytes of each thread's calls
+				      (0 = $JITPERF_TRACE_RING, else off) */
+	uint64_t    trace_min_ns;  /* calls shorter than this are timed but not traced
+				      (0 = $JITPERF_TRACE_MIN, else none) */
 };
+#define JITPERF_SAMPLE_ADAPTIVE 0xfffffffeu   /* sample_every: adapt to timed_per_sec */
+#define JITPERF_SAMPLE_NONE     0xffffffffu   /* sample_every: count calls, time none */
+#define JITPERF_UNLIMITED       UINT64_MAX    /* trace_max: no limit of its own */
 
 /*
  * Open a session.  opts may be NULL (everything from the environment).
@@ -130,13 +144,17 @@ typedef uint32_t jitperf_fn;    /* 0 = invalid */
 
 /*
  * Register a function for instrumentation; returns its id, or 0 with errno
- * set (EINVAL, ENOMEM, ENOSPC when the function table is full).  Returns a
+ * set (EINVAL, ENOMEM, ENOBUFS when the function table is full).  Returns a
  * valid id even when tracing and statistics are off.
  */
 JITPERF_API jitperf_fn jitperf_fn_register(jitperf *jp, const char *name,
 					   const void *addr, size_t len);
 
-/* Hot path: call at function entry / before every return.  Async-signal-safe. */
+/*
+ * Hot path: call at function entry / before every return.  Every call is
+ * counted; about one in sample_every is timed (and traced).
+ * Async-signal-safe.
+ */
 JITPERF_API void jitperf_enter(jitperf_fn fn);
 JITPERF_API void jitperf_exit(jitperf_fn fn);
 
@@ -148,23 +166,42 @@ JITPERF_API void jitperf_exit(jitperf_fn fn);
 JITPERF_API int jitperf_wrap(jitperf *jp, jitperf_fn fn, const void *entry, void **wrapped);
 
 /*
- * Inline fast path for C callers: one load and one predictable branch when
- * no session traces or counts calls.  Define JITPERF_NO_INLINE to always
- * call the exported functions.  jitperf__probe_active and jitperf__out are
- * implementation details: the first is non-zero (the probes' generation)
- * while a session has JITPERF_TRACE or JITPERF_STATS; the second holds the
- * calls of a call tree that sampling left out (tracing only), which the
- * inline probes push and pop without calling the library.  Anything else
- * (a root's entry, a mismatched exit, a full stack) goes to the library.
+ * The inline fast path.  These names are implementation details, but their
+ * layout is a stable ABI (jitperf_enter(3)) so that generated code can do
+ * what the inline functions below do:
+ *
+ *  - jitperf__probe_active is 0 while no session counts calls, else the
+ *    generation of the session that does;
+ *  - jitperf__tls (initial-exec TLS, at a fixed offset from the thread
+ *    pointer) is the thread's call stack and per-function counters; they
+ *    belong to the session when gen equals jitperf__probe_active;
+ *  - an entry whose count stays below its counter's next is only counted
+ *    and pushed; an exit whose id is on top of the stack is only popped;
+ *    anything else (a call to time, a thread's first call, a full stack, a
+ *    mismatched exit) calls jitperf__enter_slow / jitperf__exit_slow.
+ *
+ * Define JITPERF_NO_INLINE to always call the exported functions.
  */
-#define JITPERF__OUT_MAX 62
-struct jitperf__out {
-	unsigned   gen;                       /* jitperf__probe_active it belongs to */
-	unsigned   depth;                     /* 0: not inside a sampled-out tree */
-	jitperf_fn fn[JITPERF__OUT_MAX];      /* fn[0] is the tree's root */
+#define JITPERF__STACK_MAX 4096u          /* stack entries; deeper calls are counted only */
+#define JITPERF__TIMED     0x80000000u    /* stack entry of a timed call: id | JITPERF__TIMED */
+#define JITPERF__FRAMED    0x40000000u    /* entered by jitperf__enter_framed */
+#define JITPERF__FN_LIMIT  0x400000u      /* ids below this have a counter */
+struct jitperf__count {
+	uint64_t calls;                       /* entries of this function on this thread */
+	uint64_t next;                        /* the call numbered next is timed (0: unset) */
+};
+struct jitperf__tls {
+	unsigned               gen;           /* 0 +0: session generation these belong to */
+	unsigned               depth;         /* 4 +4: entries on stack (more: overflowed) */
+	uint32_t              *stack;         /* 8 +8: JITPERF__STACK_MAX ids */
+	struct jitperf__count *count;         /* 16 +16: indexed by id, JITPERF__FN_LIMIT of them */
+	uint64_t               inline_calls;  /* 24 +24: calls counted by inline code */
+	uint64_t               lib_calls;     /* 32 +32: calls counted by jitperf_enter */
+	uint64_t               framed_calls;  /* 40 +40: calls counted by code that keeps a
+						 flag in its frame (jitperf__enter_framed) */
 };
 JITPERF_API extern volatile int jitperf__probe_active;
-JITPERF_API extern __thread struct jitperf__out jitperf__out;
+JITPERF_API extern __thread struct jitperf__tls jitperf__tls __attribute__((tls_model("initial-exec")));
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 7
 # define JITPERF__NOPLT __attribute__((noplt))  /* called through the GOT: no PLT jump */
 #else
@@ -172,33 +209,57 @@ JITPERF_API extern __thread struct jitperf__out jitperf__out;
 #endif
 JITPERF_API JITPERF__NOPLT void jitperf__enter_slow(jitperf_fn fn);
 JITPERF_API JITPERF__NOPLT void jitperf__exit_slow(jitperf_fn fn);
+/*
+ * For generated code that counts calls inline without the stack and keeps
+ * in its own frame whether it called this at entry (then it calls
+ * jitperf__exit_slow before returning): the calls it only counted are not
+ * on the library's stack, so the callers of the calls it enters here are
+ * not known.
+ */
+JITPERF_API JITPERF__NOPLT void jitperf__enter_framed(jitperf_fn fn);
 
 #if defined(__GNUC__)
-/* Inside a sampled-out tree of generation a: push fn, or return 0. */
+/* One increment a signal handler cannot split (no lock prefix: same thread only). */
 static inline __attribute__((always_inline, no_instrument_function))
-int jitperf__out_enter(unsigned a, jitperf_fn fn)
+void jitperf__inc(uint64_t *v)
 {
-	struct jitperf__out *o = &jitperf__out;
-	unsigned d = o->depth;
+# if defined(__x86_64__)
+	__asm__ volatile("incq %0" : "+m"(*v));
+# else
+	__atomic_fetch_add(v, 1, __ATOMIC_RELAXED);
+# endif
+}
 
-	if (d - 1 >= JITPERF__OUT_MAX - 1 || o->gen != a)
+/* Entry of fn for session generation a (non-zero): count and push, or 0. */
+static inline __attribute__((always_inline, no_instrument_function))
+int jitperf__enter_fast(unsigned a, jitperf_fn fn)
+{
+	struct jitperf__tls *t = &jitperf__tls;
+	unsigned d = t->depth;
+	struct jitperf__count *c;
+
+	if (t->gen != a || fn >= JITPERF__FN_LIMIT || d >= JITPERF__STACK_MAX)
 		return 0;
-	o->depth = d + 1;                     /* before fn: a signal handler's */
-	__asm__ volatile("" ::: "memory");    /* probes then push above it */
-	o->fn[d] = fn;
+	c = &t->count[fn];
+	if (c->calls + 1 >= c->next)          /* to be timed, or next unset */
+		return 0;
+	t->depth = d + 1;                     /* before the entry: a signal handler's */
+	__asm__ volatile("" ::: "memory");    /* calls then push above it */
+	t->stack[d] = fn;
+	jitperf__inc(&c->calls);
 	return 1;
 }
 
-/* The top of a sampled-out tree is fn: pop it, or return 0. */
+/* Exit of fn: pop it if it is the untimed top of the stack, or 0. */
 static inline __attribute__((always_inline, no_instrument_function))
-int jitperf__out_exit(unsigned a, jitperf_fn fn)
+int jitperf__exit_fast(unsigned a, jitperf_fn fn)
 {
-	struct jitperf__out *o = &jitperf__out;
-	unsigned d = o->depth;
+	struct jitperf__tls *t = &jitperf__tls;
+	unsigned d = t->depth - 1;
 
-	if (d == 0 || o->fn[d - 1] != fn || o->gen != a)
+	if (t->gen != a || d >= JITPERF__STACK_MAX || t->stack[d] != fn)
 		return 0;
-	o->depth = d - 1;
+	t->depth = d;
 	return 1;
 }
 #endif
@@ -209,15 +270,19 @@ void jitperf_enter_inline_(jitperf_fn fn)
 {
 	unsigned a = (unsigned)jitperf__probe_active;
 
-	if (__builtin_expect(a != 0, 0) && !jitperf__out_enter(a, fn))
-		jitperf__enter_slow(fn);
+	if (__builtin_expect(a != 0, 0)) {
+		if (jitperf__enter_fast(a, fn))
+			jitperf__inc(&jitperf__tls.inline_calls);
+		else
+			jitperf__enter_slow(fn);
+	}
 }
 static inline __attribute__((always_inline, no_instrument_function))
 void jitperf_exit_inline_(jitperf_fn fn)
 {
 	unsigned a = (unsigned)jitperf__probe_active;
 
-	if (__builtin_expect(a != 0, 0) && !jitperf__out_exit(a, fn))
+	if (__builtin_expect(a != 0, 0) && !jitperf__exit_fast(a, fn))
 		jitperf__exit_slow(fn);
 }
 # define jitperf_enter(fn) jitperf_enter_inline_(fn)

@@ -152,6 +152,15 @@ const char *jp_perfmap_path(const struct jp_perfmap *pm)
 	return pm->path;
 }
 
+/* Opened for nothing (the session failed): the empty file goes, if still ours. */
+void jp_perfmap_discard(struct jp_perfmap *pm)
+{
+	if (!pm)
+		return;
+	jp_remove_own(pm->path, pm->fd);
+	jp_perfmap_close(pm);
+}
+
 /* The file stays: perf reads it after the process is gone.  Its last line gets its newline. */
 void jp_perfmap_close(struct jp_perfmap *pm)
 {

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,14 +71,10 @@ int jp_opts_copy(void *dst, size_t dst_size, const void *src, size_t src_size)
 	return 0;
 }
 
-static const char *env(const char *name)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? s : NULL;
-}
-
-/* Everything except the files: options, environment, lock. */
+/*
+ * Everything except the files: options, environment, the output directory
+ * (made when missing and an output goes there), lock.
+ */
 static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
 {
 	struct jitperf_options o;
@@ -102,40 +99,44 @@ static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
 	}
 	jp->outputs = o.outputs;
 	if (!jp->outputs) {
-		err = jp_parse_outputs(getenv("JITPERF"), &jp->outputs);
+		err = jp_parse_outputs(jp_getenv("JITPERF"), &jp->outputs);
 		if (err)
 			return err;
 	}
 
-	jp->sample_every = o.sample_every;
-	if (!jp->sample_every) {
-		err = jp_parse_sample(getenv("JITPERF_SAMPLE"), &jp->sample_every);
-		if (err)
-			return err;
-	}
-	if (!jp->sample_every)
-		jp->sample_every = 1;
+	err = jp_instr_setup(jp, &o);
+	if (err)
+		return err;
 
-	err = jp_parse_clock(getenv("JITPERF_CLOCK"));
+	err = jp_parse_clock(jp_getenv("JITPERF_CLOCK"));
 	if (err)
 		return err;
-	err = jp_parse_io(getenv("JITPERF_IO"), &jp->io_write);
+	err = jp_parse_io(jp_getenv("JITPERF_IO"), &jp->io_write);
 	if (err)
 		return err;
-	if (env("JITPERF_CLOCK") && !(jp->clock = strdup(env("JITPERF_CLOCK"))))
+	if (jp_getenv("JITPERF_CLOCK") && !(jp->clock = strdup(jp_getenv("JITPERF_CLOCK"))))
 		return -ENOMEM;
 
-	counters = o.counters ? o.counters : env("JITPERF_COUNTERS");
+	counters = o.counters ? o.counters : jp_getenv("JITPERF_COUNTERS");
 	if (counters && *counters && !(jp->counters = strdup(counters)))
 		return -ENOMEM;
 
 	/* Absolute, so a child that changed directory writes beside its parent. */
-	dir = o.dir ? o.dir : env("JITPERF_DIR") ? env("JITPERF_DIR") : ".";
-	if (realpath(dir, real))
-		dir = real;
-	jp->dir = strdup(dir);
+	dir = o.dir ? o.dir : jp_getenv("JITPERF_DIR") ? jp_getenv("JITPERF_DIR") : ".";
+	jp->dir = strdup(dir);          /* as named, for a message if it cannot be made */
 	if (!jp->dir)
 		return -ENOMEM;
+	if (!realpath(dir, real) && errno == ENOENT &&
+	    (jp->outputs & (JITPERF_JITDUMP | JITPERF_TRACE | JITPERF_STATS))) {
+		err = jp_mkdir_p(dir);
+		if (err)
+			return err;
+	}
+	if (realpath(dir, real)) {
+		free(jp->dir);
+		if (!(jp->dir = strdup(real)))
+			return -ENOMEM;
+	}
 
 	jp->debug = jp_debug_enabled();
 	jp->pid = getpid();
@@ -144,14 +145,17 @@ static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
 	return 0;
 }
 
-static int open_outputs(struct jitperf *jp)
+/* *where: the directory of the output that could not be opened. */
+static int open_outputs(struct jitperf *jp, const char **where)
 {
 	int err;
 
 	if (jp->outputs & JITPERF_PERFMAP) {
 		err = jp_perfmap_open(&jp->perfmap, jp->pid, !jp->io_write);
-		if (err)
+		if (err) {
+			*where = "/tmp";
 			return err;
+		}
 	}
 	if (jp->outputs & JITPERF_JITDUMP) {
 		err = jp_jitdump_open(&jp->jitdump, jp->dir, jp->pid, !jp->io_write);
@@ -166,12 +170,9 @@ static void session_release(struct jitperf *jp)
 {
 	jp_jitdump_drop(jp->jitdump);
 	jp->jitdump = NULL;
-	if (jp->perfmap) {
-		/* opened by us and empty: the file is worthless */
-		unlink(jp_perfmap_path(jp->perfmap));
-		jp_perfmap_close(jp->perfmap);
-		jp->perfmap = NULL;
-	}
+	/* opened by us and empty: the file is worthless */
+	jp_perfmap_discard(jp->perfmap);
+	jp->perfmap = NULL;
 	jp_codetab_free(jp->codes);
 	jp->codes = NULL;
 	free(jp->dir);
@@ -181,19 +182,30 @@ static void session_release(struct jitperf *jp)
 	jp->outputs = 0;
 }
 
-static int session_init(struct jitperf *jp, const struct jitperf_options *opts)
+/*
+ * Options, then the outputs.  On failure where (when not NULL) gets the
+ * directory the failing output was to be in, or "" if the options
+ * themselves failed.
+ */
+static int session_init(struct jitperf *jp, const struct jitperf_options *opts,
+			char *where, size_t wherelen)
 {
+	const char *dir = NULL;
 	int err;
 
 	err = session_setup(jp, opts);
 	if (err) {
+		if (where)
+			snprintf(where, wherelen, "%s", jp->dir ? jp->dir : "");
 		session_release(jp);
 		return err;
 	}
-	err = open_outputs(jp);
+	err = open_outputs(jp, &dir);
 	if (!err)
 		err = jp_instr_open(jp);
 	if (err) {
+		if (where)
+			snprintf(where, wherelen, "%s", dir ? dir : jp->dir);
 		session_release(jp);
 		pthread_mutex_destroy(&jp->lock);
 		return err;
@@ -213,7 +225,7 @@ int jitperf_open(jitperf **out, const struct jitperf_options *opts)
 	jp = calloc(1, sizeof(*jp));
 	if (!jp)
 		return -ENOMEM;
-	err = session_init(jp, opts);
+	err = session_init(jp, opts, NULL, 0);
 	if (err) {
 		free(jp);
 		return err;
@@ -276,19 +288,37 @@ static void default_atexit(void)
 	jitperf_close(&default_session);
 }
 
+/*
+ * The environment is the user asking for outputs: when they cannot be had,
+ * one line on stderr says so, whatever JITPERF_DEBUG says (a silent
+ * failure would leave the user with nothing and no reason).
+ */
+static void say_inactive(int err, const char *where)
+{
+	const char *asked = jp_getenv("JITPERF");
+
+	if (!asked)
+		return;                 /* nothing asked: inactive is what was meant */
+	fprintf(stderr, "jitperf: JITPERF=%s: nothing is recorded: %s%s%s%s%s\n", asked,
+		jitperf_strerror(err), where[0] ? " (" : "", where, where[0] ? ")" : "",
+		err == -EINVAL ? "; JITPERF_DEBUG=1 says which" : "");
+}
+
 static void default_init(void)
 {
 	struct jitperf *jp = &default_session;
+	char where[PATH_MAX];
 	int err;
 
 	jp->is_default = 1;
-	err = session_init(jp, NULL);
+	err = session_init(jp, NULL, where, sizeof(where));
 	if (err) {
+		say_inactive(err, where);
 		/* never NULL: an inactive session, whose calls are no-ops */
 		jp_debug("JITPERF: default session inactive: %s", jitperf_strerror(err));
 		memset(jp, 0, sizeof(*jp));
 		jp->is_default = 1;
-		jp->sample_every = 1;
+		jp->sample_every = JITPERF_SAMPLE_ADAPTIVE;
 		jp->pid = getpid();
 		pthread_mutex_init(&jp->lock, NULL);
 		jp_instr_open(jp);

@@ -15,9 +15,9 @@
 #include <sys/types.h>
 
 #include "jitperf.h"
+#include "lib/compiler.h"
 #include "lib/instr/trace_format.h"   /* enum jpt_code_kind */
 
-#define JP_HIDDEN __attribute__((visibility("hidden")))
 
 struct jp_perfmap;
 struct jp_jitdump;
@@ -27,7 +27,7 @@ struct jp_codetab;
 struct jitperf {
 	unsigned            outputs;       /* JITPERF_* bits in force */
 	char               *dir;           /* output directory (malloc'ed) */
-	unsigned            sample_every;  /* >= 1 */
+	unsigned            sample_every;  /* N >= 1, JITPERF_SAMPLE_ADAPTIVE or _NONE */
 	char               *counters;      /* malloc'ed copy, or NULL */
 	pid_t               pid;           /* pid the files were opened for */
 	pthread_mutex_t     lock;          /* serialises code registration records */
@@ -40,11 +40,24 @@ struct jitperf {
 	int                 closed;        /* jitperf_close ran (the default session stays readable) */
 	struct jp_codetab  *codes;         /* index -> addr/len/name, for move/unload (lib/codetab.c) */
 	struct jitperf     *next_open;     /* list of open sessions, for fork (lib/session.c) */
+	/* instrumentation settings, resolved by jp_instr_setup */
+	unsigned            timed_per_sec; /* adaptive sampling budget */
+	uint64_t            trace_max;     /* bytes; JITPERF_UNLIMITED: none of its own */
+	uint64_t            trace_ring;    /* bytes per thread, 0: off */
+	uint64_t            trace_min_ns;
 	int                 io_write;      /* $JITPERF_IO=write: one write() per record, no mapping */
 };
 
 /* CLOCK_MONOTONIC in ns: the timeline of perf record -k 1. */
 JP_HIDDEN uint64_t jp_monotonic_ns(void);
+
+/*
+ * The instrumentation settings of jp (sample_every, timed_per_sec,
+ * trace_*) from the options, else from the environment (JITPERF_SAMPLE,
+ * JITPERF_TRACE_MAX, JITPERF_TRACE_RING, JITPERF_TRACE_MIN), else the
+ * defaults; lib/instr/settings.c.  0 or -EINVAL.
+ */
+JP_HIDDEN int jp_instr_setup(struct jitperf *jp, const struct jitperf_options *o);
 
 /*
  * Instrumentation hooks, implemented in lib/instr/instrument.c, called by

@@ -17,13 +17,14 @@ static const struct {
 			"bad JITPERF* variable or eh_frame)" },
 	{ ENOMEM,       "out of memory" },
 	{ ENOENT,       "no such code index, or the output directory does not exist" },
-	{ ENOSPC,       "no space left on the device of an output file "
-			"(from jitperf_fn_register: the function table is full)" },
+	{ ENOSPC,       "no space left on the device of an output file" },
+	{ ENOBUFS,      "the session's function table is full (jitperf_fn_register)" },
 	{ EDQUOT,       "disk quota exceeded writing an output file" },
 	{ EFBIG,        "output file too large" },
 	{ EIO,          "input/output error writing an output file" },
 	{ EACCES,       "permission denied creating an output file" },
-	{ EPERM,        "operation not permitted (stale /tmp/perf-<pid>.map of another user, "
+	{ EPERM,        "operation not permitted (an output name in a sticky directory such "
+			"as /tmp is taken by another user's file, link or FIFO, "
 			"or the jitdump cannot be mapped executable)" },
 	{ EROFS,        "output directory is on a read-only file system" },
 	{ ENOTDIR,      "output directory is not a directory" },

@@ -1,12 +1,16 @@
 # read/ - libjitperf-read (not installed): every reader of what jitperf and
-# perf write (jitdump, trace, stats, perf script text) and the symbolizer.
+# perf write (jitdump, trace, stats, perf maps, perf script text, perf.data)
+# and the symbolizers.
 # The command, the tests and the fuzzers link it.
 noinst_LTLIBRARIES += read/libjitperf-read.la
 read_libjitperf_read_la_SOURCES = \
 	read/jitdump_read.c read/jitdump_read.h \
 	read/trace_read.c read/trace_read.h \
 	read/stats_read.c read/stats_read.h \
+	read/perfmap_read.c read/perfmap_read.h \
 	read/perfscript.c read/perfscript.h read/stackframe.c read/stackframe.h \
-	read/symbolize.c read/symbolize.h
+	read/symbolize.c read/symbolize.h \
+	read/perfdata.c read/perfdata.h read/pdsym.c read/pdsym.h \
+	read/pdsession.c read/pdsession.h read/pdscript.c read/pdscript.h
 read_libjitperf_read_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
-read_libjitperf_read_la_LIBADD = $(LIBELF_LIBS) $(LIBDW_LIBS)
+read_libjitperf_read_la_LIBADD = $(LIBELF_LIBS) $(LIBDW_LIBS) $(DEMANGLE_LIBS)

@@ -62,6 +62,9 @@ struct ps_parser {
 	int           have_filter;
 	int           filtered;
 	char          err[512];
+
+	ps_resolve_fn resolve;      /* names frames anew, or NULL */
+	void         *resolve_arg;
 };
 
 /* Perl's \s, \d and \w on byte strings (no locale, no UTF-8 flag) */
@@ -155,6 +158,12 @@ struct ps_parser *ps_new(unsigned flags, const char *name, ps_sample_fn fn, void
 		return errno = ENOMEM, NULL;
 	}
 	return p;
+}
+
+void ps_set_resolver(struct ps_parser *p, ps_resolve_fn fn, void *arg)
+{
+	p->resolve = fn;
+	p->resolve_arg = arg;
 }
 
 void ps_free(struct ps_parser *p)
@@ -280,15 +289,7 @@ static int parse_time(const char *s, const char *e, uint64_t *ns)
  * "/digits" and a blank.  Only the first position of each run of blanks can
  * be that shortest prefix's end, which keeps the scan linear.
  */
-struct header {
-	const char *comm;
-	size_t comm_len;
-	const char *pid, *tid;
-	size_t pid_len, tid_len;
-	const char *rest;          /* after the pid/tid field */
-};
-
-static int match_header(const char *l, size_t n, struct header *h)
+int ps_match_header(const char *l, size_t n, struct ps_header *h)
 {
 	size_t p = 1, j, k, m, r;
 
@@ -382,7 +383,7 @@ static int buf_add(struct buf *b, const char *s, size_t n)
 }
 
 /* $pname: "comm", "comm-PID" or "comm-PID/TID" (PID "?" when unknown) */
-static int set_pname(struct ps_parser *p, const struct header *h)
+static int set_pname(struct ps_parser *p, const struct ps_header *h)
 {
 	struct buf *b = &p->pname;
 	int has = p->cur.has_pid, err = 0;
@@ -406,7 +407,7 @@ static int set_pname(struct ps_parser *p, const struct header *h)
 	return 0;
 }
 
-static int header_line(struct ps_parser *p, const char *l, size_t n, const struct header *h)
+static int header_line(struct ps_parser *p, const char *l, size_t n, const struct ps_header *h)
 {
 	struct ps_str ev = { "", 0 }, period = { "", 0 };
 	const char *s, *e = l + n;
@@ -457,6 +458,33 @@ static int header_line(struct ps_parser *p, const char *l, size_t n, const struc
 	return 0;
 }
 
+int ps_set_event(struct ps_parser *p, const char *ev, size_t len)
+{
+	if (buf_set(&p->filter, ev, len))
+		return -ENOMEM;
+	p->have_filter = 1;
+	return 0;
+}
+
+size_t ps_first_event(const char *buf, size_t len, const char **ev)
+{
+	const char *l = buf, *e = buf + len, *nl;
+	struct ps_header h;
+	struct ps_str event, period;
+
+	for (; l < e; l = nl + 1) {
+		nl = memchr(l, '\n', e - l);
+		if (!nl)
+			nl = e;
+		if (nl > l && l[0] != '#' && ps_match_header(l, nl - l, &h) &&
+		    match_event(l, nl - l, &event, &period)) {
+			*ev = event.s;
+			return event.len;
+		}
+	}
+	return 0;
+}
+
 static int add_frame(struct ps_parser *p, size_t off)
 {
 	if (p->nframes >= MAX_FRAMES)
@@ -488,12 +516,7 @@ static int put_func(struct ps_parser *p, const char *f, size_t fn, const struct 
  * after the address leave no byte for (.+), Perl backtracks into them and
  * then into the address: rawfunc starts at min(end of blanks, " (" - 1).
  */
-struct stackline {
-	const char *pc, *func, *mod;
-	size_t pcn, funcn, modn;
-};
-
-static int match_stack(const char *l, size_t n, struct stackline *s)
+int ps_match_stack(const char *l, size_t n, struct ps_stackline *s)
 {
 	size_t a = 0, w, q, I, P;
 	const char *rp;
@@ -547,7 +570,7 @@ static const char *find_arrow(const char *s, size_t n)
 	return NULL;
 }
 
-static int stack_frames(struct ps_parser *p, const struct stackline *s)
+static int stack_frames(struct ps_parser *p, const struct ps_stackline *s)
 {
 	const char *f = s->func, *e;
 	size_t n = s->funcn, first;
@@ -560,6 +583,15 @@ static int stack_frames(struct ps_parser *p, const struct stackline *s)
 		.java = p->pname.len == 4 && !memcmp(p->pname.s, "java", 4),
 	};
 
+	if (p->resolve) {
+		const char *name = p->resolve(p->resolve_arg, s->mod, s->modn, s->pc, s->pcn,
+					      f, n);
+
+		if (name) {
+			f = name;
+			n = strlen(name);
+		}
+	}
 	/* s/\+0x[\da-f]+$// : perf >= 4.8 prints symbol offsets */
 	for (e = f + n; e > f && ((*(e - 1) >= '0' && *(e - 1) <= '9') ||
 				  (*(e - 1) >= 'a' && *(e - 1) <= 'f')); e--)
@@ -611,15 +643,15 @@ static int stack_frames(struct ps_parser *p, const struct stackline *s)
 static int perfdata_header(struct ps_parser *p, const char *l, size_t n)
 {
 	const char *e, *s, *c;
-	struct header h;
-	struct stackline st;
+	struct ps_header h;
+	struct ps_stackline st;
 	uint64_t t;
 	int ret;
 
 	while (n > 0 && *l == ' ')
 		l++, n--;
 	e = l + n;
-	if (!match_header(l, n, &h))
+	if (!ps_match_header(l, n, &h))
 		return fail(p, -EINVAL, "not perf script output (expected a sample header)");
 	s = h.rest;
 	while (s < e && is_ws(*s))
@@ -648,7 +680,7 @@ static int perfdata_header(struct ps_parser *p, const char *l, size_t n)
 		;
 	if (s == e || !p->have_pname)
 		return 0;        /* a call graph follows, or the event is filtered */
-	if (!match_stack(s, e - s, &st))
+	if (!ps_match_stack(s, e - s, &st))
 		return fail(p, -EINVAL, "cannot parse the sample's ip, symbol and dso");
 	ret = stack_frames(p, &st);
 	return ret ? ret : emit(p);
@@ -668,8 +700,8 @@ static const char *excerpt(const char *l, size_t n, char *buf)
 static int line(struct ps_parser *p, const char *l, size_t n)
 {
 	char ex[48];
-	struct header h;
-	struct stackline st;
+	struct ps_header h;
+	struct ps_stackline st;
 
 	p->lineno++;
 	if (n > 0 && l[0] == '#')         /* comments, perf script --header */
@@ -678,7 +710,7 @@ static int line(struct ps_parser *p, const char *l, size_t n)
 		return emit(p);
 	if (p->flags & PS_PERFDATA) {
 		if (l[0] == '\t') {
-			if (!match_stack(l, n, &st))
+			if (!ps_match_stack(l, n, &st))
 				return fail(p, -EINVAL, "cannot parse call graph line");
 			return p->have_pname ? stack_frames(p, &st) : 0;
 		}
@@ -691,9 +723,9 @@ static int line(struct ps_parser *p, const char *l, size_t n)
 		}
 		return perfdata_header(p, l, n);
 	}
-	if (match_header(l, n, &h))
+	if (ps_match_header(l, n, &h))
 		return header_line(p, l, n, &h);
-	if (match_stack(l, n, &st))
+	if (ps_match_stack(l, n, &st))
 		return p->have_pname ? stack_frames(p, &st) : 0;
 	if (memchr(l, 0, n))
 		return fail(p, -EINVAL, "binary data, not perf script output");

@@ -16,6 +16,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,5 +176,82 @@ int jp_symbolize_native(const char *name, char *out, size_t outlen)
 	pthread_mutex_unlock(&cache_lock);
 	if (err)
 		snprintf(out, outlen, "%s", name);
+	return err;
+}
+
+/*
+ * The line table alone, for objects whose compile unit has no address
+ * range (perf inject's jitted-*.so): the last row at or before addr, in
+ * the sequence that holds it.
+ */
+static const char *line_from_table(Dwfl_Module *mod, GElf_Addr addr, int *lineno)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+	Dwarf_Off off = 0, next;
+	size_t hsize, i, n;
+	const char *best = NULL;
+	Dwarf_Addr best_addr = 0;
+
+	if (!dw)
+		return NULL;
+	addr -= bias;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_getsrclines(&cu, &lines, &n) == 0) {
+			for (i = 0; i < n; i++) {
+				Dwarf_Line *l = dwarf_onesrcline(lines, i);
+				Dwarf_Addr a;
+				bool end = false;
+				int ln;
+
+				if (!l || dwarf_lineaddr(l, &a) || a > addr)
+					continue;
+				dwarf_lineendsequence(l, &end);
+				if (a < best_addr && best)
+					continue;
+				if (end) {          /* addr is past this sequence */
+					if (a <= addr && a >= best_addr)
+						best = NULL, best_addr = a;
+					continue;
+				}
+				if (dwarf_lineno(l, &ln) == 0 && ln > 0) {
+					best = dwarf_linesrc(l, NULL, NULL);
+					best_addr = a;
+					*lineno = ln;
+				}
+			}
+		}
+		off = next;
+	}
+	return best;
+}
+
+int jp_source_line(const char *module, uint64_t addr, char *file, size_t filelen, int *line)
+{
+	GElf_Addr bias = 0;
+	Dwfl_Line *l;
+	struct module *m;
+	const char *src = NULL;
+	int err = -ENOENT;
+
+	if (!module || !file || !filelen || !line)
+		return -EINVAL;
+	pthread_mutex_lock(&cache_lock);
+	m = module_get(module, strlen(module));
+	if (!m)
+		err = -ENOMEM;
+	else if (m->dwfl && dwfl_module_getelf(m->mod, &bias)) {
+		l = dwfl_module_getsrc(m->mod, addr + bias);
+		src = l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) :
+			  line_from_table(m->mod, addr + bias, line);
+	}
+	if (src && *line > 0) {
+		snprintf(file, filelen, "%s", src);
+		err = 0;
+	}
+	pthread_mutex_unlock(&cache_lock);
 	return err;
 }

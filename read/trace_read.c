@@ -22,6 +22,7 @@
 #include "trace_read.h"
 
 #define BLOCK_HDR ((uint64_t)sizeof(struct jpt_block_header))
+#define CONTEXT_MAX (1u << 20)     /* a context deeper than this is corrupt */
 
 struct evblock {                      /* one events block of a thread */
 	uint32_t seq;
@@ -35,6 +36,7 @@ struct rthread {
 	struct evblock   *blocks;
 	size_t            nblocks, cap;
 	int               seen;
+	int               wrapped;        /* its first blocks were overwritten (ring) */
 };
 
 struct jpt_reader {
@@ -151,7 +153,7 @@ static int str_in(const struct jpt_reader *r, uint64_t off, uint64_t end, size_t
 static int header(struct jpt_reader *r, char *eb, size_t el)
 {
 	struct jpt_file_header h;
-	size_t off = 0;
+	size_t off = 0, names;
 
 	if (r->size < JPT_HEADER_SIZE)
 		return fail(r, eb, el, -EINVAL, r->size, "file too short for the %d-byte header",
@@ -159,7 +161,7 @@ static int header(struct jpt_reader *r, char *eb, size_t el)
 	memcpy(&h, r->data, sizeof(h));
 	if (memcmp(h.magic, JPT_MAGIC, 8))
 		return fail(r, eb, el, -EINVAL, 0, "not a jitperf trace (bad magic)");
-	if (h.version != JPT_VERSION)
+	if (h.version != 1 && h.version != JPT_VERSION)
 		return fail(r, eb, el, -ENOTSUP, 8, "unsupported version %u", h.version);
 	if (h.header_size != JPT_HEADER_SIZE)
 		return fail(r, eb, el, -EINVAL, 12, "bad header size %u", h.header_size);
@@ -173,15 +175,14 @@ static int header(struct jpt_reader *r, char *eb, size_t el)
 	if (!h.ticks_per_sec)
 		return fail(r, eb, el, -EINVAL, offsetof(struct jpt_file_header, ticks_per_sec),
 			    "zero tick rate");
+	names = h.version == 1 ? JPT_NAMES_V1 : JPT_NAMES_V2;
 	for (unsigned i = 0; i < h.ncounters; i++) {
-		const char *s = h.counter_names + off;
+		const char *s = (const char *)r->data + names + off;
 		size_t len = strnlen(s, JPT_NAMES_MAX - off);
 
 		if (!len || off + len >= JPT_NAMES_MAX)
-			return fail(r, eb, el, -EINVAL,
-				    offsetof(struct jpt_file_header, counter_names) + off,
-				    "bad counter name %u", i);
-		r->cnames[i] = (const char *)r->data + offsetof(struct jpt_file_header, counter_names) + off;
+			return fail(r, eb, el, -EINVAL, names + off, "bad counter name %u", i);
+		r->cnames[i] = s;
 		off += len + 1;
 	}
 	r->block_size = h.block_size;
@@ -191,8 +192,27 @@ static int header(struct jpt_reader *r, char *eb, size_t el)
 	r->info.start_ns = h.start_ns;
 	r->info.ncounters = h.ncounters;
 	r->info.counter_names = h.ncounters ? r->cnames : NULL;
-	r->info.sample_every = h.sample_every ? h.sample_every : 1;
 	r->info.truncated = !(h.flags & JPT_FLAG_CLOSED);
+	r->info.closed = !!(h.flags & JPT_FLAG_CLOSED);
+	if (h.version == 1) {
+		/* version 1 sampled whole call trees; every call of a traced tree */
+		r->info.sample_every = h.sample_every ? h.sample_every : 1;
+	} else {
+		r->info.sample_every = h.sample_every;
+		r->info.timed_per_sec = h.timed_per_sec;
+		r->info.max_bytes = h.max_bytes;
+		r->info.ring_bytes = h.flags & JPT_FLAG_RING ? h.ring_bytes : 0;
+		r->info.min_ns = h.min_ns;
+		for (int i = 0; i < JPT_NCOSTS; i++)
+			r->info.probe_ns[i] = h.probe_ps[i] / 1000.0;
+		if (r->info.closed) {
+			r->info.calls = h.calls;
+			r->info.timed = h.timed;
+			r->info.dropped_full = h.dropped_full;
+			r->info.dropped_short = h.dropped_short;
+			r->info.dropped_ring = h.dropped_ring;
+		}
+	}
 	r->open_tick = h.open_tick;
 	r->open_ns = h.open_ns;
 	r->far_tick = h.open_tick;
@@ -447,15 +467,35 @@ static int blocks(struct jpt_reader *r, char *eb, size_t el)
 
 		if (t->nblocks)
 			qsort(t->blocks, t->nblocks, sizeof(*t->blocks), by_seq);
-		for (size_t k = 0; k < t->nblocks; k++)
-			if (t->blocks[k].seq != k) {
-				if (t->blocks[k].seq < k)
-					return fail(r, eb, el, -EINVAL, t->blocks[k].off + 16,
-						    "block %u of thread %zu appears twice",
-						    t->blocks[k].seq, i);
-				t->nblocks = k;    /* a lost block: keep what precedes it */
-				r->info.truncated = 1;
+		for (size_t k = 1; k < t->nblocks; k++)
+			if (t->blocks[k].seq == t->blocks[k - 1].seq)
+				return fail(r, eb, el, -EINVAL, t->blocks[k].off + 16,
+					    "block %u of thread %zu appears twice",
+					    t->blocks[k].seq, i);
+		if (r->info.ring_bytes) {
+			/* A ring reuses its oldest block: the thread's events are
+			 * the newest run of consecutive blocks. */
+			size_t first = 0;
+
+			for (size_t k = 1; k < t->nblocks; k++)
+				if (t->blocks[k].seq != t->blocks[k - 1].seq + 1)
+					first = k;
+			if (first) {
+				memmove(t->blocks, t->blocks + first,
+					(t->nblocks - first) * sizeof(*t->blocks));
+				t->nblocks -= first;
 			}
+			if (t->nblocks && t->blocks[0].seq) {
+				t->wrapped = 1;
+				r->info.ring_blocks += t->blocks[0].seq;
+			}
+		} else {
+			for (size_t k = 0; k < t->nblocks; k++)
+				if (t->blocks[k].seq != k) {
+					t->nblocks = k;    /* a lost block: keep what precedes it */
+					r->info.truncated = 1;
+				}
+		}
 		t->pub.name = t->name ? t->name : "";
 	}
 	return err;
@@ -574,39 +614,122 @@ const struct jpt_thread *jpt_thread(const struct jpt_reader *r, size_t i)
 	return &r->threads[i].pub;
 }
 
-/* The open calls of one thread while its events are replayed. */
-struct walk {
-	uint32_t *ids;
-	uint64_t *start;                  /* ticks */
-	uint64_t *child;                  /* ns of completed traced children */
-	uint64_t *ctr;                    /* ncounters values per frame */
-	size_t    depth, cap;
-	uint64_t  deltas[JPT_MAX_COUNTERS];
+/*
+ * One thread's events replayed: ids is its call stack as far as the trace
+ * knows it (traced calls and the untraced callers contexts named between
+ * them), open[] the traced calls on it.
+ */
+struct opencall {
+	size_t   pos;                     /* its id's index in ids */
+	size_t   base;                    /* where its context begins in ids */
+	uint64_t start;                   /* ticks */
+	uint64_t child;                   /* ns of completed traced callees */
 };
 
-static int push(struct walk *w, size_t nc)
-{
-	if (w->depth == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-		void *p;
+struct walk {
+	uint32_t        *ids;
+	size_t           nids, capids;
+	struct opencall *open;
+	size_t           nopen, capopen;
+	uint64_t        *ctr;             /* ncounters values per open call */
+	uint64_t         deltas[JPT_MAX_COUNTERS];
+	/* the context that the next entry takes */
+	uint64_t         ctx_off;         /* file offset of its ids, 0: none */
+	uint32_t         ctx_n, ctx_more;
+	int              ctx_partial;     /* unseen calls may lie before the entry */
+};
 
-		if (!(p = realloc(w->ids, cap * sizeof(*w->ids))))
+static int grow_ids(struct walk *w, size_t more)
+{
+	if (w->nids + more > w->capids) {
+		size_t cap = w->capids ? w->capids : 64;
+		uint32_t *p;
+
+		while (cap < w->nids + more)
+			cap *= 2;
+		if (!(p = realloc(w->ids, cap * sizeof(*p))))
 			return -ENOMEM;
 		w->ids = p;
-		if (!(p = realloc(w->start, cap * sizeof(*w->start))))
-			return -ENOMEM;
-		w->start = p;
-		if (!(p = realloc(w->child, cap * sizeof(*w->child))))
-			return -ENOMEM;
-		w->child = p;
-		if (nc && !(p = realloc(w->ctr, cap * nc * sizeof(*w->ctr))))
-			return -ENOMEM;
-		if (nc)
-			w->ctr = p;
-		w->cap = cap;
+		w->capids = cap;
 	}
-	w->depth++;
 	return 0;
+}
+
+static int push_open(struct walk *w, size_t nc)
+{
+	if (w->nopen == w->capopen) {
+		size_t cap = w->capopen ? w->capopen * 2 : 64;
+		void *p;
+
+		if (!(p = realloc(w->open, cap * sizeof(*w->open))))
+			return -ENOMEM;
+		w->open = p;
+		if (nc) {
+			if (!(p = realloc(w->ctr, cap * nc * sizeof(*w->ctr))))
+				return -ENOMEM;
+			w->ctr = p;
+		}
+		w->capopen = cap;
+	}
+	w->nopen++;
+	return 0;
+}
+
+/* An entry at tick: its context, then the call. */
+static int enter(struct jpt_reader *r, struct walk *w, uint32_t fn, uint64_t tick,
+		 uint64_t ctr_off)
+{
+	size_t nc = r->info.ncounters;
+	struct opencall *o;
+
+	if (grow_ids(w, (size_t)w->ctx_more + w->ctx_n + 2) || push_open(w, nc))
+		return -ENOMEM;
+	o = &w->open[w->nopen - 1];
+	o->base = w->nids;
+	for (uint32_t i = 0; i < w->ctx_more; i++)
+		w->ids[w->nids++] = 0;              /* callers the writer did not list */
+	for (uint32_t i = 0; i < w->ctx_n; i++)
+		w->ids[w->nids++] = rd32(r, w->ctx_off + 4 * (uint64_t)i);
+	if (w->ctx_partial)
+		w->ids[w->nids++] = 0;              /* callers that were only counted */
+	w->ctx_off = 0;
+	w->ctx_n = w->ctx_more = 0;
+	w->ctx_partial = 0;
+	o->pos = w->nids;
+	w->ids[w->nids++] = fn;
+	o->start = tick;
+	o->child = 0;
+	if (nc)
+		memcpy(&w->ctr[(w->nopen - 1) * nc], r->data + ctr_off, 8 * nc);
+	return 0;
+}
+
+static int leave(struct jpt_reader *r, struct rthread *t, struct walk *w, uint64_t tick,
+		 uint64_t ctr_off, int (*cb)(const struct jpt_call *, void *), void *arg)
+{
+	size_t nc = r->info.ncounters, k = w->nopen - 1;
+	struct opencall *o = &w->open[k];
+	struct jpt_call c;
+
+	c.tid = t->pub.tid;
+	c.fn = w->ids[o->pos];
+	c.depth = (uint32_t)o->pos;
+	c.traced_depth = (uint32_t)k;
+	c.start_ns = tick_ns(r, o->start);
+	c.end_ns = tick_ns(r, tick);
+	if (c.end_ns < c.start_ns)
+		c.end_ns = c.start_ns;
+	c.self_ns = c.end_ns - c.start_ns;
+	c.self_ns = c.self_ns > o->child ? c.self_ns - o->child : 0;
+	for (size_t i = 0; i < nc; i++)
+		w->deltas[i] = rd64(r, ctr_off + 8 * i) - w->ctr[k * nc + i];
+	c.counters = nc ? w->deltas : NULL;
+	c.stack = w->ids;
+	if (k)
+		w->open[k - 1].child += c.end_ns - c.start_ns;
+	w->nids = o->base;
+	w->nopen--;
+	return cb(&c, arg);
 }
 
 static int walk_thread(struct jpt_reader *r, struct rthread *t, struct walk *w,
@@ -614,7 +737,10 @@ static int walk_thread(struct jpt_reader *r, struct rthread *t, struct walk *w,
 {
 	size_t nc = r->info.ncounters, esize = 8 + 8 * nc;
 
-	w->depth = 0;
+	w->nids = w->nopen = 0;
+	w->ctx_off = 0;
+	w->ctx_n = w->ctx_more = 0;
+	w->ctx_partial = 0;
 	for (size_t k = 0; k < t->nblocks; k++) {
 		uint64_t off = t->blocks[k].off + BLOCK_HDR, end = off + t->blocks[k].used;
 		uint64_t last = rd64(r, t->blocks[k].off + offsetof(struct jpt_block_header, base_tick));
@@ -622,17 +748,40 @@ static int walk_thread(struct jpt_reader *r, struct rthread *t, struct walk *w,
 		while (off < end) {
 			uint64_t word, tick;
 			uint32_t type, fn;
+			int ret;
 
 			if (end - off < 8)
 				break;                         /* cut by truncation */
 			word = rd64(r, off);
 			type = word & 3;
-			if (type == JPT_EV_TIME) {
-				if (end - off < 16)
-					break;
-				last = rd64(r, off + 8);
-				off += 16;
-				continue;
+			if (type == JPT_EV_X) {
+				uint32_t kind = JPT_X_KIND(word);
+
+				if (kind == JPT_X_TIME) {
+					if (end - off < 16)
+						break;
+					last = rd64(r, off + 8);
+					off += 16;
+					continue;
+				}
+				if (kind == JPT_X_CONTEXT && r->info.version > 1) {
+					uint32_t n = JPT_CTX_N(word), more = JPT_CTX_MORE(word);
+					uint64_t len = 8 + ((uint64_t)n * 4 + 7) / 8 * 8;
+
+					if ((uint64_t)n + more > CONTEXT_MAX)
+						return fail(r, eb, el, -EINVAL, off,
+							    "context of %u calls: deeper than a stack",
+							    n + more);
+					if (end - off < len)
+						break;
+					w->ctx_off = off + 8;
+					w->ctx_n = n;
+					w->ctx_more = more;
+					w->ctx_partial = !!(word & JPT_CTX_PARTIAL);
+					off += len;
+					continue;
+				}
+				return fail(r, eb, el, -EINVAL, off, "unknown event kind %u", kind);
 			}
 			if (end - off < esize)
 				break;
@@ -642,39 +791,15 @@ static int walk_thread(struct jpt_reader *r, struct rthread *t, struct walk *w,
 			if (!jpt_fn(r, fn))
 				return fail(r, eb, el, -EINVAL, off, "event for unknown function id %u", fn);
 			if (type == JPT_EV_ENTER) {
-				if (push(w, nc))
+				if (enter(r, w, fn, tick, off + 8))
 					return -ENOMEM;
-				w->ids[w->depth - 1] = fn;
-				w->start[w->depth - 1] = tick;
-				w->child[w->depth - 1] = 0;
-				if (nc)
-					memcpy(&w->ctr[(w->depth - 1) * nc], r->data + off + 8, 8 * nc);
+			} else if (!w->nopen && t->wrapped) {
+				/* a call entered in a block the ring overwrote */
 			} else {
-				struct jpt_call c;
-				size_t d;
-				int ret;
-
-				if (!w->depth || w->ids[w->depth - 1] != fn)
+				if (!w->nopen || w->ids[w->open[w->nopen - 1].pos] != fn)
 					return fail(r, eb, el, -EINVAL, off,
 						    "exit of function %u does not match the open call", fn);
-				d = w->depth - 1;
-				c.tid = t->pub.tid;
-				c.fn = fn;
-				c.depth = (uint32_t)d;
-				c.start_ns = tick_ns(r, w->start[d]);
-				c.end_ns = tick_ns(r, tick);
-				if (c.end_ns < c.start_ns)
-					c.end_ns = c.start_ns;
-				c.self_ns = c.end_ns - c.start_ns;
-				c.self_ns = c.self_ns > w->child[d] ? c.self_ns - w->child[d] : 0;
-				for (size_t i = 0; i < nc; i++)
-					w->deltas[i] = rd64(r, off + 8 + 8 * i) - w->ctr[d * nc + i];
-				c.counters = nc ? w->deltas : NULL;
-				c.stack = w->ids;
-				if (d)
-					w->child[d - 1] += c.end_ns - c.start_ns;
-				w->depth--;
-				if ((ret = cb(&c, arg)))
+				if ((ret = leave(r, t, w, tick, off + 8, cb, arg)))
 					return ret;
 			}
 			off += esize;
@@ -694,8 +819,7 @@ int jpt_for_each_call(struct jpt_reader *r, int (*cb)(const struct jpt_call *, v
 	if (ret == -ENOMEM && errbuf && errlen)
 		snprintf(errbuf, errlen, "%s: out of memory", r->path);
 	free(w.ids);
-	free(w.start);
-	free(w.child);
+	free(w.open);
 	free(w.ctr);
 	return ret;
 }

@@ -21,8 +21,20 @@ struct jpt_info {
 	uint64_t           start_ns;      /* CLOCK_MONOTONIC ns at session open */
 	size_t             ncounters;
 	const char *const *counter_names; /* ncounters names, as requested */
-	uint32_t           sample_every;  /* 1 = every call traced */
+	uint32_t           sample_every;  /* about 1 call in N timed and traced (1 = every
+					     call); 0 = adaptive, UINT32_MAX = none */
+	uint32_t           timed_per_sec; /* adaptive: the budget per thread */
 	int                truncated;     /* 1 if the file ended inside a block (killed writer) */
+	int                closed;        /* the writer closed it: the counts below are set */
+	uint64_t           max_bytes;     /* the file's size limit (0: version 1, none) */
+	uint64_t           ring_bytes;    /* per-thread ring, 0 = off */
+	uint64_t           min_ns;        /* timed calls shorter than this were not written */
+	double             probe_ns[5];   /* calibration: enum jpt_probe_cost (ns) */
+	uint64_t           calls, timed;  /* closed: calls counted and timed, all threads */
+	uint64_t           dropped_full;  /* closed: timed calls not written, file full */
+	uint64_t           dropped_short; /* closed: ... shorter than min_ns */
+	uint64_t           dropped_ring;  /* closed: calls written, then overwritten */
+	uint64_t           ring_blocks;   /* blocks the rings had overwritten (seen by the reader) */
 };
 
 struct jpt_fn {
@@ -37,16 +49,24 @@ struct jpt_thread {
 	const char *name;                 /* "" if unknown */
 };
 
-/* One completed call, delivered when its exit is read. */
+/*
+ * One completed call, delivered when its exit is read.  With sampling its
+ * callers need not be traced: stack still names them (the writer records
+ * the untraced calls between traced ones), with id 0 for callers it did
+ * not list (deeper than it lists) and one id 0 where callers that were
+ * only counted, never seen by the writer, may lie (generated code using
+ * jitperf__enter_framed).
+ */
 struct jpt_call {
 	uint32_t        tid;
 	uint32_t        fn;               /* id into the function table */
 	uint32_t        depth;            /* 0 = root of this thread's call tree */
 	uint64_t        start_ns;         /* CLOCK_MONOTONIC ns (same timeline as perf record -k 1) */
 	uint64_t        end_ns;
-	uint64_t        self_ns;          /* end - start minus the time of traced children */
+	uint64_t        self_ns;          /* end - start minus the time of traced callees */
 	const uint64_t *counters;         /* ncounters deltas (NULL if ncounters == 0) */
 	const uint32_t *stack;            /* depth + 1 fn ids, root first, this call last */
+	uint32_t        traced_depth;     /* traced calls below it on the stack */
 };
 
 /*
@@ -66,6 +86,8 @@ const struct jpt_thread *jpt_thread(const struct jpt_reader *r, size_t i);
  * Call cb for every completed call, thread by thread, in exit order within
  * a thread.  cb returning non-zero stops the walk and is returned.  Returns
  * 0, or a negative errno with errbuf filled (corrupt block: offset named).
+ * In a ring-mode trace whose rings wrapped, the exits of calls entered in
+ * overwritten blocks are skipped.
  */
 int jpt_for_each_call(struct jpt_reader *r,
 		      int (*cb)(const struct jpt_call *call, void *arg), void *arg,

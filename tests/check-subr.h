@@ -30,6 +30,9 @@ static inline void clear_env(void)
 	unsetenv("JITPERF_CLOCK");
 	unsetenv("JITPERF_DEBUG");
 	unsetenv("JITPERF_IO");
+	unsetenv("JITPERF_TRACE_MAX");
+	unsetenv("JITPERF_TRACE_RING");
+	unsetenv("JITPERF_TRACE_MIN");
 }
 
 static inline char *make_tmpdir(void)
@@ -97,15 +100,24 @@ static inline int mount_private_tmpfs(const char *mnt, const char *size)
 	return mount("jitperf-check", mnt, "tmpfs", 0, opt);
 }
 
-static inline int run_suite(Suite *s)
+/* Run a suite: exit status 0 when every test passed. */
+static inline int run_suite_mode(Suite *s, enum fork_status mode)
 {
 	SRunner *sr = srunner_create(s);
 	int failed;
 
+	if (mode != CK_FORK_GETENV)
+		srunner_set_fork_status(sr, mode);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* Forked as CK_FORK says (CK_FORK=no under valgrind). */
+static inline int run_suite(Suite *s)
+{
+	return run_suite_mode(s, CK_FORK_GETENV);
 }
 
 #endif

@@ -29,7 +29,8 @@ CHECK_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 UNIT_SUITES = tests/unit/check_jitdump tests/unit/check_session tests/unit/check_perfmap \
 	tests/unit/check_probe tests/unit/check_trace tests/unit/check_stats tests/unit/check_wrap \
 	tests/unit/check_jitdump_read tests/unit/check_stats_read tests/unit/check_perfscript \
-	tests/unit/check_symbolize
+	tests/unit/check_symbolize tests/unit/check_filesafety tests/unit/check_perfdata \
+	tests/unit/check_perfmap_read
 check_PROGRAMS += $(UNIT_SUITES)
 TESTS += $(UNIT_SUITES)
 
@@ -60,6 +61,13 @@ tests_unit_check_perfscript_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_perfscript_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
 tests_unit_check_symbolize_CFLAGS = $(CHECK_TEST_CFLAGS) -g
 tests_unit_check_symbolize_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
+tests_unit_check_filesafety_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_filesafety_LDADD = lib/libjitperf.la $(CHECK_LIBS)
+tests_unit_check_perfdata_SOURCES = tests/unit/check_perfdata.c $(PDBUILD)
+tests_unit_check_perfdata_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_perfdata_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
+tests_unit_check_perfmap_read_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_perfmap_read_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
 
 if ARCH_X86_64
 check_PROGRAMS += tests/unit/check_example
@@ -82,9 +90,12 @@ endif
 
 # ---- progs/: helper programs of the scripts
 JDBUILD = tests/progs/jdbuild.c tests/progs/jdbuild.h
+# the perf.data of known content of the perf.data reader's suite and fuzzer
+PDBUILD = tests/progs/pdbuild.c tests/progs/pdbuild.h
 check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
 	tests/progs/jd-fixture tests/progs/instr-prog tests/progs/instr-dump \
-	tests/progs/cyg_prog tests/progs/cyg_prog_linked tests/progs/cyg_read
+	tests/progs/cyg_prog tests/progs/cyg_prog_linked tests/progs/cyg_read \
+	tests/progs/setid-prog tests/progs/pdprog tests/progs/pd-fixture
 # a JIT that registers N functions (and can be killed halfway)
 tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_jitload_LDFLAGS = -no-install
@@ -103,6 +114,15 @@ tests_progs_cyg_prog_linked_SOURCES = tests/progs/cyg_prog.c
 tests_progs_cyg_prog_linked_CFLAGS = $(tests_progs_cyg_prog_CFLAGS)
 tests_progs_cyg_prog_linked_LDADD = cyg/libjitperf-cyg.la $(PTHREAD_LIBS)
 tests_progs_cyg_read_LDADD = read/libjitperf-read.la
+# a program that reports what the JITPERF* environment made of its session,
+# run set-ID by tests/lib/setid-env.test
+tests_progs_setid_prog_LDADD = lib/libjitperf.la
+tests_progs_setid_prog_LDFLAGS = -no-install
+# the perf.data fixture as a file (a fuzzer seed)
+tests_progs_pd_fixture_SOURCES = tests/progs/pd-fixture.c $(PDBUILD)
+# known call stacks in threads and a forked child, with frame pointers (perfdata.test)
+tests_progs_pdprog_CFLAGS = $(AM_CFLAGS) -O1 -fno-omit-frame-pointer
+tests_progs_pdprog_LDADD = $(PTHREAD_LIBS)
 
 # ---- scripts
 SCRIPT_TESTS = \
@@ -110,15 +130,17 @@ SCRIPT_TESTS = \
 	tests/lib/crash.test tests/lib/crash-perf.test tests/lib/fork.test tests/lib/threads.test tests/lib/twins.test \
 	tests/lib/jitdump-perf.test tests/lib/perf-attach.test \
 	tests/lib/instr-env.test tests/lib/instr-sigkill.test \
-	tests/lib/cyg-preload.test tests/lib/cyg-linked.test \
+	tests/lib/cyg-preload.test tests/lib/cyg-linked.test tests/lib/setid-env.test \
 	tests/cmd/dump.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
+	tests/cmd/filesafety.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
 	tests/convert/stackcollapse.test tests/convert/chrome.test tests/convert/svg.test \
 	tests/convert/errors.test tests/convert/record.test tests/convert/viewer.test \
-	tests/convert/outfile.test tests/convert/chrome-max.test \
+	tests/convert/outfile.test tests/convert/chrome-max.test tests/convert/perfdata.test \
+	tests/convert/pprof.test \
 	tests/man/lint.test tests/man/coverage.test tests/man/core-examples.test \
 	tests/man/instr-examples.test tests/man/wrap-example.test tests/man/cmd-examples.test \
 	tests/man/convert-examples.test \
-	tests/fuzz/jitdump.test tests/fuzz/perfscript.test
+	tests/fuzz/jitdump.test tests/fuzz/perfscript.test tests/fuzz/perfdata.test
 TESTS += $(SCRIPT_TESTS)
 EXTRA_DIST += $(SCRIPT_TESTS)
 # libjitperf-llvm and examples/llvm-orc (each skips when LLVM was not configured)
@@ -135,23 +157,29 @@ TESTS += $(EXAMPLE_TESTS)
 endif
 
 # ---- fuzz/: the harnesses, driven by fuzz-main.c without libFuzzer
-check_PROGRAMS += tests/fuzz/fuzz-jitdump-run tests/fuzz/fuzz-perfscript-run tests/fuzz/fuzz-trace-run
+check_PROGRAMS += tests/fuzz/fuzz-jitdump-run tests/fuzz/fuzz-perfscript-run tests/fuzz/fuzz-trace-run \
+	tests/fuzz/fuzz-perfdata-run
 tests_fuzz_fuzz_jitdump_run_SOURCES = tests/fuzz/fuzz-main.c tests/fuzz/fuzz_jitdump.c
 tests_fuzz_fuzz_jitdump_run_LDADD = tools/libcommand.la
 tests_fuzz_fuzz_perfscript_run_SOURCES = tests/fuzz/fuzz-main.c tests/fuzz/fuzz_perfscript.c
 tests_fuzz_fuzz_perfscript_run_LDADD = tools/libcommand.la
 tests_fuzz_fuzz_trace_run_SOURCES = tests/fuzz/fuzz-main.c tests/fuzz/fuzz_trace.c
 tests_fuzz_fuzz_trace_run_LDADD = read/libjitperf-read.la
+tests_fuzz_fuzz_perfdata_run_SOURCES = tests/fuzz/fuzz-main.c tests/fuzz/fuzz_perfdata.c
+tests_fuzz_fuzz_perfdata_run_LDADD = tools/libcommand.la
 EXTRA_DIST += tests/fuzz/seeds/perfscript-callchain.txt tests/fuzz/seeds/perfscript-perfdata.txt
 if FUZZERS
 # configure adds -fsanitize=fuzzer-no-link everywhere, so the libraries the
 # harnesses link are instrumented too
-noinst_PROGRAMS += tests/fuzz/fuzz_jitdump tests/fuzz/fuzz_perfscript tests/fuzz/fuzz_trace
+noinst_PROGRAMS += tests/fuzz/fuzz_jitdump tests/fuzz/fuzz_perfscript tests/fuzz/fuzz_trace \
+	tests/fuzz/fuzz_perfdata
 tests_fuzz_fuzz_jitdump_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_jitdump_LDADD = tools/libcommand.la
 tests_fuzz_fuzz_perfscript_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_perfscript_LDADD = tools/libcommand.la
 tests_fuzz_fuzz_trace_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_perfdata_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_perfdata_LDADD = tools/libcommand.la
 tests_fuzz_fuzz_trace_LDADD = read/libjitperf-read.la
 endif
 
@@ -164,3 +192,4 @@ valgrind: $(check_PROGRAMS)
 			--leak-check=full -q ./$$t || exit 1; \
 	done
 .PHONY: valgrind
+

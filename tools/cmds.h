@@ -15,6 +15,8 @@
 #ifndef JITPERF_CMDS_H
 #define JITPERF_CMDS_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 int cmd_record(int argc, char **argv);
@@ -25,8 +27,19 @@ int cmd_dump(int argc, char **argv);
 /* "jitperf record", ...: set by the dispatcher, the prefix of every message */
 extern const char *cmd_name;
 
+/* "260 KiB", "32.0 MiB", "4 GiB": bytes in buf, which it returns. */
+const char *size_text(uint64_t bytes, char *buf, size_t len);
+
 /* One line on stderr: "<cmd_name>: <message>\n". */
 void cmd_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * A bad option: getopt_long, with opterr = 0 and an option string that
+ * starts with ':', returned c ('?' unknown, ':' argument missing).  One
+ * line naming it (getopt's own would be prefixed with the bare subcommand
+ * name), one pointing at --help; returns the usage status, 2.
+ */
+int cmd_bad_option(int c, char **argv);
 
 /*
  * The last case of every subcommand's option loop: -h/--help (asked)

@@ -22,7 +22,7 @@ static const struct cmd cmds[] = {
 	{ "record",  cmd_record,  "run a command under perf with JIT code made visible" },
 	{ "report",  cmd_report,  "where the time went, per JIT function" },
 	{ "dump",    cmd_dump,    "print and check a jitdump file, write its functions as ELF" },
-	{ "convert", cmd_convert, "perf samples and traced calls to Chrome trace, folded stacks, SVG" },
+	{ "convert", cmd_convert, "perf samples and traced calls to Chrome trace, folded stacks, SVG, pprof" },
 	{ NULL, NULL, NULL },
 };
 

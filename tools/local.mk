@@ -4,18 +4,21 @@
 # Private header: tools/cmds.h.
 noinst_LTLIBRARIES += tools/libcommand.la
 tools_libcommand_la_SOURCES = tools/cmds.h tools/msg.c tools/perf.c tools/perf.h \
-	tools/record.c tools/report.c tools/rundir.c tools/rundir.h \
+	tools/pathsafe.c tools/pathsafe.h \
+	tools/record.c tools/report.c tools/report.h tools/report_instr.c tools/rundir.c tools/rundir.h \
+	tools/jitsym.c tools/jitsym.h tools/collect.c tools/collect.h \
 	tools/dump/dump.c tools/dump/dump.h tools/dump/check.c tools/dump/elfwrite.c \
 	tools/convert/convert.c tools/convert/convert.h \
 	tools/convert/cvinput.c tools/convert/cvinput.h tools/convert/cvtrace.c \
-	tools/convert/chrome_budget.c \
+	tools/convert/cvperfdata.c tools/convert/cvparallel.c tools/convert/chrome_budget.c \
 	tools/convert/foldkey.c tools/convert/foldkey.h \
 	tools/convert/stacks.c tools/convert/stacks.h \
 	tools/convert/textesc.c tools/convert/textesc.h \
 	tools/convert/outfile.c tools/convert/outfile.h \
-	tools/convert/writers/folded.c tools/convert/writers/chrome.c tools/convert/writers/svg.c
-tools_libcommand_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
-tools_libcommand_la_LIBADD = read/libjitperf-read.la $(LIBELF_LIBS) $(LIBDW_LIBS) -lm
+	tools/convert/writers/folded.c tools/convert/writers/chrome.c tools/convert/writers/svg.c \
+	tools/convert/writers/pprof.c tools/convert/protobuf.c tools/convert/protobuf.h
+tools_libcommand_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(ZLIB_CFLAGS)
+tools_libcommand_la_LIBADD = read/libjitperf-read.la $(LIBELF_LIBS) $(LIBDW_LIBS) $(ZLIB_LIBS) $(PTHREAD_LIBS) -lm
 
 bin_PROGRAMS += tools/jitperf
 tools_jitperf_SOURCES = tools/jitperf.c

@@ -8,7 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <ftw.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -20,16 +20,20 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmds.h"
+#include "collect.h"
+#include "pathsafe.h"
 #include "perf.h"
 #include "rundir.h"
 #include "read/stats_read.h"
 
 static const char usage_text[] =
 	"usage: jitperf record [-o DIR] [-e EVENT] [-F FREQ] [-g | --call-graph fp|dwarf]\n"
-	"                      [--instrument[=N]] [--counters LIST] [--no-perf] -- COMMAND [ARG...]\n"
+	"                      [--instrument[=N|0|auto[:R]]] [--trace-max SIZE] [--trace-ring SIZE]\n"
+	"                      [--trace-min TIME] [--counters LIST] [--no-perf] -- COMMAND [ARG...]\n"
 	"\n"
 	"Run COMMAND under perf record -k 1 with JITPERF=perfmap,jitdump and\n"
 	"JITPERF_DIR=DIR, then perf inject --jit.  DIR gets perf.data, perf.jit.data\n"
@@ -42,10 +46,16 @@ static const char usage_text[] =
 	"  -F, --freq FREQ       sampling frequency in Hz (or max)\n"
 	"  -g                    record call graphs (frame pointers)\n"
 	"      --call-graph MODE call graphs by fp or dwarf\n"
-	"      --instrument[=N]  also trace calls and keep statistics (JITPERF trace,stats);\n"
-	"                        with N, trace 1 call in N (counts stay exact)\n"
-	"      --counters LIST   hardware counters read at each instrumented call\n"
-	"                        (implies --instrument)\n"
+	"      --instrument[=S]  also count every call and time some, into statistics and\n"
+	"                        a trace (JITPERF trace,stats); S is JITPERF_SAMPLE: auto\n"
+	"                        (default: adaptive, 10000 timed calls a second per\n"
+	"                        thread), auto:R, N (about 1 call in N of each function,\n"
+	"                        1: every call) or 0 (count only)\n"
+	"      --trace-max SIZE  trace size limit per process (default 32M; 0: 4G)\n"
+	"      --trace-ring SIZE keep only the last SIZE of each thread's calls\n"
+	"      --trace-min TIME  do not trace calls shorter than TIME (ns, or us, ms, s)\n"
+	"      --counters LIST   hardware counters read at each timed call\n"
+	"                        (these options imply --instrument)\n"
 	"      --no-perf         only run COMMAND with the instrumentation environment\n"
 	"  -q, --quiet           no summary\n"
 	"  -h, --help            show this help\n"
@@ -55,7 +65,8 @@ static const char usage_text[] =
 
 struct record_opts {
 	const char *dir, *event, *freq, *callgraph, *counters;
-	const char *sample;      /* --instrument=N */
+	const char *sample;      /* --instrument=S */
+	const char *trace_max, *trace_ring, *trace_min;
 	int         instrument, no_perf, quiet;
 	char      **cmd;
 };
@@ -99,7 +110,7 @@ static int run(char **argv, int *status)
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 		execvp(argv[0], argv);
-		fprintf(stderr, "jitperf record: %s: %s\n", argv[0], strerror(errno));
+		cmd_err("%s: %s", argv[0], strerror(errno));
 		_exit(127);
 	}
 	while (waitpid(child, &st, 0) < 0) {
@@ -168,38 +179,95 @@ static int privileged(void)
 	return !!(caps & (1ULL << 38 | 1ULL << 21));
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* What a name that should be a directory is instead, for one-line errors. */
+static const char *kind_of(mode_t mode)
 {
-	(void)st; (void)flag; (void)ftw;
-	return remove(path);
+	return S_ISLNK(mode) ? "a symbolic link" : S_ISFIFO(mode) ? "a FIFO" :
+	       S_ISREG(mode) ? "a file" : S_ISSOCK(mode) ? "a socket" : "a device";
 }
 
-/* DIR becomes DIR.old (an older DIR.old is removed); a fresh DIR is made. */
-static int prepare_dir(const char *dir, int *rotated)
+/*
+ * DIR.old is a name we derive, never one the user gave: it is replaced
+ * only when it is an earlier recording, a directory of our own, and then
+ * removed without following any link inside it (remove_tree).  Anything
+ * else there -- a link, a FIFO, a file, another user's directory -- may
+ * have been planted (-o /tmp/rec): refused, and left as it is.
+ */
+static int clear_old(const char *old)
 {
 	struct stat st;
-	char *old;
-	int err = 0;
+	int err;
 
-	if (lstat(dir, &st) == 0) {
-		if (!S_ISDIR(st.st_mode)) {
-			cmd_err("%s exists and is not a directory", dir);
-			return -ENOTDIR;
-		}
+	if (lstat(old, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode)) {
+		cmd_err("%s is %s, not an earlier recording: not replaced",
+			old, kind_of(st.st_mode));
+		return -EEXIST;
+	}
+	if (st.st_uid != geteuid()) {
+		cmd_err("%s belongs to another user: not replaced", old);
+		return -EPERM;
+	}
+	err = remove_tree(old);
+	if (err)
+		cmd_err("cannot remove %s: %s", old, strerror(-err));
+	return err;
+}
+
+/* DIR, if it exists, must be a directory: the recording we rotate (renaming
+ * it follows nothing, whoever it belongs to). */
+static int check_dir(const char *dir, int *exists)
+{
+	const char *why;
+	struct stat st;
+
+	*exists = 0;
+	if (path_planted(dir, &why)) {
+		cmd_err("%s: %s", dir, why);
+		return -EPERM;
+	}
+	if (lstat(dir, &st))
+		return 0;
+	if (!S_ISDIR(st.st_mode)) {
+		cmd_err("%s exists and is %s, not a directory", dir,
+			kind_of(st.st_mode));
+		return -ENOTDIR;
+	}
+	*exists = 1;
+	return 0;
+}
+
+/*
+ * DIR becomes DIR.old (an older DIR.old is removed); a fresh DIR is made.
+ * RENAME_NOREPLACE: a DIR.old that appears after the old one was removed
+ * is never replaced.  DIR is 0755 whatever the umask: perf writes
+ * perf.data and perf.jit.data by name, so no one else may plant a name
+ * there.
+ */
+static int prepare_dir(const char *dir, int *rotated)
+{
+	char *old;
+	int err, exists;
+
+	err = check_dir(dir, &exists);
+	if (err)
+		return err;
+	if (exists) {
 		if (asprintf(&old, "%s.old", dir) < 0)
 			return -ENOMEM;
-		if (lstat(old, &st) == 0 && nftw(old, rm_entry, 16, FTW_DEPTH | FTW_PHYS))
+		err = clear_old(old);
+		if (!err && renameat2(AT_FDCWD, dir, AT_FDCWD, old, RENAME_NOREPLACE)) {
 			err = -errno;
-		if (!err && rename(dir, old))
-			err = -errno;
+			cmd_err("cannot move %s to %s: %s", dir, old,
+				strerror(errno));
+		}
 		*rotated = !err;
-		if (err)
-			cmd_err("cannot move %s to %s: %s", dir, old, strerror(-err));
 		free(old);
 		if (err)
 			return err;
 	}
-	if (mkdir(dir, 0777)) {
+	if (mkdir(dir, 0755)) {
 		err = -errno;
 		cmd_err("cannot create %s: %s", dir, strerror(errno));
 	}
@@ -215,10 +283,10 @@ static void undo_dir(const char *dir, int rotated)
 {
 	char *old;
 
-	if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) || !rotated ||
+	if (remove_tree(dir) || !rotated ||
 	    asprintf(&old, "%s.old", dir) < 0)
 		return;
-	rename(old, dir);
+	renameat2(AT_FDCWD, old, AT_FDCWD, dir, RENAME_NOREPLACE);
 	free(old);
 }
 
@@ -228,7 +296,10 @@ static int set_env(const struct record_opts *o, const char *absdir)
 
 	if (setenv("JITPERF", outputs, 1) || setenv("JITPERF_DIR", absdir, 1))
 		return -errno;
-	if (o->sample && setenv("JITPERF_SAMPLE", o->sample, 1))
+	if ((o->sample && setenv("JITPERF_SAMPLE", o->sample, 1)) ||
+	    (o->trace_max && setenv("JITPERF_TRACE_MAX", o->trace_max, 1)) ||
+	    (o->trace_ring && setenv("JITPERF_TRACE_RING", o->trace_ring, 1)) ||
+	    (o->trace_min && setenv("JITPERF_TRACE_MIN", o->trace_min, 1)))
 		return -errno;
 	if (o->counters && setenv("JITPERF_COUNTERS", o->counters, 1))
 		return -errno;
@@ -288,36 +359,156 @@ static int inject(const char *perf, const char *in, const char *out)
 	return err ? err : status;
 }
 
-static void summary(const struct record_opts *o, const char *event, int fell_back)
-{
-	struct rundir rd;
-	uint64_t samples = 0, loads, calls = 0, instrumented = 0;
-	char path[PATH_MAX], err[512];
-	int have_samples = 0;
+/* What the statistics files of the run say, summed. */
+struct instr_sum {
+	uint64_t calls, timed, functions, probe_ns, cpu_ns;
+	uint64_t traced, dropped_full, dropped_short, dropped_ring, trace_max;
+	int      has_run, has_trace;
+};
 
-	if (rundir_scan(o->dir, &rd))
-		return;
-	loads = rundir_code_loads(&rd);
-	for (size_t i = 0; i < rd.nstats; i++) {
+static void sum_stats(const struct rundir *rd, struct instr_sum *is)
+{
+	char err[512];
+
+	memset(is, 0, sizeof(*is));
+	for (size_t i = 0; i < rd->nstats; i++) {
 		struct stats_file *s;
 
-		if (stats_read(rd.stats[i], &s, err, sizeof(err))) {
+		if (stats_read(rd->stats[i], &s, err, sizeof(err))) {
 			cmd_err("%s", err);
 			continue;
 		}
-		instrumented += s->nrows;
-		for (size_t r = 0; r < s->nrows; r++)
-			calls += s->rows[r].calls;
+		is->functions += s->nrows;
+		for (size_t r = 0; r < s->nrows; r++) {
+			is->calls += s->rows[r].calls;
+			is->timed += s->rows[r].timed;
+		}
+		if (s->has_run) {
+			is->has_run = 1;
+			is->probe_ns += (uint64_t)s->run_probe_ns;
+			is->cpu_ns += s->cpu_ns;
+		}
+		if (s->has_trace) {
+			is->has_trace = 1;
+			is->traced += s->traced;
+			is->dropped_full += s->dropped_full;
+			is->dropped_short += s->dropped_short;
+			is->dropped_ring += s->dropped_ring;
+			if (s->trace_max > is->trace_max)
+				is->trace_max = s->trace_max;
+		}
 		stats_free(s);
 	}
+}
+
+/* The instrumentation's lines: calls and what they cost, and what the
+ * trace's limits left out. */
+static void instr_summary(const struct instr_sum *is)
+{
+	fprintf(stderr, "jitperf record: %" PRIu64 " calls counted, %" PRIu64 " timed", is->calls,
+		is->timed);
+	if (is->timed && is->timed < is->calls)
+		fprintf(stderr, " (about 1 in %.0f)", (double)is->calls / (double)is->timed);
+	if (is->has_run && is->cpu_ns)
+		fprintf(stderr, "; the probes cost about %.1f%% of the run's CPU time",
+			100.0 * (double)is->probe_ns / (double)is->cpu_ns);
+	fputc('\n', stderr);
+	if (!is->has_trace)
+		return;
+	fprintf(stderr, "jitperf record: %" PRIu64 " calls traced", is->traced);
+	if (is->dropped_full) {
+		char size[32];
+
+		fprintf(stderr, "; %" PRIu64 " timed calls left out when the trace reached its "
+			"%s (raise --trace-max)", is->dropped_full,
+			size_text(is->trace_max, size, sizeof(size)));
+	}
+	if (is->dropped_short)
+		fprintf(stderr, "; %" PRIu64 " shorter than --trace-min", is->dropped_short);
+	if (is->dropped_ring)
+		fprintf(stderr, "; %" PRIu64 " overwritten by the rings of --trace-ring",
+			is->dropped_ring);
+	fputc('\n', stderr);
+}
+
+/* Each runtime (command name) of the run with what it left: "node: 1 jitdump (2200 functions)". */
+static void per_runtime(const struct collect *c)
+{
+	const struct collect_proc *p = c->procs;
+
+	for (size_t i = 0; i < c->nprocs; i++) {
+		size_t dumps = 0, maps = 0, seen = 0;
+		uint64_t loads = 0, syms = 0;
+
+		for (size_t k = 0; k < i; k++)
+			seen |= !strcmp(p[k].comm, p[i].comm) && (p[k].has_dump || p[k].has_map);
+		if (seen || !(p[i].has_dump || p[i].has_map))
+			continue;
+		for (size_t k = i; k < c->nprocs; k++) {
+			if (strcmp(p[k].comm, p[i].comm))
+				continue;
+			dumps += p[k].has_dump;
+			maps += p[k].has_map;
+			loads += p[k].loads;
+			syms += p[k].syms;
+		}
+		fprintf(stderr, "jitperf record: %s:", p[i].comm[0] ? p[i].comm : "?");
+		if (dumps)
+			fprintf(stderr, " %zu jitdump%s (%" PRIu64 " function%s)%s", dumps,
+				dumps == 1 ? "" : "s", loads, loads == 1 ? "" : "s", maps ? "," : "");
+		if (maps)
+			fprintf(stderr, " %zu perf map%s (%" PRIu64 " symbol%s)", maps,
+				maps == 1 ? "" : "s", syms, syms == 1 ? "" : "s");
+		fputc('\n', stderr);
+	}
+}
+
+/*
+ * JIT functions of the run: each process's jitdump loads, or its perf map's
+ * symbols when it wrote no jitdump (libjitperf writes both, of the same
+ * functions).  Without perf, the jitdumps in DIR.
+ */
+static uint64_t functions(const struct collect *c, const struct rundir *rd, size_t *procs)
+{
+	uint64_t n = 0;
+
+	*procs = 0;
+	if (!c->nprocs) {
+		*procs = rd->ndumps;
+		return rundir_code_loads(rd);
+	}
+	for (size_t i = 0; i < c->nprocs; i++) {
+		const struct collect_proc *p = &c->procs[i];
+
+		n += p->has_dump ? p->loads : p->syms;
+		*procs += p->has_dump || p->has_map;
+	}
+	return n;
+}
+
+static void summary(const struct record_opts *o, const struct collect *c, const char *event,
+		    int fell_back)
+{
+	struct rundir rd;
+	struct instr_sum is;
+	uint64_t samples = 0, loads;
+	char path[PATH_MAX];
+	int have_samples = 0;
+	size_t procs;
+
+	if (rundir_scan(o->dir, &rd))
+		return;
+	loads = functions(c, &rd, &procs);
+	sum_stats(&rd, &is);
 	if (!o->no_perf) {
 		snprintf(path, sizeof(path), "%s/perf.data", o->dir);
 		have_samples = perfdata_samples(path, &samples) == 0;
 	}
 	/* libjitperf-cyg registers native functions: calls, but no code loads */
-	if (loads == 0 && instrumented == 0)
-		cmd_err("no JIT code registered: the program did not link libjitperf, or "
-			"JITPERF was overwritten");
+	if (loads == 0 && is.functions == 0)
+		cmd_err("no JIT code registered: no process wrote a jitdump or perf map (the "
+			"program does not link libjitperf or overwrote JITPERF; for node, java "
+			"and others see jitperf-record(1))");
 	if (o->quiet) {
 		rundir_free(&rd);
 		return;
@@ -327,12 +518,16 @@ static void summary(const struct record_opts *o, const char *event, int fell_bac
 		fprintf(stderr, " %" PRIu64 " samples (%s%s),", samples, event,
 			fell_back ? ", no hardware events here" : "");
 	fprintf(stderr, " %" PRIu64 " JIT function%s registered by %zu process%s", loads,
-		loads == 1 ? "" : "s", rd.ndumps, rd.ndumps == 1 ? "" : "es");
+		loads == 1 ? "" : "s", procs, procs == 1 ? "" : "es");
+	fputc('\n', stderr);
+	per_runtime(c);
 	if (o->instrument)
-		fprintf(stderr, ", %" PRIu64 " calls instrumented", calls);
-	fprintf(stderr, "\njitperf record: files in %s/:%s%s %zu jitdump%s", o->dir,
+		instr_summary(&is);
+	fprintf(stderr, "jitperf record: files in %s/:%s%s %zu jitdump%s", o->dir,
 		rd.has_perf_data ? " perf.data," : "", rd.has_jit_data ? " perf.jit.data," : "",
 		rd.ndumps, rd.ndumps == 1 ? "" : "s");
+	if (rd.nmaps)
+		fprintf(stderr, ", %zu perf map%s", rd.nmaps, rd.nmaps == 1 ? "" : "s");
 	if (o->instrument)
 		fprintf(stderr, ", %zu trace%s, %zu stats file%s", rd.ntraces,
 			rd.ntraces == 1 ? "" : "s", rd.nstats, rd.nstats == 1 ? "" : "s");
@@ -341,23 +536,59 @@ static void summary(const struct record_opts *o, const char *event, int fell_bac
 	rundir_free(&rd);
 }
 
-/* a decimal number in 1..UINT32_MAX */
-static int positive(const char *s)
+/* a decimal number in min..max; end (if not NULL) gets what follows it */
+static int number(const char *s, unsigned long long min, unsigned long long max,
+		  const char **end)
 {
-	char *end;
-	unsigned long n;
+	char *e;
+	unsigned long long n;
 
 	if (*s < '0' || *s > '9')
 		return 0;
 	errno = 0;
-	n = strtoul(s, &end, 10);
-	return !*end && !errno && n > 0 && n <= UINT32_MAX;
+	n = strtoull(s, &e, 10);
+	if (end)
+		*end = e;
+	else if (*e)
+		return 0;
+	return !errno && n >= min && n <= max;
+}
+
+static int positive(const char *s)
+{
+	return number(s, 1, UINT32_MAX, NULL);
+}
+
+/* JITPERF_SAMPLE: N, 0, auto or auto:R (what the library accepts) */
+static int sample_value(const char *s)
+{
+	return !strcmp(s, "auto") || (!strncmp(s, "auto:", 5) && number(s + 5, 1, 1000000000, NULL)) ||
+	       number(s, 0, 0xfffffffd, NULL);
+}
+
+/* JITPERF_TRACE_MAX and _RING: N with an optional K, M or G (KiB ...) */
+static int size_value(const char *s)
+{
+	const char *u;
+
+	return number(s, 0, UINT64_MAX >> 30, &u) &&
+	       (!*u || (strchr("KMG", *u) && (!u[1] || !strcmp(u + 1, "B") || !strcmp(u + 1, "iB"))));
+}
+
+/* JITPERF_TRACE_MIN: N with an optional ns, us, ms or s */
+static int time_value(const char *s)
+{
+	const char *u;
+
+	return number(s, 0, UINT64_MAX / 1000000000, &u) &&
+	       (!*u || !strcmp(u, "ns") || !strcmp(u, "us") || !strcmp(u, "ms") || !strcmp(u, "s"));
 }
 
 /* 0 to go on; else *status is the exit status (help: 0, bad usage: 2). */
 static int parse(int argc, char **argv, struct record_opts *o, int *status)
 {
-	enum { OPT_CALLGRAPH = 256, OPT_INSTRUMENT, OPT_COUNTERS, OPT_NOPERF };
+	enum { OPT_CALLGRAPH = 256, OPT_INSTRUMENT, OPT_COUNTERS, OPT_NOPERF, OPT_TRACE_MAX,
+	       OPT_TRACE_RING, OPT_TRACE_MIN };
 	static const struct option opts[] = {
 		{ "output",     required_argument, NULL, 'o' },
 		{ "event",      required_argument, NULL, 'e' },
@@ -365,6 +596,9 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 		{ "call-graph", required_argument, NULL, OPT_CALLGRAPH },
 		{ "instrument", optional_argument, NULL, OPT_INSTRUMENT },
 		{ "counters",   required_argument, NULL, OPT_COUNTERS },
+		{ "trace-max",  required_argument, NULL, OPT_TRACE_MAX },
+		{ "trace-ring", required_argument, NULL, OPT_TRACE_RING },
+		{ "trace-min",  required_argument, NULL, OPT_TRACE_MIN },
 		{ "no-perf",    no_argument,       NULL, OPT_NOPERF },
 		{ "quiet",      no_argument,       NULL, 'q' },
 		{ "help",       no_argument,       NULL, 'h' },
@@ -374,8 +608,9 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 
 	o->dir = "jitperf.data";
 	optind = 1;
-	/* "+": options end at the command's name */
-	while ((c = getopt_long(argc, argv, "+o:e:F:gqh", opts, NULL)) != -1) {
+	opterr = 0;
+	/* "+": options end at the command's name; ":": a missing argument is ':' */
+	while ((c = getopt_long(argc, argv, "+:o:e:F:gqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->dir = optarg; break;
 		case 'e': o->event = optarg; break;
@@ -400,19 +635,41 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 		case OPT_INSTRUMENT:
 			o->instrument = 1;
 			if (optarg) {
-				if (!positive(optarg)) {
-					cmd_err("--instrument=N takes a positive number, "
-						"not '%s'", optarg);
+				if (!sample_value(optarg)) {
+					cmd_err("--instrument= takes N (1 in N timed), 0 (count "
+						"only), auto or auto:R, not '%s'", optarg);
 					return *status = 2, -EINVAL;
 				}
 				o->sample = optarg;
 			}
 			break;
+		case OPT_TRACE_MAX:
+		case OPT_TRACE_RING:
+			if (!size_value(optarg)) {
+				cmd_err("--%s takes a size (N, NK, NM or NG), not '%s'",
+					c == OPT_TRACE_MAX ? "trace-max" : "trace-ring", optarg);
+				return *status = 2, -EINVAL;
+			}
+			*(c == OPT_TRACE_MAX ? &o->trace_max : &o->trace_ring) = optarg;
+			o->instrument = 1;
+			break;
+		case OPT_TRACE_MIN:
+			if (!time_value(optarg)) {
+				cmd_err("--trace-min takes a duration (N ns, or Nus, Nms, Ns), not '%s'",
+					optarg);
+				return *status = 2, -EINVAL;
+			}
+			o->trace_min = optarg;
+			o->instrument = 1;
+			break;
 		case OPT_COUNTERS: o->counters = optarg; o->instrument = 1; break;
 		case OPT_NOPERF: o->no_perf = 1; break;
-		default:
-			*status = cmd_usage(usage_text, c == 'h');
+		case 'h':
+			*status = cmd_usage(usage_text, 1);
 			return -ECANCELED;
+		default:
+			*status = cmd_bad_option(c, argv);
+			return -EINVAL;
 		}
 	}
 	if (optind >= argc) {
@@ -427,6 +684,8 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 /* One recording: what the steps of cmd_record share, freed in one place. */
 struct record {
 	struct record_opts o;
+	struct collect     collected;  /* what the run left outside DIR, brought in */
+	struct timespec    since;      /* when the run began (the clock of file times) */
 	char       *perf;          /* NULL with --no-perf */
 	char       *absdir, *data, *jitdata;
 	const char *event;
@@ -454,12 +713,11 @@ static int check_programs(struct record *r)
 	return 0;
 }
 
-/* The event to sample: the user's, else cycles, else cpu-clock. */
-static int choose_event(struct record *r)
+/* perf may sample here: said before DIR is touched. */
+static int check_paranoid(struct record *r)
 {
 	int paranoid;
 
-	r->event = r->o.event;
 	if (r->o.no_perf)
 		return 0;
 	paranoid = read_paranoid();
@@ -469,6 +727,18 @@ static int choose_event(struct record *r)
 			"with: sysctl kernel.perf_event_paranoid=2", paranoid);
 		return -EACCES;
 	}
+	return 0;
+}
+
+/*
+ * The event to sample: the user's, else cycles, else cpu-clock.  After
+ * DIR is made, so a DIR that cannot be is the one line a user sees.
+ */
+static int choose_event(struct record *r)
+{
+	r->event = r->o.event;
+	if (r->o.no_perf)
+		return 0;
 	if (!r->event && have_hw_cycles()) {
 		r->event = "cycles";
 	} else if (!r->event) {
@@ -503,6 +773,7 @@ static int run_command(struct record *r)
 	struct stat st;
 	int err;
 
+	clock_gettime(CLOCK_REALTIME_COARSE, &r->since);
 	err = r->o.no_perf ? run(r->o.cmd, &r->status)
 			   : record_with_perf(&r->o, r->perf, r->event, r->data, &r->status);
 	if (err) {
@@ -512,8 +783,8 @@ static int run_command(struct record *r)
 	}
 	if (!r->o.no_perf && (stat(r->data, &st) || st.st_size == 0)) {
 		/* perf failed before the command ran: its message says why */
-		cmd_err("perf record failed (exit status %d) and recorded nothing; %s is "
-			"left as it was", r->status, r->o.dir);
+		cmd_err("perf record failed (exit status %d) and recorded nothing; %s %s",
+			r->status, r->o.dir, r->rotated ? "is left as it was" : "was not created");
 		undo_dir(r->o.dir, r->rotated);
 		r->status = r->status ? r->status : 1;
 		return -EIO;
@@ -551,6 +822,27 @@ static int inject_jit(struct record *r)
 	return 0;
 }
 
+/*
+ * Every process's jitdump (wherever its runtime wrote it) and perf map,
+ * brought into DIR; what cannot be is said and is not the run's failure.
+ */
+static int collect_files(struct record *r)
+{
+	int err;
+
+	if (r->o.no_perf)
+		return 0;       /* no perf.data: nothing says which processes ran */
+	err = collect_run(r->absdir, r->data, r->since, &r->collected);
+	if (err == -ENOMEM) {
+		cmd_err("%s", strerror(ENOMEM));
+		return err;
+	}
+	if (err)
+		cmd_err("%s/perf.data: cannot read which processes ran (%s); no jitdump or "
+			"perf map of the run was collected", r->o.dir, strerror(-err));
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record r = { .status = 1 };
@@ -558,17 +850,20 @@ int cmd_record(int argc, char **argv)
 
 	err = parse(argc, argv, &r.o, &r.status);
 	err = err ?: check_programs(&r);
-	err = err ?: choose_event(&r);
+	err = err ?: check_paranoid(&r);
 	err = err ?: make_dir(&r);
+	err = err ?: choose_event(&r);
 	err = err ?: run_command(&r);
 	err = err ?: trim_dumps(&r);
 	err = err ?: inject_jit(&r);
+	err = err ?: collect_files(&r);
 	if (!err) {
-		summary(&r.o, r.event, r.fell_back);
+		summary(&r.o, &r.collected, r.event, r.fell_back);
 		/* stopped by the user: perf ended the command with SIGTERM; say interrupted */
 		if (interrupted)
 			r.status = 128 + interrupted;
 	}
+	collect_free(&r.collected);
 	free(r.data);
 	free(r.jitdata);
 	free(r.absdir);

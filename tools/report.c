@@ -5,9 +5,10 @@
  * call graphs were recorded) beside the exact instrumented figures of the
  * statistics files (calls, mean, min, max, counters per call).
  *
- * Samples come from perf's own aggregation: `perf report --sort sym` with
- * tab-separated overhead_children, overhead, sample and symbol columns;
- * percentages are recomputed from the sample counts so they are exact.
+ * Samples come from the perf.data itself (read/pdscript.h, no perf needed),
+ * named as perf report names them: self is the sample's own symbol, children
+ * the share of all periods whose call graph holds the function (once a
+ * sample, as perf report --children counts).
  */
 #include "config.h"
 
@@ -24,7 +25,9 @@
 
 #include "cmds.h"
 #include "perf.h"
+#include "report.h"
 #include "read/jitdump_read.h"
+#include "read/pdscript.h"
 #include "rundir.h"
 #include "read/stats_read.h"
 #include "read/symbolize.h"
@@ -34,38 +37,14 @@ static const char usage_text[] =
 	"\n"
 	"Where the time went in the JIT code of a jitperf record directory (default\n"
 	"jitperf.data): per function, the share of perf samples (self and children)\n"
-	"and the instrumented figures (calls, mean, min and max ns, counters per call).\n"
+	"and the instrumented figures (calls counted, calls timed, mean, min and max\n"
+	"ns estimated from the timed calls net of the probes' cost, counters per call).\n"
 	"Functions of -finstrument-functions programs (libjitperf-cyg) are named\n"
 	"'function (file.c:line)'; samples in libjitperf's own probes are the row\n"
 	"'(jitperf probes)'.\n"
 	"\n"
 	"  -p, --perf      run perf report on DIR/perf.jit.data instead\n"
 	"  -h, --help      show this help\n";
-
-struct fnrow {
-	char     *name;                 /* key: perf's symbol name */
-	char     *label;                /* shown instead of name, or NULL */
-	int       jit;                  /* named by a CODE_LOAD or a stats row */
-	uint64_t  samples;
-	double    children;             /* percent from perf, < 0 if N/A */
-	int       has_stats;
-	uint64_t  calls, total_ns, min_ns, max_ns;
-	uint64_t *ctr;                  /* summed per counter, STATS_NO_VALUE if unsupported */
-};
-
-struct table {
-	struct fnrow *rows;
-	size_t        n, cap;
-	size_t       *slot;             /* hash: index + 1, 0 = empty */
-	size_t        nslot;
-	size_t        ncounters;
-	char        **counters;         /* names, from the first stats file */
-	uint64_t      total_samples;
-	uint64_t      probe_samples;    /* in libjitperf's own probes */
-	int           have_perf, have_children;
-	int           bad_input;        /* a file could not be read: exit 1 after the table */
-	size_t        nstats;           /* stats files read: processes with instrumented calls */
-};
 
 static uint64_t hash(const char *s)
 {
@@ -211,6 +190,7 @@ static int add_stats(struct table *t, const struct rundir *rd)
 				if (!(t->counters[t->ncounters++] = strdup(s->counters[c])))
 					goto nomem;
 		}
+		run_add(&t->run, s);
 		for (size_t r = 0; r < s->nrows; r++) {
 			const struct stats_row *sr = &s->rows[r];
 			struct fnrow *row = registered(t, sr->name);
@@ -221,11 +201,7 @@ static int add_stats(struct table *t, const struct rundir *rd)
 			if (!row->ctr && t->ncounters &&
 			    !(row->ctr = calloc(t->ncounters, sizeof(uint64_t))))
 				goto nomem;
-			row->min_ns = row->has_stats && row->min_ns < sr->min_ns ? row->min_ns : sr->min_ns;
-			row->max_ns = row->max_ns > sr->max_ns ? row->max_ns : sr->max_ns;
-			row->has_stats = 1;
-			row->calls += sr->calls;
-			row->total_ns += sr->total_ns;
+			row_add(row, s, sr);
 			/* counters are matched by name: processes may list them differently */
 			for (size_t c = 0; c < s->ncounters; c++)
 				for (size_t k = 0; k < t->ncounters; k++)
@@ -242,18 +218,6 @@ nomem:
 		return -ENOMEM;
 	}
 	return 0;
-}
-
-/* Cut the blanks (and newline) perf pads a column with. */
-static char *trim(char *s)
-{
-	char *end;
-
-	while (*s == ' ')
-		s++;
-	for (end = s + strlen(s); end > s && (end[-1] == ' ' || end[-1] == '\n'); )
-		*--end = '\0';
-	return s;
 }
 
 /*
@@ -277,100 +241,101 @@ static int is_probe(const char *dso, const char *sym)
 	return !strncmp(sym, "jp_", 3);
 }
 
-/* One line of perf report -t '\t': children, self, samples, dso, "[x] symbol". */
-static int perf_line(struct table *t, char *line)
+/* the name a place gets in the table: perf's symbol, else the address */
+static const char *place_name(const struct pd_frame *f, char *buf, size_t len)
 {
-	char *f[5], *p = line, *sym, *dso, *end;
-	struct fnrow *row;
-	uint64_t samples;
-	size_t n = 0;
+	if (f->loc.sym)
+		return f->loc.sym->name;
+	snprintf(buf, len, "0x%016" PRIx64, f->loc.addr);
+	return buf;
+}
 
-	for (n = 0; n < 5 && p; n++) {
-		f[n] = p;
-		p = strchr(p, '\t');
-		if (p)
-			*p++ = '\0';
+static const char *base_name(const char *p)
+{
+	const char *b = strrchr(p, '/');
+
+	return b ? b + 1 : p;
+}
+
+struct sample_ctx {
+	struct table *t;
+	uint64_t      period;       /* all samples' periods: children% are shares of it */
+	uint64_t      seq;          /* sample number: a row's children count once a sample */
+};
+
+/*
+ * One sample: the row of its leaf (or the probes) gets the sample, every
+ * distinct row of its call graph the period (perf report --children).
+ */
+static int add_sample(const struct pd_raw *s, void *arg)
+{
+	struct sample_ctx *c = arg;
+	struct table *t = c->t;
+	struct fnrow *row;
+	char buf[32];
+	const char *name, *dso;
+	size_t i;
+
+	c->seq++;
+	c->period += s->period;
+	t->total_samples++;
+	for (i = 0; i < s->nframes; i++) {
+		const struct pd_frame *f = &s->frames[i];
+
+		name = place_name(f, buf, sizeof(buf));
+		dso = f->loc.map ? base_name(f->loc.map->dso->name) : "[unknown]";
+		if (is_probe(dso, name)) {
+			if (i == 0)
+				t->probe_samples++;
+			continue;
+		}
+		row = lookup(t, name);
+		if (!row)
+			return -ENOMEM;
+		/* JIT code of any runtime: a perf map or an injected jitted-*.so */
+		if (f->loc.map && f->loc.map->dso->jit)
+			row->jit = 1;
+		if (i == 0)
+			row->samples++;
+		if (s->sample->has_callchain && row->seen != c->seq) {
+			row->seen = c->seq;
+			row->child_period += s->period;
+		}
 	}
-	if (n != 5)
-		return 0;                   /* not a table row: ignore */
-	samples = strtoull(f[2], &end, 10);
-	dso = trim(f[3]);
-	sym = f[4];
-	if (end == f[2])
-		return 0;
-	if (sym[0] == '[' && sym[1] && sym[2] == ']' && sym[3] == ' ')
-		sym += 4;
-	sym = trim(sym);
-	t->total_samples += samples;
-	if (is_probe(dso, sym)) {
-		t->probe_samples += samples;
-		return 0;
-	}
-	row = lookup(t, sym);
-	if (!row)
-		return -ENOMEM;
-	row->samples += samples;
-	while (*f[0] == ' ')
-		f[0]++;
-	if (strncmp(f[0], "N/A", 3)) {
-		/*
-		 * perf sorts by symbol object, not name: one function can come
-		 * in two rows (its jitted-*.so and the perf map, when a sample
-		 * lands before perf sees the injected mmap).  Add them up like
-		 * the samples, or the smaller row would hide the other.
-		 */
-		row->children = (row->children > 0 ? row->children : 0) + strtod(f[0], NULL);
+	if (s->sample->has_callchain)
 		t->have_children = 1;
-	}
 	return 0;
 }
 
 /*
- * Run perf report and feed its rows to the table: 0, -ENOENT when there is
- * no perf to run, -EIO when perf report failed (a damaged perf.data), or
- * another -errno.
+ * Read the perf.data natively and feed its samples to the table: 0, or
+ * -errno with the reader's message in err.
  */
-static int perf_samples(struct table *t, const char *data)
+static int perf_samples(struct table *t, const char *data, char *err, size_t errlen)
 {
-	static const char *const args[] = {
-		"report", "-i", NULL, "--stdio", "--children", "--sort", "dso,sym",
-		"-F", "overhead_children,overhead,sample,dso,sym", "-t", "\t", "-q",
-		"-g", "none", "--percent-limit", "0", NULL };
-	const char *argv[sizeof(args) / sizeof(args[0])];
-	char *perf = perf_find(), *line = NULL;
-	size_t cap = 0;
-	int fd, st, err;
-	pid_t pid;
-	FILE *fp;
+	struct sample_ctx c = { .t = t };
+	struct pd_script_info info;
+	int ret;
 
-	if (!perf)
-		return -ENOENT;
-	memcpy(argv, args, sizeof(args));
-	argv[2] = data;
-	err = perf_spawn(perf, argv, &fd, -1, &pid);
-	free(perf);
-	if (err)
-		return err;
-	fp = fdopen(fd, "r");
-	if (!fp) {
-		close(fd);
-		err = -errno;
-	}
-	while (fp && !err && getline(&line, &cap, fp) > 0)
-		err = perf_line(t, line);
-	free(line);
-	if (fp)
-		fclose(fp);
-	st = perf_wait(pid);
-	return err ? err : st == 127 ? -ENOENT : st ? -EIO : 0;
+	ret = pd_raw_read(data, NULL, add_sample, &c, &info, err, errlen);
+	if (ret == -EOPNOTSUPP)
+		snprintf(err, errlen, "%s: call graphs recorded with --call-graph dwarf are "
+			 "read by perf report: use jitperf report --perf", data);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < t->n; i++)
+		t->rows[i].children = t->have_children && c.period ?
+				      100.0 * (double)t->rows[i].child_period / (double)c.period : -1;
+	return 0;
 }
 
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct fnrow *x = a, *y = b;
 
-	if (x->samples != y->samples)
-		return x->samples < y->samples ? 1 : -1;
+	/* the samples of the function's own code, its probes moved out */
+	if (x->samples - x->probe_samples != y->samples - y->probe_samples)
+		return x->samples - x->probe_samples < y->samples - y->probe_samples ? 1 : -1;
 	if (x->total_ns != y->total_ns)
 		return x->total_ns < y->total_ns ? 1 : -1;
 	return strcmp(x->name, y->name);
@@ -380,15 +345,17 @@ static void print_table(struct table *t, const char *dir)
 {
 	uint64_t jit_samples = 0;
 	int stats = 0, width = t->probe_samples ? 16 : 14;   /* "(jitperf probes)" */
-	size_t shown = 0;
+	size_t shown = 0, quiet = 0;
 
+	if (t->have_perf)
+		probes_move(t);
 	for (size_t i = 0; i < t->n; i++) {
 		struct fnrow *r = &t->rows[i];
 		int len = (int)strlen(r->label ? r->label : r->name);
 
 		if (!r->jit)
 			continue;
-		jit_samples += r->samples;
+		jit_samples += r->samples - r->probe_samples;
 		stats |= r->has_stats;
 		width = len > width ? (len > 48 ? 48 : len) : width;
 	}
@@ -406,7 +373,7 @@ static void print_table(struct table *t, const char *dir)
 	if (t->have_perf)
 		printf(" %7s %9s %8s", "self%", "children%", "samples");
 	if (stats) {
-		printf(" %10s %12s %12s %12s", "calls", "mean_ns", "min_ns", "max_ns");
+		printf(" %10s %8s %12s %12s %12s", "calls", "timed", "mean_ns", "min_ns", "max_ns");
 		for (size_t k = 0; k < t->ncounters; k++)
 			printf(" %14s/call", t->counters[k]);
 	}
@@ -416,20 +383,27 @@ static void print_table(struct table *t, const char *dir)
 
 		if (!r->jit)
 			continue;
+		/* a runtime registers thousands: those perf never saw and nothing
+		 * instrumented are counted in one line */
+		if (!r->samples && r->children <= 0 && !r->has_stats) {
+			quiet++;
+			continue;
+		}
 		shown++;
 		printf("%-*s", width, r->label ? r->label : r->name);
 		if (t->have_perf) {
+			uint64_t own = r->samples - r->probe_samples;
+
 			printf(" %7.2f", t->total_samples ?
-			       100.0 * (double)r->samples / (double)t->total_samples : 0.0);
+			       100.0 * (double)own / (double)t->total_samples : 0.0);
 			if (r->children >= 0)
 				printf(" %9.2f", r->children);
 			else
 				printf(" %9s", "-");
-			printf(" %8" PRIu64, r->samples);
+			printf(" %8" PRIu64, own);
 		}
 		if (stats && r->has_stats) {
-			printf(" %10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64, r->calls,
-			       r->calls ? r->total_ns / r->calls : 0, r->min_ns, r->max_ns);
+			print_times(r, &t->run);
 			for (size_t k = 0; k < t->ncounters; k++) {
 				if (r->ctr[k] == STATS_NO_VALUE || !r->calls)
 					printf(" %19s", "-");
@@ -437,27 +411,32 @@ static void print_table(struct table *t, const char *dir)
 					printf(" %19" PRIu64, r->ctr[k] / r->calls);
 			}
 		} else if (stats) {
-			printf(" %10s %12s %12s %12s", "-", "-", "-", "-");
+			printf(" %10s %8s %12s %12s %12s", "-", "-", "-", "-", "-");
 			for (size_t k = 0; k < t->ncounters; k++)
 				printf(" %19s", "-");
 		}
 		putchar('\n');
 	}
-	if (t->have_perf && t->probe_samples)
+	if (t->have_perf && t->probe_samples + t->moved_samples)
 		printf("%-*s %7.2f %9s %8" PRIu64 "\n", width, "(jitperf probes)",
-		       100.0 * (double)t->probe_samples / (double)t->total_samples, "-",
-		       t->probe_samples);
+		       100.0 * (double)(t->probe_samples + t->moved_samples) /
+		       (double)t->total_samples, "-", t->probe_samples + t->moved_samples);
 	if (t->have_perf) {
-		uint64_t other = t->total_samples - jit_samples - t->probe_samples;
+		uint64_t other = t->total_samples - jit_samples - t->probe_samples - t->moved_samples;
 
 		printf("%-*s %7.2f %9s %8" PRIu64 "\n", width, "(not JIT code)",
 		       t->total_samples ? 100.0 * (double)other / (double)t->total_samples : 0.0,
 		       "-", other);
 	}
-	if (!shown)
-		printf("(no JIT functions: the program registered none)\n");
+	if (!shown && !quiet)
+		printf("(no JIT code: no process wrote a jitdump or perf map, and perf saw none)\n");
+	else if (quiet)
+		printf("# %zu more JIT function%s without %s\n", quiet, quiet == 1 ? "" : "s",
+		       t->have_perf && t->nstats ? "samples or calls" :
+		       t->have_perf ? "samples" : "calls");
 	if (t->have_perf && !t->have_children)
 		printf("# children%%: record with -g or --call-graph to see time spent in callees\n");
+	print_notes(t);
 }
 
 int cmd_report(int argc, char **argv)
@@ -475,13 +454,16 @@ int cmd_report(int argc, char **argv)
 	int c, handover = 0, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ph", opts, NULL)) != -1) {
+	opterr = 0;             /* our own messages, named "jitperf report" */
+	while ((c = getopt_long(argc, argv, ":ph", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			handover = 1;
 			break;
+		case 'h':
+			return cmd_usage(usage_text, 1);
 		default:
-			return cmd_usage(usage_text, c == 'h');
+			return cmd_bad_option(c, argv);
 		}
 	}
 	if (optind < argc - 1) {
@@ -536,14 +518,12 @@ int cmd_report(int argc, char **argv)
 	if (!err)
 		err = add_stats(&t, &rd);
 	if (!err && (rd.has_perf_data || rd.has_jit_data)) {
-		err = perf_samples(&t, data);
-		if (err == -ENOENT)
-			cmd_err("perf not found, showing instrumented figures only "
-				"(" PERF_INSTALL_HINT ")");
-		else if (err) {     /* a damaged perf.data: still show the rest, exit 1 */
-			cmd_err("perf report -i %s failed; showing "
-				"instrumented figures only", data);
-			t.bad_input = err != -ENOMEM;
+		char perr[512];
+
+		err = perf_samples(&t, data, perr, sizeof(perr));
+		if (err && err != -ENOMEM) {  /* a damaged perf.data: still show the rest, exit 1 */
+			cmd_err("%s; showing instrumented figures only", perr);
+			t.bad_input = 1;
 		}
 		t.have_perf = !err;
 		err = err == -ENOMEM ? err : 0;

@@ -64,6 +64,8 @@ int rundir_scan(const char *dir, struct rundir *rd)
 			err = add(&rd->stats, &rd->nstats, dir, n);
 		else if (matches(n, "jitperf-", ".trace"))
 			err = add(&rd->traces, &rd->ntraces, dir, n);
+		else if (matches(n, "perf-", ".map"))
+			err = add(&rd->maps, &rd->nmaps, dir, n);
 		else if (!strcmp(n, "perf.data"))
 			rd->has_perf_data = 1;
 		else if (!strcmp(n, "perf.jit.data"))
@@ -80,6 +82,8 @@ int rundir_scan(const char *dir, struct rundir *rd)
 		qsort(rd->stats, rd->nstats, sizeof(char *), cmpstr);
 	if (rd->ntraces)
 		qsort(rd->traces, rd->ntraces, sizeof(char *), cmpstr);
+	if (rd->nmaps)
+		qsort(rd->maps, rd->nmaps, sizeof(char *), cmpstr);
 	return 0;
 }
 
@@ -95,6 +99,7 @@ void rundir_free(struct rundir *rd)
 	free_list(rd->dumps, rd->ndumps);
 	free_list(rd->stats, rd->nstats);
 	free_list(rd->traces, rd->ntraces);
+	free_list(rd->maps, rd->nmaps);
 	memset(rd, 0, sizeof(*rd));
 }
 
@@ -142,23 +147,97 @@ size_t rundir_trim_dumps(const struct rundir *rd)
 	return cut;
 }
 
+int rundir_trim_map(const char *path)
+{
+	char buf[65536];
+	off_t off = 0;
+	ssize_t n;
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW), cut = 0;
+
+	if (fd < 0)
+		return 0;
+	while (!cut && (n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		char *z = memchr(buf, 0, (size_t)n);
+
+		if (z) {
+			off += z - buf;
+			cut = ftruncate(fd, off) == 0 &&
+			      (off == 0 || pwrite(fd, "\n", 1, off) == 1);
+			break;
+		}
+		off += n;
+	}
+	close(fd);
+	return cut;
+}
+
 /*
  * perf.data (tools/perf/Documentation/perf.data-file-format.txt): a
  * 104-byte header whose data section {offset, size} sits at byte 40, then
- * records that each start with {u32 type, u16 misc, u16 size}.
+ * records that each start with {u32 type, u16 misc, u16 size}.  Only what
+ * record needs is read here; this walker knows no attributes, features or
+ * pipe mode.
  */
 #define PERF_MAGIC2       0x32454c4946524550ULL   /* "PERFILE2" */
 #define PERF_RECORD_SAMPLE 9
+/* perf_event_attr: sample_type bits of the sample_id trailer, and where it is said */
+#define SAMPLE_TIME        (1u << 2)
+#define SAMPLE_ID          (1u << 6)
+#define SAMPLE_CPU         (1u << 7)
+#define SAMPLE_STREAM_ID   (1u << 9)
+#define SAMPLE_IDENTIFIER  (1u << 16)
+#define ATTR_SAMPLE_ID_ALL (1ull << 18)   /* in the flags word at byte 40 */
 
-int perfdata_samples(const char *path, uint64_t *n)
+/*
+ * Where a non-sample record's time is: counted back from its end over the
+ * sample_id fields that follow TIME; 0 when records carry no time.
+ */
+static size_t time_from_end(int fd, const unsigned char *hdr)
+{
+	uint64_t attrs, attrs_size, attr_size, sample_type, flags;
+	unsigned char attr[48];
+	size_t back = 8;
+
+	memcpy(&attr_size, hdr + 16, 8);
+	memcpy(&attrs, hdr + 24, 8);
+	memcpy(&attrs_size, hdr + 32, 8);
+	if (attr_size < sizeof(attr) || attrs_size < attr_size ||
+	    pread(fd, attr, sizeof(attr), (off_t)attrs) != (ssize_t)sizeof(attr))
+		return 0;
+	memcpy(&sample_type, attr + 24, 8);
+	memcpy(&flags, attr + 40, 8);
+	if (!(flags & ATTR_SAMPLE_ID_ALL) || !(sample_type & SAMPLE_TIME))
+		return 0;
+	back += sample_type & SAMPLE_ID ? 8 : 0;
+	back += sample_type & SAMPLE_STREAM_ID ? 8 : 0;
+	back += sample_type & SAMPLE_CPU ? 8 : 0;
+	back += sample_type & SAMPLE_IDENTIFIER ? 8 : 0;
+	return back;
+}
+
+/* The window buf[0..have) holds the file's data section from byte win on. */
+static int window_at(int fd, uint64_t off, uint64_t p, unsigned char *buf, size_t cap,
+		     uint64_t *win, size_t *have, size_t need)
+{
+	ssize_t r = pread(fd, buf, cap, (off_t)(off + p));
+
+	if (r < 0)
+		return -errno;
+	if ((size_t)r < need)
+		return -EINVAL;         /* the file ends inside a record */
+	*win = p;
+	*have = (size_t)r;
+	return 0;
+}
+
+int perfdata_walk(const char *path, perfdata_fn fn, void *arg)
 {
 	unsigned char hdr[104], *buf;
 	uint64_t magic, off, size, p = 0, win = 0;
-	size_t have = 0;
-	const size_t cap = 1 << 20;
+	size_t have = 0, back;
+	const size_t cap = 1 << 20;     /* a record is at most 64 KiB */
 	int fd, err = 0;
 
-	*n = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -173,31 +252,49 @@ int perfdata_samples(const char *path, uint64_t *n)
 	memcpy(&size, hdr + 48, 8);
 	if (magic != PERF_MAGIC2)
 		err = -EINVAL;
-	/* only each record's 8-byte header is read, through a 1 MiB window */
+	back = err ? 0 : time_from_end(fd, hdr);
 	while (!err && p + 8 <= size) {
+		struct perfdata_rec r;
 		uint32_t type;
 		uint16_t rsize;
 
-		if (p < win || p + 8 > win + have) {
-			ssize_t r = pread(fd, buf, cap, (off_t)(off + p));
-
-			if (r < 8) {
-				err = r < 0 ? -errno : -EINVAL;
-				break;
-			}
-			win = p;
-			have = (size_t)r;
-		}
+		if (p + 8 > win + have)
+			err = window_at(fd, off, p, buf, cap, &win, &have, 8);
+		if (err)
+			break;
 		memcpy(&type, buf + (p - win), 4);
 		memcpy(&rsize, buf + (p - win) + 6, 2);
-		if (rsize < 8) {
+		if (rsize < 8 || p + rsize > size) {
 			err = -EINVAL;
 			break;
 		}
-		*n += type == PERF_RECORD_SAMPLE;
+		if (p + rsize > win + have)
+			err = window_at(fd, off, p, buf, cap, &win, &have, rsize);
+		if (!err) {
+			r.type = type;
+			r.data = buf + (p - win);
+			r.size = rsize;
+			memcpy(&r.misc, r.data + 4, 2);
+			r.time = UINT64_MAX;
+			if (back && type != PERF_RECORD_SAMPLE && rsize >= 8 + back)
+				memcpy(&r.time, r.data + rsize - back, 8);
+			err = fn(&r, arg);
+		}
 		p += rsize;
 	}
 	free(buf);
 	close(fd);
 	return err;
+}
+
+static int count_sample(const struct perfdata_rec *r, void *arg)
+{
+	*(uint64_t *)arg += r->type == PERF_RECORD_SAMPLE;
+	return 0;
+}
+
+int perfdata_samples(const char *path, uint64_t *n)
+{
+	*n = 0;
+	return perfdata_walk(path, count_sample, n);
 }

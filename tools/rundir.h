@@ -13,6 +13,8 @@ struct rundir {
 	size_t  nstats;
 	char  **traces;    /* DIR/jitperf-<pid>.trace */
 	size_t  ntraces;
+	char  **maps;      /* DIR/perf-<pid>.map: copies of the run's perf maps */
+	size_t  nmaps;
 	int     has_perf_data, has_jit_data;   /* perf.data, perf.jit.data */
 };
 
@@ -23,6 +25,25 @@ void rundir_free(struct rundir *rd);
 /* CODE_LOAD records in all jitdumps; stops at a damaged record (counted so far). */
 uint64_t rundir_code_loads(const struct rundir *rd);
 
+/* One record of a perf.data file, as perfdata_walk hands it over. */
+struct perfdata_rec {
+	uint32_t             type;     /* PERF_RECORD_* */
+	uint16_t             misc;
+	const unsigned char *data;     /* the whole record, its 8-byte header included */
+	size_t               size;
+	uint64_t             time;     /* of its sample_id trailer; UINT64_MAX if none */
+};
+
+/*
+ * Each record of a perf.data file's data section, in file order (which
+ * is not time order across CPUs: hence .time): fn's non-zero return stops
+ * the walk and is returned.  0, or a negative errno (-EINVAL: not a
+ * perf.data file this walker can read, or one cut short).  Times are read
+ * with the first event's sample_type, as perf record writes one for all.
+ */
+typedef int (*perfdata_fn)(const struct perfdata_rec *r, void *arg);
+int perfdata_walk(const char *path, perfdata_fn fn, void *arg);
+
 /*
  * Cut the zero-filled tail off the jitdumps of DIR whose process is gone
  * (killed before libjitperf closed the file: it was written through a
@@ -31,6 +52,13 @@ uint64_t rundir_code_loads(const struct rundir *rd);
  * Returns how many files were cut.
  */
 size_t rundir_trim_dumps(const struct rundir *rd);
+
+/*
+ * The same for a perf map at path (a copy: no process writes it): a map
+ * libjitperf wrote ends, until it is closed, with its last line followed
+ * by zeros.  Cut at the first NUL and end the last line; 1 if cut.
+ */
+int rundir_trim_map(const char *path);
 
 /*
  * PERF_RECORD_SAMPLE records in a perf.data file, read from its headers

@@ -1,7 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * State shared by the files of the instrumentation runtime (instrument.c,
- * probe.c, stats.c, trace_write.c, counters.c, tsc.c).  Internal.
+ * probe.c, timed.c, calibrate.c, stats.c, trace_write.c, counters.c,
+ * tsc.c).  Internal.
+ *
+ * Two paths serve every call:
+ *  - the counting path (jitperf.h's inline code, jitperf_enter/exit, and
+ *    generated code that does the same): bump the thread's counter of the
+ *    function and push or pop its id on the thread's stack (struct
+ *    jitperf__tls).  No clock, no branch taken.
+ *  - the slow path (probe.c, then timed.c for the calls sampling picks):
+ *    a thread's first call, a call to time, a mismatched exit.  It reads
+ *    the clock, keeps per-function statistics, writes the trace.
+ * Everything a thread touches is its own: struct jp_thread and the arrays
+ * of jitperf__tls are made at the thread's first call, kept for the
+ * thread's life and reused by later sessions; a session only links the
+ * threads that called into it (and frees those that exited).
  */
 #ifndef JITPERF_INSTR_PRIV_H
 #define JITPERF_INSTR_PRIV_H
@@ -12,10 +26,13 @@
 #include "instrument.h"
 #include "trace_format.h"
 
-#define JP_FN_CHUNK      1024u          /* function table grows by chunks ... */
-#define JP_FN_CHUNKS     4096u          /* ... of which there are at most this many */
-#define JP_FN_MAX        (JP_FN_CHUNK * JP_FN_CHUNKS - 1)
-#define JP_STACK_MAX     4096u          /* frames per thread; deeper calls are not timed */
+#define JP_FN_CHUNK      1024u          /* statistics grow by chunks ... */
+#define JP_FN_CHUNKS     (JITPERF__FN_LIMIT / JP_FN_CHUNK)  /* ... of which there are this many */
+#define JP_FN_MAX        (JITPERF__FN_LIMIT - 1)
+#define JP_STACK_MAX     JITPERF__STACK_MAX
+#define JP_ID(entry)     ((entry) & ~(JITPERF__TIMED | JITPERF__FRAMED))
+#define JP_DEFAULT_RATE  10000u         /* adaptive: timed calls per second per thread */
+#define JP_DEFAULT_TRACE_MAX (UINT64_C(32) << 20)
 
 /* ---- clock (tsc.c) */
 extern int jp_clock_is_tsc JP_HIDDEN;   /* probes read rdtsc instead of CLOCK_MONOTONIC */
@@ -68,50 +85,88 @@ JP_HIDDEN void jp_counters_read(const struct jp_counter_set *cs,
 				struct jp_thread_counters *tc, uint64_t *out) JP_NOINSTR;
 JP_HIDDEN void jp_counters_thread_close(struct jp_thread_counters *tc) JP_NOINSTR;
 
-/* ---- per-thread statistics (stats.c) */
+/* ---- per-function statistics of one thread: timed calls only (timed.c) */
+enum jp_sample_mode { JP_SAMPLE_FIXED = 0, JP_SAMPLE_ADAPTIVE = 1, JP_SAMPLE_NONE = 2 };
+
 struct jp_fstat {
-	uint64_t calls, total, self, min, max, unbalanced;
-	uint64_t skip;                          /* root calls to leave untraced before the next */
-	uint64_t ctr[JPT_MAX_COUNTERS];
+	uint64_t timed;                         /* timed calls */
+	uint64_t unbalanced;                    /* repairs (timed or not) */
+	uint64_t min, max;                      /* ticks, net of the probes' cost */
+	double   w;                             /* calls the timed ones stand for */
+	double   total;                         /* sum of duration x weight (ticks) */
+	double   child;                         /* the same for timed calls made from here */
+	double   ctr[JPT_MAX_COUNTERS];         /* sum of counter delta x weight */
+	/* sampling */
+	uint64_t last_n;                        /* the function's count at its last timed call */
+	uint64_t last_tick;                     /* and its time (adaptive) */
+	uint64_t interval;                      /* mean calls between timed ones */
+	uint64_t framed;                        /* timed calls through jitperf__enter_framed */
 };
 
-/* ---- threads (probe.c) */
+/* An open timed call. */
 struct jp_frame {
 	uint32_t fn;
-	uint32_t traced;                        /* entry event written */
+	uint32_t sdepth;                        /* its index on jitperf__tls.stack */
+	uint16_t written;                       /* its entry is in the trace */
+	uint16_t framed;                        /* jitperf__enter_framed: callers unknown */
+	uint32_t reserved;
 	uint64_t start;                         /* ticks */
-	uint64_t child;                         /* ticks spent in completed children */
+	uint64_t lib0, inl0, frm0, timed0;      /* the thread's counts at entry */
+	double   w;                             /* weight of this sample */
 	uint64_t ctr[JPT_MAX_COUNTERS];         /* counter values at entry */
 };
 
+/* Costs of the probes in ticks (calibrate.c), as enum jpt_probe_cost. */
+struct jp_costs {
+	double c[JPT_NCOSTS];
+};
+
+/* ---- threads (probe.c) */
 struct jp_thread {
-	/* all a traced event touches, in the first cache line (t is page-aligned) */
-	volatile int        busy;               /* inside a probe: re-entry guard + close handshake */
-	uint32_t            depth;              /* frames in use */
-	struct jp_frame    *frames;             /* JP_STACK_MAX frames (mmap) */
-	uint32_t            nfns;               /* ids below this are known to be valid */
-	uint8_t             stats_on;           /* copies of the session's settings */
-	uint8_t             trace_on;
-	uint8_t             nctr;               /* counters requested (values per event) */
-	uint8_t             trace_only;         /* trace on, statistics and counters off */
-	uint8_t             fast;               /* trace_only and the clock is rdtsc */
-	uint32_t            overflow;           /* entries beyond JP_STACK_MAX not yet exited */
+	volatile int        busy;               /* slow paths running (nesting); close waits for 0 */
+	uint32_t            ntimed;             /* open timed calls */
+	struct jp_frame    *frames;             /* JP_STACK_MAX (mmap) */
+	struct jp_instr    *in;                 /* session of generation gen */
+	unsigned            gen;
+	uint32_t            nfns;               /* ids up to this are known to be valid */
+	/* copies of the session's settings */
+	uint8_t             stats_on, trace_on, nctr, mode;
+	uint8_t             calibrating;        /* fn 0 is timed, nothing recorded */
+	uint64_t            cal_raw;            /* calibrating: the last timed call's ticks */
+	uint32_t            event_size;         /* bytes per entry/exit event */
+	uint64_t            every;              /* JP_SAMPLE_FIXED: mean interval */
+	uint64_t            min_ticks;          /* shorter timed calls are not traced */
+	/* adaptive sampling: one timed call per period per function, period
+	 * adjusted every epoch to the budget */
+	double              period;             /* ticks */
+	uint64_t            epoch_start, epoch_timed, epoch_len, epoch_budget;
+	uint64_t            rng;
+	uint64_t            timed_calls;        /* this thread's timed calls */
+	uint64_t            traced;             /* ... and those written to the trace */
+	uint64_t            drop_full, drop_short, drop_ring;
 	/* trace window: the current block of the shared file mapping */
 	struct jpt_block_header *blk;
 	char               *pos, *end;
 	uint64_t            last_tick;
-	uint32_t            sample_every;
-	uint32_t            event_size;         /* bytes per entry/exit event */
-	struct jp_instr    *in;
-	struct jp_thread   *next;               /* session's list (never unlinked) */
-	uint32_t            serial;             /* 0-based, per session */
-	uint32_t            tid;
-	volatile int        dead;               /* thread has exited */
-	struct jp_fstat    *stats[JP_FN_CHUNKS];/* chunks of JP_FN_CHUNK, mmapped on demand */
 	uint32_t            blkseq;
+	uint32_t            blk_calls;          /* entries written in blk */
 	int                 trace_full;         /* no more blocks: stop writing */
+	uint64_t           *ring;               /* ring mode: block indexes, oldest at ring_cur */
+	uint32_t           *ring_calls;         /* entries written in each */
+	uint32_t            nring, ring_max, ring_cur, ring_slot;
+	/* the arrays of jitperf__tls, owned here */
+	uint32_t           *stack;
+	struct jitperf__count *count;
+	struct jitperf__tls *tls;               /* the thread's, while it lives */
+	uint64_t            lib_calls, inline_calls, framed_calls;  /* its counts when it exited */
+	/* the session's list of threads */
+	struct jp_thread   *next;
+	uint32_t            serial;             /* 0-based, per trace file: set at its first block */
+	uint32_t            tid;
+	volatile int        dead;               /* exited: the session frees it */
 	struct jp_thread_counters ctrs;
 	char                name[16];
+	struct jp_fstat    *stats[JP_FN_CHUNKS];/* chunks of JP_FN_CHUNK, mmapped on demand */
 };
 
 /* ---- trace file (trace_write.c) */
@@ -121,11 +176,13 @@ struct jp_trace {
 	char               *map;                /* MAP_SHARED reservation of the file */
 	size_t              map_len;
 	uint32_t            block_size;
+	uint64_t            max_blocks;         /* events and metadata may use this many */
 	uint64_t            next_block;         /* atomic: blocks claimed */
 	uint64_t            file_blocks;        /* blocks the file holds (under grow_lock) */
 	pthread_mutex_t     grow_lock;
 	struct jpt_block_header *meta;          /* current metadata block (under in->lock) */
 	uint32_t            meta_seq;
+	uint32_t            meta_fns;           /* ids up to this have their FN record */
 	size_t              event_size;         /* 8 + 8 * ncounters */
 	/* The filler thread keeps the blocks after next_block in the file and
 	 * their pages mapped writable, so probes do not take page faults. */
@@ -147,7 +204,10 @@ struct jp_instr {
 	int                 tracing;            /* JITPERF_TRACE */
 	int                 stats;              /* JITPERF_STATS */
 	int                 debug;
-	unsigned            sample_every;
+	int                 mode;               /* enum jp_sample_mode */
+	unsigned            every;              /* JP_SAMPLE_FIXED */
+	unsigned            rate;               /* JP_SAMPLE_ADAPTIVE: timed calls/s/thread */
+	uint64_t            trace_max, trace_ring, trace_min_ns;
 	struct jp_fnent {
 		char    *name;
 		uint64_t addr, len;
@@ -158,6 +218,8 @@ struct jp_instr {
 	struct jp_counter_set counters;
 	struct jp_trace    *trace;              /* NULL unless tracing */
 	uint64_t            open_tick, open_ns, ticks_per_sec;
+	uint64_t            cpu_open_ns;        /* process CPU time at open */
+	struct jp_costs     cost;               /* calibration, ticks */
 };
 
 static inline __attribute__((always_inline, no_instrument_function))
@@ -166,18 +228,40 @@ const struct jp_fnent *jp_fnent(const struct jp_instr *in, jitperf_fn fn)
 	return &in->fns[fn / JP_FN_CHUNK][fn % JP_FN_CHUNK];
 }
 
+/* instrument.c: serialises activation and close (held through a close) */
+JP_HIDDEN void jp_active_lock(void) JP_NOINSTR;
+JP_HIDDEN void jp_active_unlock(void) JP_NOINSTR;
+
 /* probe.c: the instrumenting session and the probes' view of it */
 extern struct jp_instr *jp_cur JP_HIDDEN;      /* NULL when no session instruments */
-extern unsigned jp_cur_gen JP_HIDDEN;          /* changes whenever jp_cur does */
+JP_HIDDEN struct jp_thread *jp_attach_self(void) JP_NOINSTR;
 JP_HIDDEN void jp_probe_quiesce(struct jp_instr *in) JP_NOINSTR;
 JP_HIDDEN void jp_probe_fork_child(struct jp_instr *in) JP_NOINSTR;
 JP_HIDDEN void jp_probe_fork_trace(struct jp_instr *in) JP_NOINSTR;
 JP_HIDDEN void jp_thread_free(struct jp_thread *t) JP_NOINSTR;
+JP_HIDDEN void jp_threads_release(struct jp_instr *in) JP_NOINSTR;
+
+/* timed.c: the calls sampling picks; busy is held by the caller */
+JP_HIDDEN int  jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
+			      struct jitperf__count *c) JP_NOINSTR;
+JP_HIDDEN void jp_timed_exit(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now) JP_NOINSTR;
+JP_HIDDEN uint64_t jp_first_next(struct jp_thread *t, uint64_t n) JP_NOINSTR;
+JP_HIDDEN void jp_sampling_reset(struct jp_thread *t) JP_NOINSTR;
+
+/* calibrate.c: measure the probes on this thread, at activation */
+JP_HIDDEN void jp_calibrate(struct jp_instr *in) JP_NOINSTR;
+JP_HIDDEN uint64_t jp_process_cpu_ns(void) JP_NOINSTR;
 
 /* stats.c */
 JP_HIDDEN struct jp_fstat *jp_stat_chunk(struct jp_thread *t, uint32_t chunk) JP_NOINSTR;
 JP_HIDDEN int  jp_stats_write(struct jp_instr *in) JP_NOINSTR;
 JP_HIDDEN uint64_t jp_ticks_to_ns(const struct jp_instr *in, uint64_t ticks) JP_NOINSTR;
+/* The whole session's counts, for the stats and trace headers. */
+struct jp_totals {
+	uint64_t calls, lib_calls, inline_calls, framed_calls, timed, traced;
+	uint64_t drop_full, drop_short, drop_ring;
+};
+JP_HIDDEN void jp_totals(struct jp_instr *in, struct jp_totals *tot) JP_NOINSTR;
 
 static inline __attribute__((always_inline, no_instrument_function))
 struct jp_fstat *jp_stat(struct jp_thread *t, jitperf_fn fn)
@@ -193,43 +277,23 @@ struct jp_fstat *jp_stat(struct jp_thread *t, jitperf_fn fn)
 JP_HIDDEN int  jp_trace_open(struct jp_instr *in) JP_NOINSTR;
 JP_HIDDEN void jp_trace_close(struct jp_instr *in, int finish) JP_NOINSTR;
 JP_HIDDEN int  jp_trace_new_block(struct jp_instr *in, struct jp_thread *t) JP_NOINSTR;
+JP_HIDDEN void jp_trace_thread_reset(struct jp_thread *t) JP_NOINSTR;
 JP_HIDDEN void jp_trace_meta_fn(struct jp_instr *in, jitperf_fn id) JP_NOINSTR;
 JP_HIDDEN void jp_trace_meta_thread(struct jp_instr *in, struct jp_thread *t) JP_NOINSTR;
 JP_HIDDEN void jp_trace_meta_code(struct jp_instr *in, enum jpt_code_kind kind, uint64_t index,
 				  uint64_t addr, uint64_t len, const char *name) JP_NOINSTR;
 JP_HIDDEN void jp_trace_meta_cal(struct jp_instr *in) JP_NOINSTR;
-
-/*
- * Append one event to t's block: the only per-event work of tracing.
- * ctr: t->nctr values or NULL.  Commits with a release store.
- * Returns 0, or -1 when the trace is full (the event is dropped).
- */
-static inline __attribute__((always_inline, no_instrument_function))
-int jp_trace_event(struct jp_thread *t, unsigned type, jitperf_fn fn, uint64_t now,
-		   const uint64_t *ctr)
-{
-	uint64_t delta;
-	uint64_t *w;
-
-	/* room for the event and a possible TIME event */
-	if (__builtin_expect((size_t)(t->end - t->pos) < t->event_size + 16u, 0) &&
-	    jp_trace_new_block(t->in, t))
-		return -1;
-	w = (uint64_t *)t->pos;
-	delta = now - t->last_tick;     /* a clock going back wraps: > max too */
-	if (__builtin_expect(delta > JPT_EV_DELTA_MAX, 0)) {
-		*w++ = JPT_EV_TIME;
-		*w++ = now;
-		delta = 0;
-	}
-	t->last_tick = now;
-	*w++ = type | (uint64_t)fn << 2 | delta << JPT_EV_DELTA_SHIFT;
-	for (unsigned i = 0; ctr && i < t->nctr; i++)
-		*w++ = ctr[i];
-	t->pos = (char *)w;
-	__atomic_store_n(&t->blk->used,
-			 (uint32_t)(t->pos - (char *)(t->blk + 1)), __ATOMIC_RELEASE);
-	return 0;
-}
+/* Calibration: the thread writes into a scratch block (not the file),
+ * rewound at will; jp_trace_thread_reset ends it.  NULL: no memory. */
+JP_HIDDEN void *jp_trace_scratch(struct jp_thread *t) JP_NOINSTR;
+JP_HIDDEN void jp_trace_scratch_rewind(struct jp_thread *t, void *scratch) JP_NOINSTR;
+/* The calibration into the file's header. */
+JP_HIDDEN void jp_trace_costs(struct jp_instr *in) JP_NOINSTR;
+/* The entry of frame f, one of t->frames (after a context of the calls
+ * between it and the nearest written frame below it); 0 or -1 (full). */
+JP_HIDDEN int  jp_trace_entry(struct jp_thread *t, const struct jp_frame *f) JP_NOINSTR;
+/* Exit of f at now; 0 or -1. */
+JP_HIDDEN int  jp_trace_exit(struct jp_thread *t, const struct jp_frame *f, uint64_t now,
+			     const uint64_t *ctr, int repaired) JP_NOINSTR;
 
 #endif /* JITPERF_INSTR_PRIV_H */

@@ -16,6 +16,7 @@
 
 /* Serialises choosing (and dropping) the instrumenting session. */
 static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned last_gen;               /* generation of the last session activated */
 
 static struct jp_instr *instr_new(struct jitperf *jp)
 {
@@ -26,18 +27,29 @@ static struct jp_instr *instr_new(struct jitperf *jp)
 	pthread_mutex_init(&in->lock, NULL);
 	in->jp = jp;
 	in->debug = jp->debug;
-	in->sample_every = jp->sample_every ? jp->sample_every : 1;
+	in->mode = jp->sample_every == JITPERF_SAMPLE_NONE ? JP_SAMPLE_NONE :
+		   jp->sample_every == JITPERF_SAMPLE_ADAPTIVE ? JP_SAMPLE_ADAPTIVE : JP_SAMPLE_FIXED;
+	in->every = in->mode == JP_SAMPLE_FIXED && jp->sample_every ? jp->sample_every : 1;
+	in->rate = jp->timed_per_sec ? jp->timed_per_sec : JP_DEFAULT_RATE;
+	in->trace_max = jp->trace_max;
+	in->trace_ring = jp->trace_ring;
+	in->trace_min_ns = jp->trace_min_ns;
 	return in;
 }
 
+void jp_active_lock(void)
+{
+	pthread_mutex_lock(&active_lock);
+}
+
+void jp_active_unlock(void)
+{
+	pthread_mutex_unlock(&active_lock);
+}
+
+/* Threads are released (jp_threads_release) before, under active_lock. */
 static void instr_free(struct jp_instr *in)
 {
-	struct jp_thread *t, *next;
-
-	for (t = in->threads; t; t = next) {
-		next = t->next;
-		jp_thread_free(t);
-	}
 	for (unsigned c = 0; c < JP_FN_CHUNKS && in->fns[c]; c++) {
 		for (unsigned i = 0; i < JP_FN_CHUNK; i++)
 			free(in->fns[c][i].name);
@@ -62,13 +74,17 @@ static int activate(struct jp_instr *in)
 		return err;
 	in->ticks_per_sec = jp_clock_measure_hz();
 	jp_clock_pair(&in->open_tick, &in->open_ns);
+	in->cpu_open_ns = jp_process_cpu_ns();
 	if (in->tracing && (err = jp_trace_open(in)))
 		return err;
-	in->gen = jp_cur_gen + 1 ? jp_cur_gen + 1 : 1;   /* never 0: "off" */
+	last_gen = last_gen + 1 ? last_gen + 1 : 1;     /* never 0: "off" */
+	in->gen = last_gen;
 	in->active = 1;
-	__atomic_store_n(&jp_cur, in, __ATOMIC_RELEASE);
-	__atomic_store_n(&jp_cur_gen, in->gen, __ATOMIC_RELEASE);
-	jitperf__probe_active = (int)in->gen;   /* what jitperf__out.gen names */
+	__atomic_store_n(&jp_cur, in, __ATOMIC_SEQ_CST);
+	/* what jitperf__tls.gen is compared with */
+	__atomic_store_n(&jitperf__probe_active, (int)in->gen, __ATOMIC_SEQ_CST);
+	jp_calibrate(in);
+	jp_trace_costs(in);
 	return 0;
 }
 
@@ -81,7 +97,9 @@ int jp_instr_open(struct jitperf *jp)
 		return -ENOMEM;
 	in->tracing = !!(jp->outputs & JITPERF_TRACE);
 	in->stats = !!(jp->outputs & JITPERF_STATS);
-	if (in->tracing || in->stats) {
+	if ((in->tracing || in->stats) && __atomic_load_n(&jp_cur, __ATOMIC_ACQUIRE)) {
+		err = -EBUSY;   /* without waiting for the lock a close may hold */
+	} else if (in->tracing || in->stats) {
 		pthread_mutex_lock(&active_lock);
 		err = activate(in);
 		pthread_mutex_unlock(&active_lock);
@@ -117,23 +135,28 @@ int jp_instr_close(struct jitperf *jp)
 	if (!in)
 		return 0;
 	if (in->active) {
+		/* Held to the end: the threads' states are read here, and a
+		 * thread that exits meanwhile waits for it before freeing its
+		 * own; no other session can start and reset them. */
 		pthread_mutex_lock(&active_lock);
-		jitperf__probe_active = 0;
+		__atomic_store_n(&jitperf__probe_active, 0, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&jp_cur, NULL, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&jp_cur_gen, jp_cur_gen + 1, __ATOMIC_SEQ_CST);
-		pthread_mutex_unlock(&active_lock);
 		jp_probe_quiesce(in);
 		recalibrate(in);
 		if (in->stats)
 			err = jp_stats_write(in);
 		if (in->trace) {
 			pthread_mutex_lock(&in->lock);
+			/* the names of the threads that wrote calls */
 			for (struct jp_thread *t = in->threads; t; t = t->next)
-				jp_trace_meta_thread(in, t);
+				if (t->blkseq)
+					jp_trace_meta_thread(in, t);
 			jp_trace_meta_cal(in);
 			pthread_mutex_unlock(&in->lock);
 			jp_trace_close(in, 1);
 		}
+		jp_threads_release(in);
+		pthread_mutex_unlock(&active_lock);
 	}
 	jp->instr = NULL;
 	instr_free(in);
@@ -156,9 +179,8 @@ void jp_instr_atfork_child(struct jitperf *jp)
 		jp_trace_close(in, 0);   /* the parent's file stays the parent's */
 		if (jp_trace_open(in)) {
 			in->tracing = 0;
-			for (struct jp_thread *t = in->threads; t; t = t->next)
-				t->trace_on = t->trace_only = t->fast = 0;
 		} else {
+			jp_trace_costs(in);
 			n = __atomic_load_n(&in->nfns, __ATOMIC_ACQUIRE);
 			for (jitperf_fn id = 1; id <= n; id++)
 				jp_trace_meta_fn(in, id);
@@ -185,8 +207,9 @@ static jitperf_fn fn_add(struct jp_instr *in, const char *name, const void *addr
 	uint32_t id = in->nfns + 1;
 	struct jp_fnent *e;
 
+	/* ENOBUFS, not ENOSPC: a full table is no full disk */
 	if (id > JP_FN_MAX || id > JPT_FN_MAX)
-		return errno = ENOSPC, 0;
+		return errno = ENOBUFS, 0;
 	if (!in->fns[id / JP_FN_CHUNK] &&
 	    !(in->fns[id / JP_FN_CHUNK] = calloc(JP_FN_CHUNK, sizeof(struct jp_fnent))))
 		return errno = ENOMEM, 0;

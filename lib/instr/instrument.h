@@ -24,8 +24,6 @@
 
 #include "lib/session.h"
 
-#define JP_NOINSTR __attribute__((no_instrument_function))
-
 /* Hot path: record entry/exit of fn in the instrumenting session. */
 JP_HIDDEN void jp_probe_enter(jitperf_fn fn) JP_NOINSTR;
 JP_HIDDEN void jp_probe_exit(jitperf_fn fn) JP_NOINSTR;

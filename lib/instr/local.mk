@@ -3,8 +3,8 @@
 # in arch/).  Private header: lib/instr/instr.h; lib/instr/instrument.h is
 # what the session calls.
 lib_libjitperf_la_SOURCES += lib/instr/instrument.h lib/instr/instr.h lib/instr/trace_format.h \
-	lib/instr/instrument.c lib/instr/probe.c lib/instr/tsc.c lib/instr/counters.c \
-	lib/instr/stats.c lib/instr/trace_write.c lib/instr/wrap.c lib/instr/wrap.h
+	lib/instr/instrument.c lib/instr/settings.c lib/instr/probe.c lib/instr/timed.c \
+	lib/instr/calibrate.c lib/instr/tsc.c lib/instr/counters.c lib/instr/stats.c lib/instr/trace_write.c lib/instr/wrap.c lib/instr/wrap.h
 if ARCH_X86_64
 lib_libjitperf_la_SOURCES += lib/instr/arch/x86_64/wrap.c
 endif

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Call statistics: each thread accumulates per-function counts in its own
- * chunks (no sharing, no atomics); at close every thread's chunks, those of
- * exited threads included, are merged and written to
- * <dir>/jitperf-<pid>.stats (format: jitperf-stats(5)).
+ * Call statistics: every thread counts calls in its own counters and
+ * keeps its timed calls' figures in its own chunks (no sharing, no
+ * atomics); at close every thread's, those of exited threads included,
+ * are merged and written to <dir>/jitperf-<pid>.stats (format:
+ * jitperf-stats(5)).  Counts are exact; times are estimated from the
+ * timed calls (timed.c) unless every call was timed.
  */
 #include "config.h"
 
@@ -15,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "lib/core.h"
 #include "instr.h"
 
 /* mmap, not malloc: probes may run in signal handlers. */
@@ -38,17 +41,58 @@ uint64_t jp_ticks_to_ns(const struct jp_instr *in, uint64_t ticks)
 	return (uint64_t)((double)ticks * 1e9 / (double)in->ticks_per_sec + 0.5);
 }
 
+static double ns_of(const struct jp_instr *in, double ticks)
+{
+	return ticks * 1e9 / (double)in->ticks_per_sec;
+}
+
+/* A live thread's counts are in its TLS; an exited one left them here. */
+static void thread_counts(const struct jp_thread *t, uint64_t *lib, uint64_t *inl, uint64_t *frm)
+{
+	const struct jitperf__tls *T = t->dead ? NULL : t->tls;
+
+	*lib = T ? T->lib_calls : t->lib_calls;
+	*inl = T ? T->inline_calls : t->inline_calls;
+	*frm = T ? T->framed_calls : t->framed_calls;
+}
+
+void jp_totals(struct jp_instr *in, struct jp_totals *tot)
+{
+	uint32_t nfns = __atomic_load_n(&in->nfns, __ATOMIC_ACQUIRE);
+
+	memset(tot, 0, sizeof(*tot));
+	for (struct jp_thread *t = __atomic_load_n(&in->threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+		uint64_t lib, inl, frm;
+
+		for (uint32_t fn = 1; fn <= nfns; fn++)
+			tot->calls += t->count[fn].calls;
+		thread_counts(t, &lib, &inl, &frm);
+		tot->lib_calls += lib;
+		tot->inline_calls += inl;
+		tot->framed_calls += frm;
+		tot->timed += t->timed_calls;
+		tot->traced += t->traced;
+		tot->drop_full += t->drop_full;
+		tot->drop_short += t->drop_short;
+		tot->drop_ring += t->drop_ring;
+	}
+}
+
 struct row {
-	uint32_t        fn;
-	struct jp_fstat s;
+	uint32_t fn;
+	uint64_t calls, timed, unbalanced, min, max, framed;
+	double   w, total, child, ctr[JPT_MAX_COUNTERS];
+	double   total_ns;          /* estimated, for sorting */
 };
 
 static int by_total(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
 
-	if (x->s.total != y->s.total)
-		return x->s.total < y->s.total ? 1 : -1;
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
 	return x->fn < y->fn ? -1 : x->fn > y->fn;
 }
 
@@ -58,74 +102,135 @@ static void put_name(FILE *f, const char *name)
 		fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p, f);
 }
 
-/* Sum every thread's statistics into rows[fn], one per function called. */
+/* Sum every thread's counts and statistics into rows, one per function called. */
 static size_t merge(struct jp_instr *in, struct row *rows, uint32_t nfns)
 {
 	size_t n = 0;
 
 	for (uint32_t fn = 1; fn <= nfns; fn++) {
-		struct jp_fstat sum;
+		struct row r;
 
-		memset(&sum, 0, sizeof(sum));
-		sum.min = UINT64_MAX;
+		memset(&r, 0, sizeof(r));
+		r.fn = fn;
+		r.min = UINT64_MAX;
 		for (struct jp_thread *t = __atomic_load_n(&in->threads, __ATOMIC_ACQUIRE); t; t = t->next) {
 			const struct jp_fstat *c = t->stats[fn / JP_FN_CHUNK];
 			const struct jp_fstat *s;
 
+			r.calls += t->count[fn].calls;
 			if (!c)
 				continue;
 			s = &c[fn % JP_FN_CHUNK];
-			sum.calls += s->calls;
-			sum.total += s->total;
-			sum.self += s->self;
-			sum.unbalanced += s->unbalanced;
-			if (s->calls && s->min < sum.min)
-				sum.min = s->min;
-			if (s->max > sum.max)
-				sum.max = s->max;
+			r.timed += s->timed;
+			r.unbalanced += s->unbalanced;
+			r.framed += s->framed;
+			r.w += s->w;
+			r.total += s->total;
+			r.child += s->child;
+			if (s->timed && s->min < r.min)
+				r.min = s->min;
+			if (s->max > r.max)
+				r.max = s->max;
 			for (unsigned i = 0; i < in->counters.n; i++)
-				sum.ctr[i] += s->ctr[i];
+				r.ctr[i] += s->ctr[i];
 		}
-		if (!sum.calls && !sum.unbalanced)
+		if (!r.calls && !r.unbalanced)
 			continue;
-		rows[n].fn = fn;
-		rows[n].s = sum;
-		n++;
+		/* the timed calls stand for r.w calls; scale to the exact count */
+		r.total_ns = r.w > 0 ? ns_of(in, r.total * (double)r.calls / r.w) : 0;
+		rows[n++] = r;
 	}
 	return n;
+}
+
+static void sample_text(const struct jp_instr *in, char *buf, size_t len)
+{
+	if (in->mode == JP_SAMPLE_NONE)
+		snprintf(buf, len, "none");
+	else if (in->mode == JP_SAMPLE_ADAPTIVE)
+		snprintf(buf, len, "auto:%u", in->rate);
+	else
+		snprintf(buf, len, "%u", in->every);
+}
+
+static void write_header(struct jp_instr *in, FILE *f)
+{
+	const struct jp_counter_set *cs = &in->counters;
+	const double *c = in->cost.c;
+	struct jp_totals tot;
+	uint64_t cpu = jp_process_cpu_ns();
+	double probe_ns;
+	char sample[32];
+
+	sample_text(in, sample, sizeof(sample));
+	fprintf(f, "# jitperf-stats 2 pid=%d clock=%s sample=%s counters=",
+		(int)in->jp->pid, jp_clock_is_tsc ? "tsc" : "monotonic", sample);
+	for (unsigned i = 0; i < cs->n; i++)
+		fprintf(f, "%s%s", i ? "," : "", cs->names[i]);
+	fputs(cs->n ? "\n" : "-\n", f);
+	/* what the probes cost, subtracted from every timed call */
+	fprintf(f, "# probes: self_ns=%.1f lib_ns=%.1f inline_ns=%.1f framed_ns=%.1f timed_ns=%.1f\n",
+		ns_of(in, c[JPT_COST_SELF]), ns_of(in, c[JPT_COST_LIB]),
+		ns_of(in, c[JPT_COST_INLINE]), ns_of(in, c[JPT_COST_FRAMED]),
+		ns_of(in, c[JPT_COST_TIMED]));
+	jp_totals(in, &tot);
+	probe_ns = ns_of(in, (double)tot.lib_calls * c[JPT_COST_LIB] +
+			     (double)tot.inline_calls * c[JPT_COST_INLINE] +
+			     (double)tot.framed_calls * c[JPT_COST_FRAMED] +
+			     (double)tot.timed * c[JPT_COST_TIMED]);
+	/* and what they cost the run, against the process's CPU time */
+	fprintf(f, "# run: calls=%llu lib_calls=%llu inline_calls=%llu framed_calls=%llu timed=%llu "
+		"probe_ns=%.0f cpu_ns=%llu\n", (unsigned long long)tot.calls,
+		(unsigned long long)tot.lib_calls, (unsigned long long)tot.inline_calls,
+		(unsigned long long)tot.framed_calls,
+		(unsigned long long)tot.timed, probe_ns,
+		(unsigned long long)(cpu > in->cpu_open_ns ? cpu - in->cpu_open_ns : 0));
+	if (in->tracing)
+		fprintf(f, "# trace: max=%llu ring=%llu min_ns=%llu traced=%llu "
+			"dropped_full=%llu dropped_short=%llu dropped_ring=%llu\n",
+			(unsigned long long)(in->trace ? JPT_HEADER_SIZE +
+				in->trace->max_blocks * in->trace->block_size : 0),
+			(unsigned long long)in->trace_ring,
+			(unsigned long long)in->trace_min_ns, (unsigned long long)tot.traced,
+			(unsigned long long)tot.drop_full, (unsigned long long)tot.drop_short,
+			(unsigned long long)tot.drop_ring);
+	for (unsigned i = 0; i < cs->n; i++)
+		if (!cs->ok[i])
+			fprintf(f, "# unsupported counter %s: %s\n", cs->names[i], cs->why[i]);
+	fputs("function\tcalls\ttimed\ttotal_ns\tself_ns\tmin_ns\tmean_ns\tmax_ns\tunbalanced", f);
+	for (unsigned i = 0; i < cs->n; i++)
+		fprintf(f, "\t%s", cs->names[i]);
+	fputc('\n', f);
 }
 
 static void write_rows(struct jp_instr *in, FILE *f, struct row *rows, size_t n)
 {
 	const struct jp_counter_set *cs = &in->counters;
 
-	fprintf(f, "# jitperf-stats 1 pid=%d clock=%s sample_every=%u counters=",
-		(int)in->jp->pid, jp_clock_is_tsc ? "tsc" : "monotonic", in->sample_every);
-	for (unsigned i = 0; i < cs->n; i++)
-		fprintf(f, "%s%s", i ? "," : "", cs->names[i]);
-	fputs(cs->n ? "\n" : "-\n", f);
-	for (unsigned i = 0; i < cs->n; i++)
-		if (!cs->ok[i])
-			fprintf(f, "# unsupported counter %s: %s\n", cs->names[i], cs->why[i]);
-	fputs("function\tcalls\ttotal_ns\tself_ns\tmin_ns\tmean_ns\tmax_ns\tunbalanced", f);
-	for (unsigned i = 0; i < cs->n; i++)
-		fprintf(f, "\t%s", cs->names[i]);
-	fputc('\n', f);
-	for (size_t r = 0; r < n; r++) {
-		const struct jp_fstat *s = &rows[r].s;
-		uint64_t total = jp_ticks_to_ns(in, s->total);
+	for (size_t i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		double scale = r->w > 0 ? (double)r->calls / r->w : 0;
+		double total = r->total_ns, self = total - ns_of(in, r->child);
 
-		put_name(f, jp_fnent(in, rows[r].fn)->name);
-		fprintf(f, "\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu",
-			(unsigned long long)s->calls, (unsigned long long)total,
-			(unsigned long long)jp_ticks_to_ns(in, s->self),
-			(unsigned long long)(s->calls ? jp_ticks_to_ns(in, s->min) : 0),
-			(unsigned long long)(s->calls ? total / s->calls : 0),
-			(unsigned long long)jp_ticks_to_ns(in, s->max),
-			(unsigned long long)s->unbalanced);
-		for (unsigned i = 0; i < cs->n; i++) {
-			if (cs->ok[i])
-				fprintf(f, "\t%llu", (unsigned long long)s->ctr[i]);
+		put_name(f, jp_fnent(in, r->fn)->name);
+		fprintf(f, "\t%llu\t%llu", (unsigned long long)r->calls, (unsigned long long)r->timed);
+		if (r->timed) {
+			fprintf(f, "\t%.0f", total);
+			/* callees entered by code that keeps no stack were not
+			 * credited to their callers: self time not known */
+			if (r->framed)
+				fputs("\t-", f);
+			else
+				fprintf(f, "\t%.0f", self > 0 ? self : 0);
+			fprintf(f, "\t%llu\t%.0f\t%llu", (unsigned long long)jp_ticks_to_ns(in, r->min),
+				r->calls ? (double)(uint64_t)(total / (double)r->calls) : 0,
+				(unsigned long long)jp_ticks_to_ns(in, r->max));
+		} else
+			fputs("\t-\t-\t-\t-\t-", f);
+		fprintf(f, "\t%llu", (unsigned long long)r->unbalanced);
+		for (unsigned k = 0; k < cs->n; k++) {
+			if (cs->ok[k] && r->timed)
+				fprintf(f, "\t%.0f", r->ctr[k] * scale);
 			else
 				fputs("\t-", f);
 		}
@@ -137,33 +242,36 @@ int jp_stats_write(struct jp_instr *in)
 {
 	uint32_t nfns = __atomic_load_n(&in->nfns, __ATOMIC_ACQUIRE);
 	struct row *rows = calloc(nfns + 1, sizeof(*rows));
-	char path[4096], tmp[4112];
-	FILE *f = NULL;
+	struct jp_newfile nf;
+	char path[4096];
+	FILE *f;
 	size_t n;
-	int fd, err = 0;
+	int err;
 
 	if (!rows)
 		return -ENOMEM;
 	n = merge(in, rows, nfns);
 	qsort(rows, n, sizeof(*rows), by_total);
 	snprintf(path, sizeof(path), "%s/jitperf-%d.stats", in->jp->dir, (int)in->jp->pid);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	/* Written aside and renamed: a reader never sees half a file. */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+	/* Written under a temporary name and published whole: a reader never
+	 * sees half a file, and nothing at either name is opened. */
+	err = jp_newfile_create(&nf, path, O_WRONLY);
+	if (err)
+		goto out;
+	f = fdopen(nf.fd, "w");
+	if (!f) {
 		err = -errno;
-		if (fd >= 0)
-			close(fd);
 		goto out;
 	}
+	nf.fd = -1;             /* f owns it now */
+	write_header(in, f);
 	write_rows(in, f, rows, n);
 	if (ferror(f) | fclose(f))
 		err = errno ? -errno : -EIO;
-	if (err || rename(tmp, path))
-		err = err ? err : -errno;
-	if (err)
-		unlink(tmp);
+	if (!err)
+		err = jp_newfile_publish(&nf);
 out:
+	jp_newfile_discard(&nf);
 	free(rows);
 	return err;
 }

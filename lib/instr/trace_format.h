@@ -16,14 +16,21 @@
 #include <stdint.h>
 
 #define JPT_MAGIC         "JITPTRC\n"   /* 8 bytes at offset 0 */
-#define JPT_VERSION       1
+#define JPT_VERSION       2             /* written; version 1 files are still read */
 #define JPT_HEADER_SIZE   4096
 #define JPT_BLOCK_SIZE    65536u        /* default; the header says which */
 #define JPT_MAX_COUNTERS  8
 #define JPT_NAMES_MAX     1024          /* counter names area in the header */
+#define JPT_NAMES_V1      136           /* its offset in version 1 */
+#define JPT_NAMES_V2      1024          /* and in version 2 */
 
 enum jpt_clock { JPT_CLOCK_MONOTONIC = 0, JPT_CLOCK_TSC = 1 };
-enum jpt_flags { JPT_FLAG_CLOSED = 1u << 0 };  /* header completed at close */
+enum jpt_flags {
+	JPT_FLAG_CLOSED = 1u << 0,      /* header completed at close */
+	JPT_FLAG_RING   = 1u << 1,      /* threads write into rings of ring_bytes */
+};
+#define JPT_SAMPLE_ADAPTIVE 0u          /* sample_every: adaptive (timed_per_sec) */
+#define JPT_SAMPLE_NONE     0xffffffffu /* sample_every: calls counted, none timed */
 
 struct jpt_file_header {
 	char     magic[8];
@@ -32,7 +39,7 @@ struct jpt_file_header {
 	uint32_t block_size;      /* bytes per block, header included */
 	uint32_t pid;
 	uint32_t clock;           /* enum jpt_clock: unit of every timestamp */
-	uint32_t sample_every;
+	uint32_t sample_every;    /* about 1 call in N of each function timed and traced */
 	uint32_t ncounters;       /* values after each event (<= JPT_MAX_COUNTERS) */
 	uint32_t flags;           /* enum jpt_flags */
 	uint64_t start_ns;        /* CLOCK_MONOTONIC at open */
@@ -42,9 +49,31 @@ struct jpt_file_header {
 	uint64_t close_ns;
 	uint64_t ticks_per_sec;   /* measured at open (1e9 for monotonic) */
 	uint64_t nblocks;         /* blocks in the file, set at close */
-	uint64_t reserved[5];
+	/* version 2 */
+	uint64_t max_bytes;       /* size limit of the file (0: none of its own) */
+	uint64_t ring_bytes;      /* per-thread ring (JPT_FLAG_RING) */
+	uint64_t min_ns;          /* timed calls shorter than this are not written */
+	uint32_t timed_per_sec;   /* adaptive sampling: budget per thread */
+	uint32_t reserved0;
+	uint32_t probe_ps[8];     /* calibration, picoseconds: enum jpt_probe_cost */
+	uint64_t calls;           /* at close: calls counted (all threads) */
+	uint64_t timed;           /* ... calls timed */
+	uint64_t dropped_full;    /* ... timed calls not written: the file was full */
+	uint64_t dropped_short;   /* ... timed calls not written: shorter than min_ns */
+	uint64_t dropped_ring;    /* ... calls written, then overwritten by a ring */
+	uint64_t reserved[103];
 	char     counter_names[JPT_NAMES_MAX]; /* ncounters NUL-terminated names */
 };                                         /* padded to JPT_HEADER_SIZE on disk */
+
+/* What the probes cost, measured when the session opened (probe_ps[]). */
+enum jpt_probe_cost {
+	JPT_COST_SELF = 0,        /* inside a timed call's own clock reads */
+	JPT_COST_LIB,             /* a counted call through jitperf_enter/exit */
+	JPT_COST_INLINE,          /* a counted call through the inline fast path */
+	JPT_COST_TIMED,           /* a whole timed call, as its caller sees it */
+	JPT_COST_FRAMED,          /* a counted call of code keeping a flag in its frame */
+	JPT_NCOSTS
+};
 
 #define JPT_BLOCK_MAGIC   0x314b4c42u      /* "BLK1" */
 enum jpt_block_kind { JPT_BLOCK_EVENTS = 1, JPT_BLOCK_META = 2 };
@@ -72,14 +101,33 @@ struct jpt_block_header {
  *   bits 2-25  function id (24 bits)
  *   bits 26-63 ticks since the previous event of the block (38 bits)
  * followed by ncounters uint64_t counter values for enter/exit events.
- * JPT_EV_TIME carries no id or counters: the next uint64_t is an absolute
- * tick that the following deltas start from (used when a delta overflows).
+ *
+ * Type 2 words are extended events, their kind in bits 2-9:
+ *   JPT_X_TIME     the next uint64_t is an absolute tick that the following
+ *                  deltas start from (used when a delta overflows);
+ *   JPT_X_CONTEXT  the untraced calls between the thread's innermost open
+ *                  traced call (or the bottom of its stack) and the next
+ *                  entry: bits 10-25 the number n of ids listed, bits 26-57
+ *                  how many more lie below them, not listed, bit 58
+ *                  (JPT_CTX_PARTIAL) set when calls the writer did not see
+ *                  may lie between them and the entry (code that counted
+ *                  them without the stack); then n uint32_t ids, outermost
+ *                  first, padded to 8 bytes with zeros.
  */
 enum jpt_ev { JPT_EV_ENTER = 0, JPT_EV_EXIT = 1, JPT_EV_TIME = 2, JPT_EV_EXIT_REPAIRED = 3 };
+enum jpt_x { JPT_X_TIME = 0, JPT_X_CONTEXT = 1 };
+#define JPT_EV_X           JPT_EV_TIME
 #define JPT_EV_FN_BITS     24
 #define JPT_EV_DELTA_SHIFT 26
 #define JPT_EV_DELTA_MAX   ((UINT64_C(1) << 38) - 1)
 #define JPT_FN_MAX         ((UINT32_C(1) << JPT_EV_FN_BITS) - 1)
+#define JPT_X_KIND(w)      ((uint32_t)((w) >> 2) & 0xff)
+#define JPT_CTX_MAX        1024u          /* ids one context lists at most */
+#define JPT_CTX_N(w)       ((uint32_t)((w) >> 10) & 0xffff)
+#define JPT_CTX_MORE(w)    ((uint32_t)((w) >> 26))
+#define JPT_CTX_PARTIAL    (UINT64_C(1) << 58)
+#define JPT_CTX_WORD(n, more) \
+	(JPT_EV_X | (uint64_t)JPT_X_CONTEXT << 2 | (uint64_t)(n) << 10 | (uint64_t)(more) << 26)
 
 /* Metadata records (meta blocks): 8-byte aligned, size includes the header. */
 enum jpt_meta_type { JPT_META_FN = 1, JPT_META_THREAD = 2, JPT_META_CODE = 3, JPT_META_CAL = 4 };
@@ -121,7 +169,12 @@ struct jpt_meta_cal {         /* a later calibration pair */
 };
 
 /* The offsets jitperf-trace(5) documents. */
-_Static_assert(__builtin_offsetof(struct jpt_file_header, counter_names) == 136, "header layout");
+_Static_assert(__builtin_offsetof(struct jpt_file_header, max_bytes) == 96, "header layout");
+_Static_assert(__builtin_offsetof(struct jpt_file_header, probe_ps) == 128, "header layout");
+_Static_assert(__builtin_offsetof(struct jpt_file_header, calls) == 160, "header layout");
+_Static_assert(__builtin_offsetof(struct jpt_file_header, dropped_ring) == 192, "header layout");
+_Static_assert(__builtin_offsetof(struct jpt_file_header, counter_names) == JPT_NAMES_V2,
+	       "header layout");
 _Static_assert(sizeof(struct jpt_file_header) <= JPT_HEADER_SIZE, "header size");
 _Static_assert(sizeof(struct jpt_block_header) == 64, "block header layout");
 _Static_assert(sizeof(struct jpt_meta_fn) == 32 && sizeof(struct jpt_meta_code) == 48,

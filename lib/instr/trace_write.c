@@ -14,6 +14,13 @@
  * grows the file and populates the pages of the next FILL_AHEAD blocks,
  * polling while the trace grows and sleeping when it does not.  A writer
  * that outruns it still works (it takes the faults itself).
+ *
+ * Limits.  The file holds at most max_blocks blocks (trace_max); the last
+ * two are kept for metadata, so every function that has events also has
+ * its name.  In ring mode each thread writes into at most ring_max blocks
+ * of its own and then reuses the oldest: the file keeps the last
+ * trace_ring bytes of every thread (a flight recorder), and what a reuse
+ * overwrites is counted.
  */
 #include "config.h"
 
@@ -31,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/core.h"
 #include "instr.h"
 
 #define MAP_RESERVE   (UINT64_C(4) << 30)    /* largest trace: 4 GiB */
@@ -41,6 +49,8 @@
 #define IDLE_ROUNDS   50u                    /* ... until it has not for this many polls */
 
 static int grow(struct jp_trace *tr, uint64_t idx);
+
+#define META_RESERVE 2u                       /* blocks only metadata may claim */
 
 static struct jpt_file_header *hdr(struct jp_trace *tr)
 {
@@ -74,7 +84,7 @@ static void populate(struct jp_trace *tr, uint64_t from, uint64_t to)
 static void *filler_main(void *arg)
 {
 	struct jp_trace *tr = arg;
-	uint64_t max = (tr->map_len - JPT_HEADER_SIZE) / tr->block_size;
+	uint64_t max = tr->max_blocks;
 	unsigned quiet = 0;
 
 	while (!__atomic_load_n(&tr->stop, __ATOMIC_ACQUIRE)) {
@@ -153,12 +163,27 @@ int jp_trace_open(struct jp_instr *in)
 		err = -ENOMEM;
 		goto fail;
 	}
-	tr->fd = open(tr->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (tr->fd < 0 || ftruncate(tr->fd, JPT_HEADER_SIZE)) {
+	/* Never opened by name: JITPERF_DIR may be shared (jp_create_fresh).
+	 * Named at once, before any data: a reader after SIGKILL finds it. */
+	err = jp_create_fresh(tr->path, O_RDWR, &tr->fd);
+	if (err)
+		goto fail;
+	if (ftruncate(tr->fd, JPT_HEADER_SIZE)) {
 		err = -errno;
 		goto fail;
 	}
 	tr->map_len = MAP_RESERVE;
+	/* trace_max bounds the whole file, header included */
+	tr->max_blocks = (tr->map_len - JPT_HEADER_SIZE) / tr->block_size;
+	if (in->trace_max && in->trace_max != JITPERF_UNLIMITED) {
+		uint64_t b = in->trace_max > JPT_HEADER_SIZE ?
+			(in->trace_max - JPT_HEADER_SIZE) / tr->block_size : 0;
+
+		if (b < tr->max_blocks)
+			tr->max_blocks = b;
+	}
+	if (tr->max_blocks < META_RESERVE + 1)
+		tr->max_blocks = META_RESERVE + 1;      /* one block of events at least */
 	tr->map = mmap(NULL, tr->map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
 		       tr->fd, 0);
 	if (tr->map == MAP_FAILED) {
@@ -172,8 +197,14 @@ int jp_trace_open(struct jp_instr *in)
 	h->block_size = tr->block_size;
 	h->pid = (uint32_t)in->jp->pid;
 	h->clock = jp_clock_is_tsc ? JPT_CLOCK_TSC : JPT_CLOCK_MONOTONIC;
-	h->sample_every = in->sample_every;
+	h->sample_every = in->mode == JP_SAMPLE_NONE ? JPT_SAMPLE_NONE :
+			  in->mode == JP_SAMPLE_ADAPTIVE ? JPT_SAMPLE_ADAPTIVE : in->every;
+	h->timed_per_sec = in->mode == JP_SAMPLE_ADAPTIVE ? in->rate : 0;
 	h->ncounters = in->counters.n;
+	h->max_bytes = JPT_HEADER_SIZE + tr->max_blocks * tr->block_size;
+	h->ring_bytes = in->trace_ring;
+	h->flags = in->trace_ring ? JPT_FLAG_RING : 0;
+	h->min_ns = in->trace_min_ns;
 	h->start_ns = in->open_ns;
 	h->open_tick = in->open_tick;
 	h->open_ns = in->open_ns;
@@ -194,8 +225,8 @@ int jp_trace_open(struct jp_instr *in)
 	return 0;
 fail:
 	if (tr->fd >= 0) {
+		jp_remove_own(tr->path, tr->fd);
 		close(tr->fd);
-		unlink(tr->path);
 	}
 	free(tr->path);
 	free(tr);
@@ -227,74 +258,268 @@ static int grow(struct jp_trace *tr, uint64_t idx)
 	return err;
 }
 
-static struct jpt_block_header *claim(struct jp_trace *tr, uint32_t kind, uint32_t seq)
+/* Claim the next block of the file for kind, or UINT64_MAX (full). */
+static uint64_t claim(struct jp_trace *tr, uint32_t kind)
 {
-	uint64_t idx = __atomic_fetch_add(&tr->next_block, 1, __ATOMIC_SEQ_CST);
-	struct jpt_block_header *b;
+	uint64_t lim = tr->max_blocks - (kind == JPT_BLOCK_EVENTS ? META_RESERVE : 0);
+	uint64_t idx = __atomic_load_n(&tr->next_block, __ATOMIC_RELAXED);
 
-	if (JPT_HEADER_SIZE + (idx + 1) * tr->block_size > tr->map_len || grow(tr, idx))
-		return NULL;
+	do {
+		if (idx >= lim)
+			return UINT64_MAX;
+	} while (!__atomic_compare_exchange_n(&tr->next_block, &idx, idx + 1, 1,
+					      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+	if (grow(tr, idx))
+		return UINT64_MAX;
 	/* The filler went to sleep: wake it (once per idle period). */
 	if (__builtin_expect(__atomic_load_n(&tr->idle, __ATOMIC_SEQ_CST), 0) &&
 	    __atomic_exchange_n(&tr->idle, 0, __ATOMIC_SEQ_CST)) {
 		__atomic_fetch_add(&tr->wake, 1, __ATOMIC_SEQ_CST);
 		futex_wake(&tr->wake);
 	}
-	b = (struct jpt_block_header *)(tr->map + JPT_HEADER_SIZE + idx * tr->block_size);
-	b->kind = kind;
-	b->seq = seq;
-	b->used = 0;
+	return idx;
+}
+
+static struct jpt_block_header *block_at(struct jp_trace *tr, uint64_t idx)
+{
+	return (struct jpt_block_header *)(tr->map + JPT_HEADER_SIZE + idx * tr->block_size);
+}
+
+/* Start block b as the thread's next one (a new block, or a reused one
+ * whose old payload is dropped first: a reader sees one or the other). */
+static void block_start(struct jp_thread *t, struct jpt_block_header *b)
+{
+	__atomic_store_n(&b->used, 0, __ATOMIC_RELEASE);
+	b->kind = JPT_BLOCK_EVENTS;
+	b->thread = t->serial;
+	b->tid = t->tid;
+	b->base_tick = t->last_tick;
 	jp_clock_pair(&b->cal_tick, &b->cal_ns);
-	return b;
+	memcpy(b->name, t->name, sizeof(b->name));
+	__atomic_store_n(&b->seq, t->blkseq, __ATOMIC_RELEASE);
+	__atomic_store_n(&b->magic, JPT_BLOCK_MAGIC, __ATOMIC_RELEASE);
+}
+
+/* Ring mode: the thread's ring arrays, made at its first block. */
+static int ring_setup(struct jp_thread *t, struct jp_trace *tr, uint64_t ring_bytes)
+{
+	uint64_t n = ring_bytes / tr->block_size;
+
+	if (n < 2)
+		n = 2;
+	if (n > 1u << 20)
+		n = 1u << 20;
+	t->ring = mmap(NULL, n * (sizeof(uint64_t) + sizeof(uint32_t)), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t->ring == MAP_FAILED) {
+		t->ring = NULL;
+		return -ENOMEM;
+	}
+	t->ring_calls = (uint32_t *)(t->ring + n);
+	t->ring_max = (uint32_t)n;
+	t->nring = t->ring_cur = t->ring_slot = 0;
+	return 0;
+}
+
+void jp_trace_thread_reset(struct jp_thread *t)
+{
+	if (t->ring)
+		munmap(t->ring, (size_t)t->ring_max * (sizeof(uint64_t) + sizeof(uint32_t)));
+	t->ring = NULL;
+	t->ring_calls = NULL;
+	t->ring_max = t->nring = t->ring_cur = t->ring_slot = 0;
+	t->blk = NULL;
+	t->pos = t->end = NULL;
+	t->blkseq = 0;
+	t->blk_calls = 0;
+	t->trace_full = 0;
+	t->last_tick = 0;
 }
 
 int jp_trace_new_block(struct jp_instr *in, struct jp_thread *t)
 {
 	struct jp_trace *tr = in->trace;
-	struct jpt_block_header *b;
+	struct jpt_block_header *b = NULL;
 	int saved = errno;         /* called from probes: keep the program's errno */
+	uint64_t idx;
 
-	b = t->trace_full ? NULL : claim(tr, JPT_BLOCK_EVENTS, t->blkseq);
+	if (t->trace_full || !tr)
+		return -ENOSPC;
+	/* threads are numbered in the file by their first block */
+	if (!t->blkseq)
+		t->serial = __atomic_fetch_add(&in->nthreads, 1, __ATOMIC_RELAXED);
+	if (in->trace_ring && !t->ring && ring_setup(t, tr, in->trace_ring)) {
+		errno = saved;
+		t->trace_full = 1;
+		return -ENOMEM;
+	}
+	if (t->ring && t->blk)
+		t->ring_calls[t->ring_slot] = t->blk_calls;
+	if (!t->ring || t->nring < t->ring_max) {
+		idx = claim(tr, JPT_BLOCK_EVENTS);
+		if (idx != UINT64_MAX) {
+			b = block_at(tr, idx);
+			if (t->ring) {
+				t->ring[t->nring] = idx;
+				t->ring_slot = t->nring++;
+			}
+		}
+	}
+	if (!b && t->ring && t->nring >= 2) {
+		/* the oldest block of the ring: what it holds is dropped */
+		t->ring_slot = t->ring_cur;
+		t->ring_cur = (t->ring_cur + 1) % t->nring;
+		t->drop_ring += t->ring_calls[t->ring_slot];
+		b = block_at(tr, t->ring[t->ring_slot]);
+	}
 	errno = saved;
 	if (!b) {
 		t->trace_full = 1;
-		t->fast = 0;            /* probes then read no clock for events they drop */
 		return -ENOSPC;
 	}
+	block_start(t, b);
 	t->blkseq++;
-	b->thread = t->serial;
-	b->tid = t->tid;
-	b->base_tick = t->last_tick;
-	memcpy(b->name, t->name, sizeof(b->name));
-	__atomic_store_n(&b->magic, JPT_BLOCK_MAGIC, __ATOMIC_RELEASE);
+	t->blk_calls = 0;
 	t->blk = b;
 	t->pos = (char *)(b + 1);
 	t->end = (char *)b + tr->block_size;
 	return 0;
 }
 
-/* Append one metadata record; caller holds in->lock. */
-static void meta_append(struct jp_instr *in, const void *rec, size_t size)
+/* One event word (and a TIME event first when the delta does not fit). */
+static inline __attribute__((always_inline, no_instrument_function))
+uint64_t *put_event(struct jp_thread *t, uint64_t *w, unsigned type, uint32_t fn,
+		    uint64_t tick, const uint64_t *ctr)
+{
+	uint64_t delta = tick - t->last_tick;   /* a clock going back wraps: > max too */
+
+	if (__builtin_expect(delta > JPT_EV_DELTA_MAX, 0)) {
+		*w++ = JPT_EV_X;                /* JPT_X_TIME */
+		*w++ = tick;
+		delta = 0;
+	}
+	t->last_tick = tick;
+	*w++ = type | (uint64_t)fn << 2 | delta << JPT_EV_DELTA_SHIFT;
+	for (unsigned i = 0; ctr && i < t->nctr; i++)
+		*w++ = ctr[i];
+	return w;
+}
+
+/* Room for bytes more in the current block, or a new block. */
+static inline __attribute__((always_inline, no_instrument_function))
+int room(struct jp_thread *t, size_t bytes)
+{
+	if (__builtin_expect((size_t)(t->end - t->pos) >= bytes + 16u, 1))
+		return 0;
+	return jp_trace_new_block(t->in, t);
+}
+
+static inline __attribute__((always_inline, no_instrument_function))
+void commit(struct jp_thread *t, uint64_t *w)
+{
+	t->pos = (char *)w;
+	__atomic_store_n(&t->blk->used, (uint32_t)(t->pos - (char *)(t->blk + 1)),
+			 __ATOMIC_RELEASE);
+}
+
+void *jp_trace_scratch(struct jp_thread *t)
+{
+	void *p = mmap(NULL, JPT_BLOCK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	jp_trace_scratch_rewind(t, p);
+	return p;
+}
+
+void jp_trace_scratch_rewind(struct jp_thread *t, void *scratch)
+{
+	t->blk = scratch;
+	t->pos = (char *)(t->blk + 1);
+	t->end = (char *)scratch + JPT_BLOCK_SIZE;
+}
+
+int jp_trace_entry(struct jp_thread *t, const struct jp_frame *f)
+{
+	const struct jp_frame *p = f;
+	const uint32_t *stack = jitperf__tls.stack;
+	uint32_t from, n, more, listed;
+	size_t bytes;
+	uint64_t *w;
+
+	/* an id without its FN record yet (the file's metadata is full) */
+	if (f->fn > __atomic_load_n(&t->in->trace->meta_fns, __ATOMIC_ACQUIRE))
+		return -1;
+	while (p > t->frames && !p[-1].written)
+		p--;
+	from = p > t->frames ? p[-1].sdepth + 1 : 0;
+	n = f->sdepth > from ? f->sdepth - from : 0;
+	listed = n > JPT_CTX_MAX ? JPT_CTX_MAX : n;
+	more = n - listed;
+	bytes = t->event_size + (n || f->framed ? 8 + (listed * 4 + 7) / 8 * 8 : 0);
+	if (room(t, bytes))
+		return -1;
+	w = (uint64_t *)t->pos;
+	if (n || f->framed) {
+		uint32_t *ids;
+
+		*w++ = JPT_CTX_WORD(listed, more) | (f->framed ? JPT_CTX_PARTIAL : 0);
+		ids = (uint32_t *)w;
+		for (uint32_t i = 0; i < listed; i++)
+			ids[i] = JP_ID(stack[f->sdepth - listed + i]);
+		if (listed & 1)
+			ids[listed] = 0;
+		w += (listed + 1) / 2;
+	}
+	w = put_event(t, w, JPT_EV_ENTER, f->fn, f->start, t->nctr ? f->ctr : NULL);
+	commit(t, w);
+	t->blk_calls++;
+	t->traced++;
+	return 0;
+}
+
+int jp_trace_exit(struct jp_thread *t, const struct jp_frame *f, uint64_t now,
+		  const uint64_t *ctr, int repaired)
+{
+	uint64_t *w;
+
+	if (room(t, t->event_size))
+		return -1;
+	w = put_event(t, (uint64_t *)t->pos, repaired ? JPT_EV_EXIT_REPAIRED : JPT_EV_EXIT,
+		      f->fn, now, ctr);
+	commit(t, w);
+	return 0;
+}
+
+/* Append one metadata record; caller holds in->lock.  0 or -1 (full). */
+static int meta_append(struct jp_instr *in, const void *rec, size_t size)
 {
 	struct jp_trace *tr = in->trace;
 	struct jpt_block_header *b;
 
 	if (!tr || size > tr->block_size - sizeof(*b))
-		return;
+		return -1;
 	b = tr->meta;
 	if (!b || b->used + sizeof(*b) + size > tr->block_size) {
-		if (!(b = claim(tr, JPT_BLOCK_META, tr->meta_seq)))
-			return;
-		tr->meta_seq++;
+		uint64_t idx = claim(tr, JPT_BLOCK_META);
+
+		if (idx == UINT64_MAX)
+			return -1;
+		b = block_at(tr, idx);
+		b->kind = JPT_BLOCK_META;
+		b->seq = tr->meta_seq++;
+		b->used = 0;
+		jp_clock_pair(&b->cal_tick, &b->cal_ns);
 		__atomic_store_n(&b->magic, JPT_BLOCK_MAGIC, __ATOMIC_RELEASE);
 		tr->meta = b;
 	}
 	memcpy((char *)(b + 1) + b->used, rec, size);
 	__atomic_store_n(&b->used, b->used + (uint32_t)size, __ATOMIC_RELEASE);
+	return 0;
 }
 
 /* Fixed part + name + NUL, rounded to 8; names longer than 4000 bytes are cut. */
-static void meta_named(struct jp_instr *in, void *fixed, size_t fixed_len, const char *name)
+static int meta_named(struct jp_instr *in, void *fixed, size_t fixed_len, const char *name)
 {
 	char buf[4096] __attribute__((aligned(8)));
 	size_t nlen = strnlen(name ? name : "", 4000);
@@ -304,7 +529,7 @@ static void meta_named(struct jp_instr *in, void *fixed, size_t fixed_len, const
 	memcpy(buf, fixed, fixed_len);
 	memcpy(buf + fixed_len, name ? name : "", nlen);
 	((struct jpt_meta_header *)buf)->size = (uint32_t)size;
-	meta_append(in, buf, size);
+	return meta_append(in, buf, size);
 }
 
 void jp_trace_meta_fn(struct jp_instr *in, jitperf_fn id)
@@ -312,7 +537,10 @@ void jp_trace_meta_fn(struct jp_instr *in, jitperf_fn id)
 	const struct jp_fnent *e = jp_fnent(in, id);
 	struct jpt_meta_fn r = { .h.type = JPT_META_FN, .id = id, .addr = e->addr, .len = e->len };
 
-	meta_named(in, &r, sizeof(r), e->name);
+	/* ids are added in order: events of an id are written once its
+	 * name is in the file */
+	if (in->trace && id == in->trace->meta_fns + 1 && !meta_named(in, &r, sizeof(r), e->name))
+		__atomic_store_n(&in->trace->meta_fns, id, __ATOMIC_RELEASE);
 }
 
 void jp_trace_meta_thread(struct jp_instr *in, struct jp_thread *t)
@@ -333,7 +561,7 @@ void jp_trace_meta_thread(struct jp_instr *in, struct jp_thread *t)
 			name[strcspn(name, "\n")] = 0;
 		}
 	}
-	meta_named(in, &r, sizeof(r), name);
+	(void)meta_named(in, &r, sizeof(r), name);
 }
 
 void jp_trace_meta_code(struct jp_instr *in, enum jpt_code_kind kind, uint64_t index,
@@ -344,7 +572,7 @@ void jp_trace_meta_code(struct jp_instr *in, enum jpt_code_kind kind, uint64_t i
 		.tick = jp_ticks(), .index = index, .addr = addr, .len = len,
 	};
 
-	meta_named(in, &r, sizeof(r), name);
+	(void)meta_named(in, &r, sizeof(r), name);
 }
 
 void jp_trace_meta_cal(struct jp_instr *in)
@@ -352,7 +580,15 @@ void jp_trace_meta_cal(struct jp_instr *in)
 	struct jpt_meta_cal r = { .h = { JPT_META_CAL, 0, sizeof(r) } };
 
 	jp_clock_pair(&r.tick, &r.ns);
-	meta_append(in, &r, sizeof(r));
+	(void)meta_append(in, &r, sizeof(r));
+}
+
+void jp_trace_costs(struct jp_instr *in)
+{
+	struct jpt_file_header *h = in->trace ? hdr(in->trace) : NULL;
+
+	for (int i = 0; h && i < JPT_NCOSTS; i++)
+		h->probe_ps[i] = (uint32_t)(in->cost.c[i] * 1e12 / (double)in->ticks_per_sec + 0.5);
 }
 
 void jp_trace_close(struct jp_instr *in, int finish)
@@ -369,6 +605,14 @@ void jp_trace_close(struct jp_instr *in, int finish)
 
 		if (n > tr->file_blocks)
 			n = tr->file_blocks;
+		struct jp_totals tot;
+
+		jp_totals(in, &tot);
+		h->calls = tot.calls;
+		h->timed = tot.timed;
+		h->dropped_full = tot.drop_full;
+		h->dropped_short = tot.drop_short;
+		h->dropped_ring = tot.drop_ring;
 		jp_clock_pair(&h->close_tick, &h->close_ns);
 		h->nblocks = n;
 		__atomic_store_n(&h->flags, h->flags | JPT_FLAG_CLOSED, __ATOMIC_RELEASE);

@@ -25,7 +25,6 @@
 #include "instrument.h"
 #include "wrap.h"
 
-#define NOINSTR __attribute__((no_instrument_function))
 
 /* ---- stub pool (thunks live until the process ends: JIT code may keep them) */
 
@@ -123,7 +122,7 @@ static __thread struct shadow tls_shadow __attribute__((tls_model("initial-exec"
 static pthread_key_t shadow_key;
 static pthread_once_t shadow_once = PTHREAD_ONCE_INIT;
 
-static void NOINSTR shadow_free(void *arg)
+static void JP_NOINSTR shadow_free(void *arg)
 {
 	struct shadow_chunk *c = arg, *next;
 
@@ -137,7 +136,7 @@ static void NOINSTR shadow_free(void *arg)
 	tls_shadow.top = 0;
 }
 
-static void NOINSTR shadow_key_init(void)
+static void JP_NOINSTR shadow_key_init(void)
 {
 	pthread_key_create(&shadow_key, shadow_free);
 }
@@ -147,7 +146,7 @@ static void NOINSTR shadow_key_init(void)
  * trusts stack pointers inside them) and arrange to free the chunks when
  * the thread ends.
  */
-static void NOINSTR shadow_first_use(struct shadow *s)
+static void JP_NOINSTR shadow_first_use(struct shadow *s)
 {
 	pthread_attr_t attr;
 	void *lo;
@@ -165,7 +164,7 @@ static void NOINSTR shadow_first_use(struct shadow *s)
 }
 
 /* Make room for one more entry; mmap is async-signal-safe, malloc is not. */
-static int NOINSTR shadow_grow(struct shadow *s)
+static int JP_NOINSTR shadow_grow(struct shadow *s)
 {
 	struct shadow_chunk *c = s->cur ? s->cur->next : NULL;
 
@@ -189,7 +188,7 @@ static int NOINSTR shadow_grow(struct shadow *s)
 	return 0;
 }
 
-static inline struct shadow_ent * NOINSTR shadow_peek(struct shadow *s)
+static inline struct shadow_ent * JP_NOINSTR shadow_peek(struct shadow *s)
 {
 	if (s->top == 0) {
 		if (!s->cur || !s->cur->prev)
@@ -199,7 +198,7 @@ static inline struct shadow_ent * NOINSTR shadow_peek(struct shadow *s)
 	return &s->cur->e[s->top - 1];
 }
 
-static inline void NOINSTR shadow_drop(struct shadow *s)
+static inline void JP_NOINSTR shadow_drop(struct shadow *s)
 {
 	if (s->top == 0) {      /* step back into the previous (full) chunk */
 		s->cur = s->cur->prev;
@@ -213,7 +212,7 @@ static inline void NOINSTR shadow_drop(struct shadow *s)
  * and end its call now, so the probes' call stack stays in step with the
  * real one (the call ends when the skip is noticed).
  */
-static void NOINSTR shadow_repair(struct shadow *s)
+static void JP_NOINSTR shadow_repair(struct shadow *s)
 {
 	struct shadow_ent *e = shadow_peek(s);
 
@@ -222,20 +221,20 @@ static void NOINSTR shadow_repair(struct shadow *s)
 }
 
 /* sp lies on this thread's own stack (not a signal stack or a coroutine's) */
-static inline int NOINSTR on_stack(const struct shadow *s, uintptr_t sp)
+static inline int JP_NOINSTR on_stack(const struct shadow *s, uintptr_t sp)
 {
 	return sp >= s->stack_lo && sp < s->stack_hi;
 }
 
 /* Where a thunk returns when the shadow stack has lost its caller. */
-static void __attribute__((noreturn, used)) NOINSTR jp_wrap_lost_return(void)
+static void __attribute__((noreturn, used)) JP_NOINSTR jp_wrap_lost_return(void)
 {
 	/* Only reachable after switching stacks inside a wrapped function
 	 * (documented as unsupported): there is no caller to return to. */
 	__builtin_trap();
 }
 
-struct jp_wrap_go NOINSTR jp_wrap_on_enter(struct jp_wrap_slot *slot, uintptr_t *ret_slot)
+struct jp_wrap_go JP_NOINSTR jp_wrap_on_enter(struct jp_wrap_slot *slot, uintptr_t *ret_slot)
 {
 	struct shadow *s = &tls_shadow;
 	uintptr_t sp = (uintptr_t)(ret_slot + 1);
@@ -275,7 +274,7 @@ struct jp_wrap_go NOINSTR jp_wrap_on_enter(struct jp_wrap_slot *slot, uintptr_t 
 	return (struct jp_wrap_go){ slot->entry, 1 };
 }
 
-uintptr_t NOINSTR jp_wrap_on_exit(uintptr_t sp)
+uintptr_t JP_NOINSTR jp_wrap_on_exit(uintptr_t sp)
 {
 	struct shadow *s = &tls_shadow;
 	struct shadow_ent *e;

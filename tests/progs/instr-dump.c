@@ -2,7 +2,7 @@
 /*
  * instr-dump FILE.trace [calls|counts|check]: print a trace through the
  * reader, for the instr-*.test scripts.
- *   (default) header, functions, threads
+ *   (default) header, limits, what was dropped, functions, threads
  *   calls     one line per call: tid depth fn-name stack self>=0 counters
  *   counts    "<thread serial> <fn name> <calls>" per thread and function
  *   check     verify every call: start <= end, self <= end - start,
@@ -95,6 +95,13 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < in->ncounters; i++)
 			printf(" %s", in->counter_names[i]);
 		putchar('\n');
+		printf("limits max %llu ring %llu min_ns %llu\n", (unsigned long long)in->max_bytes,
+		       (unsigned long long)in->ring_bytes, (unsigned long long)in->min_ns);
+		printf("closed %d calls %llu timed %llu dropped_full %llu dropped_short %llu "
+		       "dropped_ring %llu ring_blocks %llu\n", in->closed,
+		       (unsigned long long)in->calls, (unsigned long long)in->timed,
+		       (unsigned long long)in->dropped_full, (unsigned long long)in->dropped_short,
+		       (unsigned long long)in->dropped_ring, (unsigned long long)in->ring_blocks);
 		for (uint32_t id = 1; id <= jpt_nfns(r); id++)
 			if (jpt_fn(r, id))
 				printf("fn %u %s\n", id, jpt_fn(r, id)->name);

@@ -3,8 +3,9 @@
  * instr-prog ROOTS THREADS [hang]: a program instrumented the way a JIT's
  * pass does it, driven by the environment (JITPERF, JITPERF_DIR, ...)
  * through jitperf_default().  Each of THREADS threads makes ROOTS calls of
- * work(), each calling leaf() twice.  Prints its pid; with "hang" it then
- * prints "ready" and waits to be killed inside an open call of work().
+ * work(), each calling leaf() twice, and then one call of mark().  Prints
+ * its pid; with "hang" it then prints "ready" and waits to be killed
+ * inside an open call of work().
  */
 #include "config.h"
 
@@ -16,7 +17,7 @@
 
 #include "jitperf.h"
 
-static jitperf_fn work_fn, leaf_fn;
+static jitperf_fn work_fn, leaf_fn, mark_fn;
 static int roots;
 
 static void leaf(void)
@@ -34,6 +35,8 @@ static void *run(void *arg)
 		leaf();
 		jitperf_exit(work_fn);
 	}
+	jitperf_enter(mark_fn);         /* each thread's last call */
+	jitperf_exit(mark_fn);
 	return NULL;
 }
 
@@ -49,7 +52,8 @@ int main(int argc, char **argv)
 	roots = atoi(argv[1]);
 	work_fn = jitperf_fn_register(jitperf_default(), "work", (const void *)run, 64);
 	leaf_fn = jitperf_fn_register(jitperf_default(), "leaf", (const void *)leaf, 16);
-	if (!work_fn || !leaf_fn)
+	mark_fn = jitperf_fn_register(jitperf_default(), "mark", NULL, 0);
+	if (!work_fn || !leaf_fn || !mark_fn)
 		return 1;
 	printf("%d\n", (int)getpid());
 	fflush(stdout);

@@ -261,6 +261,44 @@ START_TEST(errors)
 }
 END_TEST
 
+/* names frames of perf-PID.map at 0x7f10 "fromcopy"; keeps the rest */
+static const char *resolve(void *arg, const char *mod, size_t modn, const char *pc, size_t pcn,
+			   const char *sym, size_t symn)
+{
+	(*(int *)arg)++;
+	(void)sym;
+	(void)symn;
+	if (modn == 18 && !memcmp(mod, "/tmp/perf-4242.map", 18) && pcn == 4 &&
+	    !memcmp(pc, "7f10", 4))
+		return "fromcopy->inner";
+	return NULL;
+}
+
+/* A resolver renames frames before they are tidied, and only those it names. */
+START_TEST(resolver)
+{
+	static const char text[] =
+		"jit 4242/4242 1.0: 1 cpu-clock:\n"
+		"\t7f10 [unknown] (/tmp/perf-4242.map)\n"
+		"\t7f20 [unknown] (/tmp/perf-4242.map)\n"
+		"\t401000 main (/usr/bin/jit)\n\n";
+	struct ps_parser *p;
+	struct collect c = { 0 };
+	int calls = 0;
+
+	p = ps_new(PS_JIT, "in.txt", on_sample, &c);
+	ck_assert_ptr_nonnull(p);
+	ps_set_resolver(p, resolve, &calls);
+	ck_assert_int_eq(ps_feed(p, text, strlen(text)), 0);
+	ck_assert_int_eq(ps_finish(p), 0);
+	ps_free(p);
+	ck_assert_int_eq(calls, 3);
+	ck_assert_uint_eq(c.n, 1);
+	/* "->" splits the name as an inline chain; [unknown] keeps its module's name */
+	ck_assert_str_eq(c.folded[0], "jit;main;[perf-4242.map]_[j];fromcopy_[j];inner_[i] 1");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("perf script parser");
@@ -278,6 +316,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, unknown_frames);
 	tcase_add_test(tc, inline_and_annotations);
 	tcase_add_test(tc, stack_line_backtracking);
+	tcase_add_test(tc, resolver);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Input framing");

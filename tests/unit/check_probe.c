@@ -295,8 +295,10 @@ START_TEST(test_close_while_running)
 	stop_spinning = 1;
 	for (int i = 0; i < 6; i++)
 		pthread_join(th[i], NULL);
+	/* b is entered right after a: only the calls in flight at close
+	 * (one per thread at most) can have a counted and b not */
 	ck_assert_uint_gt(row_calls("a"), 0);
-	ck_assert_uint_ge(row_calls("b"), row_calls("a"));
+	ck_assert_uint_ge(row_calls("b") + 6, row_calls("a"));
 	a.r = instr_trace_open(dir, getpid());
 	ck_assert_int_eq(jpt_for_each_call(a.r, depth_cb, &a, err, sizeof(err)), 0);
 	ck_assert_int_eq(a.bad, 0);
@@ -307,27 +309,73 @@ END_TEST
 
 /* ---- Sampling */
 
-START_TEST(test_sampling_root)
+/* One root call whose loop makes 200000 calls of mid and 800000 of leaf. */
+static void one_root(jitperf_fn r, jitperf_fn mid, jitperf_fn leaf)
 {
-	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 4, NULL);
-	struct depth_arg a = { 0 };
-	char err[512];
+	jitperf_enter(r);
+	for (int i = 0; i < 200000; i++) {
+		jitperf_enter(mid);
+		for (int k = 0; k < 4; k++) {
+			jitperf_enter(leaf);
+			jitperf_exit(leaf);
+		}
+		jitperf_exit(mid);
+	}
+	jitperf_exit(r);
+}
 
-	fa = jitperf_fn_register(jp, "a", NULL, 0);
-	fb = jitperf_fn_register(jp, "b", NULL, 0);
-	fc = jitperf_fn_register(jp, "c", NULL, 0);
-	nest(10);                       /* roots 1, 5 and 9 are traced: whole trees */
+struct at_depth { struct jpt_reader *r; long leaf, mid, bad; };
+
+static int at_depth_cb(const struct jpt_call *c, void *arg)
+{
+	struct at_depth *a = arg;
+	const char *name = jpt_fn(a->r, c->fn)->name;
+	const char *want[] = { "r", "mid", "leaf" };
+
+	/* whatever is traced, the stack names every caller */
+	for (uint32_t d = 0; d <= c->depth; d++)
+		if (d > 2 || !jpt_fn(a->r, c->stack[d]) ||
+		    strcmp(jpt_fn(a->r, c->stack[d])->name, want[d]))
+			a->bad++;
+	a->leaf += !strcmp(name, "leaf") && c->depth == 2;
+	a->mid += !strcmp(name, "mid") && c->depth == 1;
+	return 0;
+}
+
+START_TEST(test_sampling_at_depth)
+{
+	struct jitperf_options o = { .outputs = JITPERF_TRACE | JITPERF_STATS, .sample_every = 100,
+				     .trace_max = JITPERF_UNLIMITED };
+	jitperf *jp = instr_open_opts(dir, &o);
+	struct at_depth a = { 0 };
+	struct instr_row rr, rm, rl;
+	char err[512];
+	jitperf_fn r, mid, leaf;
+
+	r = jitperf_fn_register(jp, "r", NULL, 0);
+	mid = jitperf_fn_register(jp, "mid", NULL, 0);
+	leaf = jitperf_fn_register(jp, "leaf", NULL, 0);
+	one_root(r, mid, leaf);
 	ck_assert_int_eq(jitperf_close(jp), 0);
-	ck_assert_uint_eq(row_calls("a"), 10);   /* statistics keep every call */
-	ck_assert_uint_eq(row_calls("b"), 10);
-	ck_assert_uint_eq(row_calls("c"), 20);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "r", &rr), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "mid", &rm), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "leaf", &rl), 0);
+	ck_assert_uint_eq(rr.calls, 1);                 /* counts stay exact */
+	ck_assert_uint_eq(rm.calls, 200000);
+	ck_assert_uint_eq(rl.calls, 800000);
+	/* about 1 call in 100 of each function is timed, at any depth */
+	ck_assert_msg(rm.timed >= 1800 && rm.timed <= 2200, "mid timed %lu times", (long)rm.timed);
+	ck_assert_msg(rl.timed >= 7200 && rl.timed <= 8800, "leaf timed %lu times", (long)rl.timed);
+	ck_assert_uint_eq(rl.unbalanced + rm.unbalanced + rr.unbalanced, 0);
+	/* and traced, under callers that were not */
 	a.r = instr_trace_open(dir, getpid());
-	ck_assert_uint_eq(jpt_info(a.r)->sample_every, 4);
-	ck_assert_int_eq(jpt_for_each_call(a.r, depth_cb, &a, err, sizeof(err)), 0);
+	ck_assert_uint_eq(jpt_info(a.r)->sample_every, 100);
+	ck_assert_int_eq(jpt_for_each_call(a.r, at_depth_cb, &a, err, sizeof(err)), 0);
 	ck_assert_int_eq(a.bad, 0);
-	ck_assert_int_eq(a.by_depth[0], 3);
-	ck_assert_int_eq(a.by_depth[1], 3);
-	ck_assert_int_eq(a.by_depth[2], 6);
+	ck_assert_int_eq(a.leaf, (long)rl.timed);
+	ck_assert_int_eq(a.mid, (long)rm.timed);
+	ck_assert_uint_eq(jpt_info(a.r)->calls, 1000001);
+	ck_assert_uint_eq(jpt_info(a.r)->timed, rr.timed + rm.timed + rl.timed);
 	jpt_close(a.r);
 }
 END_TEST
@@ -335,14 +383,77 @@ END_TEST
 START_TEST(test_sampling_trace_only)
 {
 	jitperf *jp = instr_open(dir, JITPERF_TRACE, 1000, NULL);
+	long na, nc;
 
 	fa = jitperf_fn_register(jp, "a", NULL, 0);
 	fb = jitperf_fn_register(jp, "b", NULL, 0);
 	fc = jitperf_fn_register(jp, "c", NULL, 0);
-	nest(2500);                     /* roots 1, 1001, 2001 */
+	nest(100000);                   /* 100000 calls of a, 200000 of c */
 	ck_assert_int_eq(jitperf_close(jp), 0);
-	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "a"), 3);
-	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "c"), 6);
+	na = instr_trace_calls(dir, getpid(), "a");
+	nc = instr_trace_calls(dir, getpid(), "c");
+	ck_assert_msg(na >= 70 && na <= 130, "a traced %ld times", na);
+	ck_assert_msg(nc >= 160 && nc <= 240, "c traced %ld times", nc);
+}
+END_TEST
+
+/* JITPERF_SAMPLE=0: every call counted, none timed or traced. */
+START_TEST(test_sampling_none)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, JITPERF_SAMPLE_NONE, NULL);
+	struct instr_row row;
+
+	fa = jitperf_fn_register(jp, "a", NULL, 0);
+	fb = jitperf_fn_register(jp, "b", NULL, 0);
+	fc = jitperf_fn_register(jp, "c", NULL, 0);
+	nest(5000);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "c", &row), 0);
+	ck_assert_uint_eq(row.calls, 10000);
+	ck_assert_uint_eq(row.timed, 0);
+	ck_assert_int_eq(row.timing, 0);                /* "-", not 0 ns */
+	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "c"), 0);
+}
+END_TEST
+
+static uint64_t thread_cpu_ns(void);
+
+static void spin_ns(uint64_t ns)
+{
+	for (uint64_t t0 = thread_cpu_ns(); thread_cpu_ns() - t0 < ns;)
+		;
+}
+
+/* Adaptive sampling: the frequent short function is timed rarely, the
+ * long one called now and then every time. */
+START_TEST(test_sampling_adaptive)
+{
+	struct jitperf_options o = { .outputs = JITPERF_STATS, .sample_every = JITPERF_SAMPLE_ADAPTIVE,
+				     .timed_per_sec = 1000 };
+	jitperf *jp = instr_open_opts(dir, &o);
+	struct instr_row rs, rf;
+
+	fa = jitperf_fn_register(jp, "short", NULL, 0);
+	fb = jitperf_fn_register(jp, "long", NULL, 0);
+	for (int k = 0; k < 20; k++) {
+		for (int i = 0; i < 50000; i++) {
+			jitperf_enter(fa);
+			jitperf_exit(fa);
+		}
+		jitperf_enter(fb);
+		spin_ns(3000000);
+		jitperf_exit(fb);
+	}
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "short", &rs), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "long", &rf), 0);
+	ck_assert_uint_eq(rs.calls, 1000000);
+	ck_assert_uint_eq(rf.calls, 20);
+	ck_assert_uint_eq(rf.timed, 20);
+	ck_assert_msg(rs.timed >= 5 && rs.timed <= 2000, "short timed %lu times", (long)rs.timed);
+	/* the long one's figures are measured, not estimated */
+	ck_assert_uint_ge(rf.min, 2700000);
+	ck_assert_uint_ge(rf.mean, rf.min);
 }
 END_TEST
 
@@ -446,7 +557,9 @@ static void on_alarm(int sig)
 
 START_TEST(test_signal_reentry)
 {
-	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 1, NULL);
+	struct jitperf_options o = { .outputs = JITPERF_TRACE | JITPERF_STATS, .sample_every = 1,
+				     .trace_max = JITPERF_UNLIMITED };
+	jitperf *jp = instr_open_opts(dir, &o);
 	struct itimerval it = { { 0, 500 }, { 0, 500 } };
 	struct sigaction sa;
 	struct instr_row rb;
@@ -470,10 +583,13 @@ START_TEST(test_signal_reentry)
 	ck_assert_int_eq(jitperf_close(jp), 0);
 	ck_assert_uint_eq(row_calls("a"), (uint64_t)n);   /* never disturbed */
 	ck_assert_int_eq(instr_stats_row(dir, getpid(), "b", &rb), 0);
-	ck_assert_uint_gt(rb.calls, 0);
-	ck_assert_uint_le(rb.calls, (uint64_t)nsig);      /* dropped when inside a probe */
+	/* the handler's calls are counted too, even inside a probe */
+	ck_assert_uint_eq(rb.calls, (uint64_t)nsig);
+	ck_assert_uint_le(rb.timed, rb.calls);            /* not timed inside a probe */
+	ck_assert_uint_gt(rb.timed, 0);
 	ck_assert_uint_eq(rb.unbalanced, 0);
 	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "a"), n);
+	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "b"), (long)rb.timed);
 }
 END_TEST
 
@@ -598,7 +714,7 @@ START_TEST(test_fork_child_files)
 }
 END_TEST
 
-/* ---- longjmp out of a sampled-out tree (kept by the inline probes) */
+/* ---- longjmp out of calls, some timed, some not */
 
 static jmp_buf out_jb;
 
@@ -611,45 +727,42 @@ static void enter_and_jump(jitperf_fn r, jitperf_fn a)
 
 START_TEST(test_sampling_longjmp_out)
 {
-	jitperf *jp = instr_open(dir, JITPERF_TRACE, 3, NULL);
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 3, NULL);
+	struct instr_row rm, rr, ra;
 	jitperf_fn fm, fr;
 	volatile int i;
-	long m, r, c;
 
-	fm = jitperf_fn_register(jp, "m", NULL, 0);
-	fr = jitperf_fn_register(jp, "r", NULL, 0);
-	fa = jitperf_fn_register(jp, "a", NULL, 0);
-	fc = jitperf_fn_register(jp, "c", NULL, 0);
-	jitperf_enter(fm);              /* root 1 of m: traced */
-	jitperf_exit(fm);
-	jitperf_enter(fm);              /* root 2: sampled out */
-	for (i = 0; i < 100; i++)       /* deeper than jitperf.h's inline stack */
-		if (!setjmp(out_jb))
-			enter_and_jump(fr, fa);
-	jitperf_exit(fm);               /* ends the 200 skipped calls too */
-	jitperf_enter(fm);              /* root 3: sampled out */
-	jitperf_enter(fc);
-	jitperf_exit(fc);
-	jitperf_exit(fm);
-	jitperf_enter(fm);              /* root 4: traced, not stuck in a left tree */
-	jitperf_enter(fr);
-	jitperf_enter(fc);
-	jitperf_exit(fc);
-	jitperf_exit(fr);
-	jitperf_exit(fm);
+	fm = jitperf_fn_register(jp, "a", NULL, 0);
+	fr = jitperf_fn_register(jp, "b", NULL, 0);
+	fa = jitperf_fn_register(jp, "c", NULL, 0);
+	for (int k = 0; k < 30; k++) {
+		jitperf_enter(fm);
+		for (i = 0; i < 10; i++)
+			if (!setjmp(out_jb))
+				enter_and_jump(fr, fa);
+		jitperf_exit(fm);       /* ends the 20 skipped calls too */
+	}
 	ck_assert_int_eq(jitperf_close(jp), 0);
-	m = instr_trace_calls(dir, getpid(), "m");
-	r = instr_trace_calls(dir, getpid(), "r");
-	c = instr_trace_calls(dir, getpid(), "c");
-	ck_assert_int_eq(m, 2);
-	ck_assert_int_eq(r, 1);
-	ck_assert_int_eq(c, 1);
-	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "a"), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "a", &rm), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "b", &rr), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "c", &ra), 0);
+	ck_assert_uint_eq(rm.calls, 30);
+	ck_assert_uint_eq(rr.calls, 300);
+	ck_assert_uint_eq(ra.calls, 300);
+	ck_assert_uint_eq(rm.unbalanced, 0);
+	ck_assert_uint_eq(rr.unbalanced, 300);          /* every skipped call repaired */
+	ck_assert_uint_eq(ra.unbalanced, 300);
+	/* the timed ones among them end as repaired exits: still well nested
+	 * (their stacks hold the skipped calls until a's exit repairs them) */
+	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "a"), (long)rm.timed);
+	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "b"), (long)rr.timed);
+	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "c"), (long)ra.timed);
+	ck_assert_uint_gt(rr.timed + ra.timed, 0);
 }
 END_TEST
 
-/* A sampled-out tree deeper than jitperf.h's inline stack moves onto the
- * thread's frames; the traced trees before and after it stay complete. */
+/* A recursion deeper than a context lists (JPT_CTX_MAX = 1024): a timed
+ * call's stack has its true depth, its listed callers named, the rest 0. */
 static void recurse_r(jitperf_fn f, int n)
 {
 	jitperf_enter(f);
@@ -658,21 +771,58 @@ static void recurse_r(jitperf_fn f, int n)
 	jitperf_exit(f);
 }
 
+struct deep_arg { struct jpt_reader *r; long calls, bad, unnamed; };
+
+static int deep_cb(const struct jpt_call *c, void *arg)
+{
+	struct deep_arg *a = arg;
+
+	a->calls++;
+	if (c->depth == 0) {
+		a->bad += strcmp(jpt_fn(a->r, c->fn)->name, "m") != 0;
+		return 0;
+	}
+	/* m at the bottom (unless more than 1024 untraced calls lie between) */
+	for (uint32_t d = 0; d < c->depth; d++) {
+		const struct jpt_fn *f = jpt_fn(a->r, c->stack[d]);
+
+		if (!f)
+			a->unnamed++;
+		else if (strcmp(f->name, d ? "r" : "m") && strcmp(f->name, "r"))
+			a->bad++;
+	}
+	a->bad += strcmp(jpt_fn(a->r, c->fn)->name, "r") != 0;
+	return 0;
+}
+
 START_TEST(test_sampling_deep_tree)
 {
-	jitperf *jp = instr_open(dir, JITPERF_TRACE, 2, NULL);
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 2000, NULL);
+	struct deep_arg a = { 0 };
+	struct instr_row rm, rr;
 	jitperf_fn fm, fr;
+	char err[512];
 
 	fm = jitperf_fn_register(jp, "m", NULL, 0);
 	fr = jitperf_fn_register(jp, "r", NULL, 0);
-	for (int tree = 0; tree < 3; tree++) {  /* roots 1 and 3 traced */
+	/* about 30 timed calls of r at random depths, most deeper than 1025
+	 * with no timed caller: at least one (but for 1 chance in 10^5) */
+	for (int tree = 0; tree < 40; tree++) {
 		jitperf_enter(fm);
-		recurse_r(fr, 100);
+		recurse_r(fr, 1500);
 		jitperf_exit(fm);
 	}
 	ck_assert_int_eq(jitperf_close(jp), 0);
-	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "m"), 2);
-	ck_assert_int_eq(instr_trace_calls(dir, getpid(), "r"), 200);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "m", &rm), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "r", &rr), 0);
+	ck_assert_uint_eq(rm.calls, 40);
+	ck_assert_uint_eq(rr.calls, 40 * 1500);
+	a.r = instr_trace_open(dir, getpid());
+	ck_assert_int_eq(jpt_for_each_call(a.r, deep_cb, &a, err, sizeof(err)), 0);
+	ck_assert_int_eq(a.bad, 0);
+	ck_assert_int_eq(a.calls, (long)(rm.timed + rr.timed));
+	ck_assert_int_gt(a.unnamed, 0);                 /* some were deeper than listed */
+	jpt_close(a.r);
 }
 END_TEST
 
@@ -818,6 +968,193 @@ START_TEST(test_sigkill_keeps_calls)
 }
 END_TEST
 
+/* ---- Generated code that counts inline and keeps a flag in its frame */
+
+/* What the example JIT emits around a function's body (jitperf_enter(3)). */
+static void framed(jitperf_fn fn, void (*body)(void))
+{
+	volatile int flag = 0;
+	unsigned a = (unsigned)jitperf__probe_active;
+
+	if (a) {
+		struct jitperf__tls *T = &jitperf__tls;
+		struct jitperf__count *c;
+
+		if (T->gen == a && (c = &T->count[fn], c->calls + 1 < c->next)) {
+			jitperf__inc(&c->calls);
+			jitperf__inc(&T->framed_calls);
+		} else {
+			flag = 1;
+			jitperf__enter_framed(fn);
+		}
+	}
+	body();
+	if (flag)
+		jitperf__exit_slow(fn);
+}
+
+static void leaf_body(void)
+{
+}
+
+static void mid_body(void)
+{
+	framed(fb, leaf_body);
+	framed(fb, leaf_body);
+}
+
+static void top_body(void)
+{
+	for (int i = 0; i < 1000; i++)
+		framed(fa, mid_body);
+}
+
+struct framed_arg { struct jpt_reader *r; long b_calls, bad; };
+
+static int framed_cb(const struct jpt_call *c, void *arg)
+{
+	struct framed_arg *a = arg;
+
+	if (c->fn != fb)
+		return 0;
+	a->b_calls++;
+	/* its callers were only counted: the trace says so with an unknown
+	 * caller right below it; above that, only its timed callers */
+	if (c->depth < 1 || c->stack[c->depth - 1] != 0)
+		a->bad++;
+	for (uint32_t d = 0; d + 1 < c->depth; d++)
+		if (c->stack[d] != 0 && c->stack[d] != fa && c->stack[d] != fc)
+			a->bad++;
+	return 0;
+}
+
+START_TEST(test_framed_protocol)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, 10, NULL);
+	struct framed_arg a = { 0 };
+	struct instr_row ra, rb, rc;
+	char err[512];
+
+	fa = jitperf_fn_register(jp, "mid", NULL, 0);
+	fb = jitperf_fn_register(jp, "leaf", NULL, 0);
+	fc = jitperf_fn_register(jp, "top", NULL, 0);
+	framed(fc, top_body);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "top", &rc), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "mid", &ra), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "leaf", &rb), 0);
+	ck_assert_uint_eq(rc.calls, 1);                 /* exact */
+	ck_assert_uint_eq(ra.calls, 1000);
+	ck_assert_uint_eq(rb.calls, 2000);
+	ck_assert_uint_eq(ra.unbalanced + rb.unbalanced + rc.unbalanced, 0);
+	ck_assert_uint_gt(rb.timed, 100);               /* about 1 in 10 */
+	ck_assert_uint_lt(rb.timed, 300);
+	a.r = instr_trace_open(dir, getpid());
+	ck_assert_int_eq(jpt_for_each_call(a.r, framed_cb, &a, err, sizeof(err)), 0);
+	ck_assert_int_eq(a.b_calls, (long)rb.timed);
+	ck_assert_int_eq(a.bad, 0);
+	jpt_close(a.r);
+}
+END_TEST
+
+/* ---- Exact counts whatever times the calls */
+
+static const unsigned every_mode[] = {
+	JITPERF_SAMPLE_NONE, 1, 7, JITPERF_SAMPLE_ADAPTIVE,
+};
+
+static void *pairs(void *arg)
+{
+	for (int i = 0; i < 5000; i++) {
+		jitperf_enter(fa);
+		jitperf_exit(fa);
+	}
+	return arg;
+}
+
+static volatile sig_atomic_t nhandled;
+
+static void handler_calls(int sig)
+{
+	(void)sig;
+	jitperf_enter(fc);              /* lands anywhere, in probes too */
+	jitperf_exit(fc);
+	nhandled++;
+}
+
+/* Recursion, longjmp, threads, a signal handler that calls probes and a
+ * fork, in each mode: the statistics count every call. */
+START_TEST(test_exact_every_mode)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE | JITPERF_STATS, every_mode[_i], NULL);
+	struct itimerval it = { { 0, 200 }, { 0, 200 } };
+	struct instr_row rf, ra, rb, rc, rr;
+	struct sigaction sa;
+	pthread_t th[3];
+	jitperf_fn fr, fm;
+	volatile int k;
+	pid_t child;
+	int status;
+
+	ffib = jitperf_fn_register(jp, "fib", NULL, 0);
+	fa = jitperf_fn_register(jp, "a", NULL, 0);
+	fb = jitperf_fn_register(jp, "b", NULL, 0);
+	fc = jitperf_fn_register(jp, "c", NULL, 0);
+	fr = jitperf_fn_register(jp, "r", NULL, 0);
+	fm = jitperf_fn_register(jp, "m", NULL, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler_calls;
+	sigaction(SIGPROF, &sa, NULL);
+	nhandled = 0;
+	setitimer(ITIMER_PROF, &it, NULL);
+	for (int i = 0; i < 20 || (nhandled < 50 && i < 2000); i++)
+		ck_assert_int_eq(fib(15), 610);         /* 1973 calls each */
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_PROF, &it, NULL);
+	signal(SIGPROF, SIG_DFL);
+	jitperf_enter(fm);
+	for (k = 0; k < 50; k++)                        /* 100 calls skipped by longjmp */
+		if (!setjmp(out_jb))
+			enter_and_jump(fr, fb);
+	jitperf_exit(fm);                               /* repairs them */
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, pairs, NULL), 0);
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		for (int i = 0; i < 7; i++)
+			pairs(NULL);
+		_exit(jitperf_close(jp) ? 1 : 0);
+	}
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "fib", &rf), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "a", &ra), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "b", &rb), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "c", &rc), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "r", &rr), 0);
+	ck_assert_uint_eq(rf.calls % 1973, 0);
+	ck_assert_uint_ge(rf.calls, 20 * 1973);
+	ck_assert_uint_eq(rc.calls, (uint64_t)nhandled); /* every handler's call */
+	ck_assert_uint_eq(rb.calls, 50);
+	ck_assert_uint_eq(rr.calls, 50);
+	ck_assert_uint_eq(rb.unbalanced, 50);
+	ck_assert_uint_eq(rr.unbalanced, 50);
+	ck_assert_uint_eq(ra.calls, 15000);             /* threads */
+	ck_assert_int_eq(instr_stats_row(dir, child, "a", &ra), 0);
+	ck_assert_uint_eq(ra.calls, 35000);             /* the child's own */
+	if (every_mode[_i] == 1)
+		ck_assert_uint_eq(rf.timed, rf.calls);
+	else if (every_mode[_i] == JITPERF_SAMPLE_NONE)
+		ck_assert_uint_eq(rf.timed + ra.timed + rc.timed, 0);
+	else
+		ck_assert_uint_lt(rf.timed, rf.calls);
+}
+END_TEST
+
 static Suite *probe_suite(void)
 {
 	Suite *s = suite_create("Probes");
@@ -836,14 +1173,19 @@ static Suite *probe_suite(void)
 	tcase_add_test(tc, test_recursive_fib);
 	tcase_add_test(tc, test_threads_exact);
 	tcase_add_test(tc, test_close_while_running);
+	tcase_add_loop_test(tc, test_exact_every_mode, 0, sizeof(every_mode) / sizeof(every_mode[0]));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Sampling");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_sampling_root);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_sampling_at_depth);
 	tcase_add_test(tc, test_sampling_trace_only);
+	tcase_add_test(tc, test_sampling_none);
+	tcase_add_test(tc, test_sampling_adaptive);
 	tcase_add_test(tc, test_sampling_longjmp_out);
 	tcase_add_test(tc, test_sampling_deep_tree);
+	tcase_add_test(tc, test_framed_protocol);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Unbalanced calls");

@@ -206,18 +206,60 @@ START_TEST(test_env_sample_counters_clock)
 
 	clear_env();
 	ck_assert_int_eq(jitperf_open(&jp, NULL), 0);
-	ck_assert_uint_eq(jp->sample_every, 1);
+	/* the defaults: adaptive sampling, 10000 timed calls/s/thread, 32 MiB */
+	ck_assert_uint_eq(jp->sample_every, JITPERF_SAMPLE_ADAPTIVE);
+	ck_assert_uint_eq(jp->timed_per_sec, 10000);
+	ck_assert_uint_eq(jp->trace_max, 32u << 20);
+	ck_assert_uint_eq(jp->trace_ring, 0);
+	ck_assert_uint_eq(jp->trace_min_ns, 0);
 	ck_assert_ptr_null(jp->counters);
 	ck_assert_ptr_null(jp->clock);
 	ck_assert_int_eq(jitperf_close(jp), 0);
 
-	setenv("JITPERF_SAMPLE", "0", 1);
-	ck_assert_int_eq(jitperf_open(&jp, NULL), -EINVAL);
-	setenv("JITPERF_SAMPLE", "12x", 1);
-	ck_assert_int_eq(jitperf_open(&jp, NULL), -EINVAL);
-	setenv("JITPERF_SAMPLE", "-3", 1);
-	ck_assert_int_eq(jitperf_open(&jp, NULL), -EINVAL);
-	unsetenv("JITPERF_SAMPLE");
+	setenv("JITPERF_SAMPLE", "0", 1);               /* count only */
+	setenv("JITPERF_TRACE_MAX", "1G", 1);
+	setenv("JITPERF_TRACE_RING", "4MiB", 1);
+	setenv("JITPERF_TRACE_MIN", "10us", 1);
+	ck_assert_int_eq(jitperf_open(&jp, NULL), 0);
+	ck_assert_uint_eq(jp->sample_every, JITPERF_SAMPLE_NONE);
+	ck_assert_uint_eq(jp->trace_max, 1u << 30);
+	ck_assert_uint_eq(jp->trace_ring, 4u << 20);
+	ck_assert_uint_eq(jp->trace_min_ns, 10000);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	setenv("JITPERF_SAMPLE", "auto:500", 1);
+	setenv("JITPERF_TRACE_MAX", "0", 1);            /* no limit of its own */
+	ck_assert_int_eq(jitperf_open(&jp, NULL), 0);
+	ck_assert_uint_eq(jp->sample_every, JITPERF_SAMPLE_ADAPTIVE);
+	ck_assert_uint_eq(jp->timed_per_sec, 500);
+	ck_assert_uint_eq(jp->trace_max, JITPERF_UNLIMITED);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	{       /* options win over the environment */
+		struct jitperf_options o = { .size = sizeof(o), .sample_every = 3,
+					     .trace_max = 1 << 20, .trace_min_ns = 7 };
+
+		ck_assert_int_eq(jitperf_open(&jp, &o), 0);
+		ck_assert_uint_eq(jp->sample_every, 3);
+		ck_assert_uint_eq(jp->trace_max, 1 << 20);
+		ck_assert_uint_eq(jp->trace_ring, 4u << 20);
+		ck_assert_uint_eq(jp->trace_min_ns, 7);
+		ck_assert_int_eq(jitperf_close(jp), 0);
+	}
+	unsetenv("JITPERF_TRACE_MAX");
+	unsetenv("JITPERF_TRACE_RING");
+	unsetenv("JITPERF_TRACE_MIN");
+
+	static const char *const bad[][2] = {
+		{ "JITPERF_SAMPLE", "12x" }, { "JITPERF_SAMPLE", "-3" },
+		{ "JITPERF_SAMPLE", "auto:0" }, { "JITPERF_SAMPLE", "auto:" },
+		{ "JITPERF_SAMPLE", "automatic" }, { "JITPERF_TRACE_MAX", "5X" },
+		{ "JITPERF_TRACE_MAX", "-1" }, { "JITPERF_TRACE_RING", "1T" },
+		{ "JITPERF_TRACE_MIN", "10 fortnights" }, { "JITPERF_TRACE_MIN", "ms" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv(bad[i][0], bad[i][1], 1);
+		ck_assert_msg(jitperf_open(&jp, NULL) == -EINVAL, "%s=%s accepted", bad[i][0], bad[i][1]);
+		unsetenv(bad[i][0]);
+	}
 	setenv("JITPERF_CLOCK", "rdtsc", 1);
 	ck_assert_int_eq(jitperf_open(&jp, NULL), -EINVAL);
 	setenv("JITPERF_CLOCK", "monotonic", 1);
@@ -272,10 +314,10 @@ START_TEST(test_debug_messages)
 			 "(expected perfmap, jitdump, trace, stats or all)\n");
 	free(text);
 	setenv("JITPERF", "jitdump", 1);
-	setenv("JITPERF_DIR", "/nonexistent/dir", 1);
+	setenv("JITPERF_DIR", "/dev/null/dir", 1);     /* cannot be made */
 	text = stderr_of_open(&err);
-	ck_assert_int_eq(err, -ENOENT);
-	ck_assert_ptr_nonnull(strstr(text, "/nonexistent/dir/jit-"));   /* names the file */
+	ck_assert_int_eq(err, -ENOTDIR);
+	ck_assert_ptr_nonnull(strstr(text, "/dev/null/dir/jit-"));      /* names the file */
 	free(text);
 }
 END_TEST
@@ -288,6 +330,9 @@ START_TEST(test_inactive_noop)
 	uint64_t idx = 5;
 	char map[64];
 
+	/* pids are reused: a map an earlier process left under ours is not ours */
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	unlink(map);
 	ck_assert_int_eq(jitperf_open(&jp, NULL), 0);
 	ck_assert_uint_eq(jitperf_outputs(jp), 0);
 	/* every call succeeds and does nothing -- even with arguments it would refuse */
@@ -298,7 +343,6 @@ START_TEST(test_inactive_noop)
 	ck_assert_int_eq(jitperf_code_unload(jp, 1), 0);
 	ck_assert_int_eq(jitperf_close(jp), 0);
 	ck_assert_int_eq(files_in(dir), 0);
-	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
 	ck_assert_int_ne(access(map, F_OK), 0);
 	ck_assert_int_eq(jitperf_close(NULL), 0);
 	ck_assert_uint_eq(jitperf_outputs(NULL), 0);
@@ -358,6 +402,98 @@ static void default_at_exit(void)
 	exit(0);        /* atexit closes it: CODE_CLOSE must be in the file */
 }
 
+/* stderr into path while fn runs in a child; the child's status */
+static int in_child_stderr(void (*fn)(void), const char *path)
+{
+	int st;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(99);
+		fn();
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void default_traces(void)
+{
+	REQUIRE(jitperf_outputs(jitperf_default()) == JITPERF_JITDUMP);
+	REQUIRE(jitperf_close(jitperf_default()) == 0);
+}
+
+static void default_inactive(void)
+{
+	REQUIRE(jitperf_outputs(jitperf_default()) == 0);
+}
+
+/*
+ * JITPERF_DIR names a directory that does not exist: it is made, parents
+ * too, as perf and uftrace make theirs.  One that cannot be made, or any
+ * output JITPERF asks for that cannot be opened, is one line on stderr --
+ * the environment is the user asking -- and the session stays inactive.
+ * jitperf_open() says nothing: its caller has the error code.
+ */
+START_TEST(test_env_dir_made_or_said)
+{
+	char sub[600], path[700], err_path[700], want[900], *text;
+	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_JITDUMP };
+	jitperf *jp;
+	size_t len;
+	int fd;
+
+	snprintf(sub, sizeof(sub), "%s/new/sub", dir);
+	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
+	setenv("JITPERF", "jitdump", 1);
+	setenv("JITPERF_DIR", sub, 1);
+	ck_assert_int_eq(in_child_stderr(default_traces, err_path), 0);
+	text = (char *)slurp(err_path, &len);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(text, "");
+	free(text);
+	ck_assert_int_eq(files_in(sub), 1);             /* the child's jitdump */
+
+	/* a path through a file: not a directory, and said so once */
+	snprintf(path, sizeof(path), "%s/file", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(sub, sizeof(sub), "%s/file/sub", dir);
+	setenv("JITPERF_DIR", sub, 1);
+	ck_assert_int_eq(in_child_stderr(default_inactive, err_path), 0);
+	text = (char *)slurp(err_path, &len);
+	ck_assert_ptr_nonnull(text);
+	snprintf(want, sizeof(want), "jitperf: JITPERF=jitdump: nothing is recorded: %s (%s)\n",
+		 jitperf_strerror(-ENOTDIR), sub);
+	ck_assert_str_eq(text, want);
+	free(text);
+
+	/* JITPERF unset: an inactive session is what was asked; silence */
+	unsetenv("JITPERF");
+	ck_assert_int_eq(in_child_stderr(default_inactive, err_path), 0);
+	text = (char *)slurp(err_path, &len);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(text, "");
+	free(text);
+
+	/* the API: made the same, and on failure the code, no message */
+	snprintf(sub, sizeof(sub), "%s/api/made", dir);
+	o.dir = sub;
+	ck_assert_int_eq(jitperf_open(&jp, &o), 0);
+	ck_assert_str_eq(jp->dir, sub);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", sub, (int)getpid());
+	ck_assert_int_eq(access(path, F_OK), 0);
+	snprintf(sub, sizeof(sub), "%s/file/api", dir);
+	ck_assert_int_eq(jitperf_open(&jp, &o), -ENOTDIR);
+}
+END_TEST
+
 START_TEST(test_default_session)
 {
 	char path[600], map[64];
@@ -391,10 +527,32 @@ END_TEST
 
 /* ---- strerror */
 
+/*
+ * The function table holds 4194303 functions (1024 chunks of 4096, id 0
+ * unused); the next registration fails with ENOBUFS, whose text is not
+ * that of a full disk.
+ */
+START_TEST(test_fn_table_full)
+{
+	struct jitperf_options o = { .size = sizeof(o), .outputs = 0, .dir = dir };
+	jitperf *jp = NULL;
+	jitperf_fn id = 0, last = 0;
+
+	ck_assert_int_eq(jitperf_open(&jp, &o), 0);
+	while ((id = jitperf_fn_register(jp, "f", NULL, 0)) != 0)
+		last = id;
+	ck_assert_int_eq(errno, ENOBUFS);
+	ck_assert_uint_eq(last, 4194303);
+	ck_assert_str_eq(jitperf_strerror(errno), "the session's function table is full "
+			 "(jitperf_fn_register)");
+	ck_assert_int_eq(jitperf_close(jp), 0);
+}
+END_TEST
+
 START_TEST(test_strerror)
 {
 	static const int codes[] = {
-		EINVAL, ENOMEM, ENOENT, ENOSPC, EDQUOT, EFBIG, EIO, EACCES, EPERM, EROFS,
+		EINVAL, ENOMEM, ENOENT, ENOSPC, ENOBUFS, EDQUOT, EFBIG, EIO, EACCES, EPERM, EROFS,
 		ENOTDIR, ENAMETOOLONG, ELOOP, EEXIST, EMFILE, ENFILE, E2BIG, EFAULT, ENOTSUP, EBADF,
 		EBUSY, ENODEV, EISDIR,
 	};
@@ -412,9 +570,11 @@ START_TEST(test_strerror)
 			ck_assert_str_ne(s, seen[j]);
 		seen[i] = s;
 	}
-	/* codes with two meanings name both; EBUSY is the one-instrumenting-session rule */
-	ck_assert_ptr_nonnull(strstr(jitperf_strerror(-ENOSPC), "no space left on the device"));
-	ck_assert_ptr_nonnull(strstr(jitperf_strerror(-ENOSPC), "function table is full"));
+	/* a full disk and a full function table are told apart; EBUSY is the
+	 * one-instrumenting-session rule */
+	ck_assert_str_eq(jitperf_strerror(-ENOSPC), "no space left on the device of an output file");
+	ck_assert_str_eq(jitperf_strerror(-ENOBUFS),
+			 "the session's function table is full (jitperf_fn_register)");
 	ck_assert_ptr_nonnull(strstr(jitperf_strerror(-EBUSY),
 				     "only one instrumenting session per process"));
 	/* other errno values: the system's text; nonsense: still a string */
@@ -471,12 +631,15 @@ static Suite *session_suite(void)
 	tc = tcase_create("Default session");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_default_session);
+	tcase_add_test(tc, test_env_dir_made_or_said);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Error texts");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_strerror);
 	tcase_add_test(tc, test_strerror_busy);
+	tcase_add_test(tc, test_fn_table_full);
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -48,12 +48,41 @@ static void sleep_ms(int ms)
 		;
 }
 
+/* Line n (0-based) of text, copied into buf. */
+static const char *line_of(const char *text, int n, char *buf, size_t len)
+{
+	const char *p = text, *e;
+
+	while (n-- > 0 && (p = strchr(p, '\n')))
+		p++;
+	ck_assert_ptr_nonnull(p);
+	e = strchr(p, '\n');
+	ck_assert_ptr_nonnull(e);
+	snprintf(buf, len, "%.*s", (int)(e - p), p);
+	return buf;
+}
+
+/* "# probes: self_ns=F lib_ns=F inline_ns=F timed_ns=F", all positive */
+static void check_probes_line(const char *line)
+{
+	double c[5];
+
+	ck_assert_msg(sscanf(line, "# probes: self_ns=%lf lib_ns=%lf inline_ns=%lf framed_ns=%lf "
+			     "timed_ns=%lf", &c[0], &c[1], &c[2], &c[3], &c[4]) == 5,
+		      "probes line: %s", line);
+	for (int i = 0; i < 5; i++)
+		ck_assert_msg(c[i] > 0 && c[i] < 100000, "probes line: %s", line);
+	ck_assert_msg(c[0] <= c[4], "a timed call's own part above its whole: %s", line);
+}
+
 START_TEST(test_exact_format)
 {
 	jitperf *jp = instr_open(dir, JITPERF_STATS, 3, "page-faults,no-such-counter");
 	jitperf_fn odd = jitperf_fn_register(jp, "odd\tname\nwith\rbreaks", NULL, 0);
 	jitperf_fn never = jitperf_fn_register(jp, "never", NULL, 0);
-	char head[512], *text, *line, *save = NULL;
+	char want[512], got[512], *text, *line, *save = NULL;
+	unsigned long long calls, lib, inl, frm, timed, cpu;
+	double probe;
 	int n = 0;
 
 	(void)never;
@@ -63,20 +92,30 @@ START_TEST(test_exact_format)
 	}
 	ck_assert_int_eq(jitperf_close(jp), 0);
 	text = stats_text();
-	snprintf(head, sizeof(head),
-		 "# jitperf-stats 1 pid=%d clock=monotonic sample_every=3 "
-		 "counters=page-faults,no-such-counter\n"
-		 "# unsupported counter no-such-counter: unknown counter name\n"
-		 "function\tcalls\ttotal_ns\tself_ns\tmin_ns\tmean_ns\tmax_ns\tunbalanced"
-		 "\tpage-faults\tno-such-counter\n", (int)getpid());
-	ck_assert_msg(!strncmp(text, head, strlen(head)), "stats file starts:\n%s", text);
-	for (line = strtok_r(text + strlen(head), "\n", &save); line;
+	snprintf(want, sizeof(want), "# jitperf-stats 2 pid=%d clock=monotonic sample=3 "
+		 "counters=page-faults,no-such-counter", (int)getpid());
+	ck_assert_str_eq(line_of(text, 0, got, sizeof(got)), want);
+	check_probes_line(line_of(text, 1, got, sizeof(got)));
+	ck_assert_int_eq(sscanf(line_of(text, 2, got, sizeof(got)),
+				"# run: calls=%llu lib_calls=%llu inline_calls=%llu framed_calls=%llu "
+				"timed=%llu probe_ns=%lf cpu_ns=%llu", &calls, &lib, &inl, &frm, &timed,
+				&probe, &cpu), 7);
+	ck_assert_uint_eq(calls, 5);
+	ck_assert_uint_eq(lib + inl + frm + timed, 5);  /* each call took one path */
+	ck_assert_uint_ge(timed, 1);
+	ck_assert_uint_gt(cpu, 0);
+	ck_assert_str_eq(line_of(text, 3, got, sizeof(got)),
+			 "# unsupported counter no-such-counter: unknown counter name");
+	ck_assert_str_eq(line_of(text, 4, got, sizeof(got)),
+			 "function\tcalls\ttimed\ttotal_ns\tself_ns\tmin_ns\tmean_ns\tmax_ns\tunbalanced"
+			 "\tpage-faults\tno-such-counter");
+	for (line = strtok_r(strstr(text, "\tno-such-counter\n") + 17, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save), n++) {
 		int tabs = 0;
 
 		for (char *p = line; *p; p++)
 			tabs += *p == '\t';
-		ck_assert_int_eq(tabs, 9);
+		ck_assert_int_eq(tabs, 10);
 		ck_assert_msg(!strncmp(line, "odd name with breaks\t5\t", 23), "row: %s", line);
 		ck_assert_str_eq(strrchr(line, '\t'), "\t-");
 	}
@@ -88,15 +127,50 @@ END_TEST
 START_TEST(test_no_counters_header)
 {
 	jitperf *jp = instr_open(dir, JITPERF_STATS, 1, NULL);
-	char head[256], *text;
+	char want[256], got[512], *text;
 
 	ck_assert_int_eq(jitperf_close(jp), 0);
 	text = stats_text();
-	snprintf(head, sizeof(head),
-		 "# jitperf-stats 1 pid=%d clock=monotonic sample_every=1 counters=-\n"
-		 "function\tcalls\ttotal_ns\tself_ns\tmin_ns\tmean_ns\tmax_ns\tunbalanced\n",
+	snprintf(want, sizeof(want), "# jitperf-stats 2 pid=%d clock=monotonic sample=1 counters=-",
 		 (int)getpid());
-	ck_assert_str_eq(text, head);
+	ck_assert_str_eq(line_of(text, 0, got, sizeof(got)), want);
+	ck_assert_str_eq(line_of(text, 3, got, sizeof(got)),
+			 "function\tcalls\ttimed\ttotal_ns\tself_ns\tmin_ns\tmean_ns\tmax_ns\tunbalanced");
+	ck_assert_ptr_null(strchr(strstr(text, "unbalanced\n"), '\t'));  /* no rows */
+	free(text);
+}
+END_TEST
+
+/* With a trace: what its limits dropped. */
+START_TEST(test_trace_line)
+{
+	struct jitperf_options o = { .outputs = JITPERF_STATS | JITPERF_TRACE, .sample_every = 1,
+				     .trace_max = 256 << 10 };
+	jitperf *jp = instr_open_opts(dir, &o);
+	jitperf_fn f = jitperf_fn_register(jp, "f", NULL, 0);
+	unsigned long long max, ring, min, traced, full, shrt, wrapped;
+	char got[512], *text;
+
+	for (int i = 0; i < 100000; i++) {
+		jitperf_enter(f);
+		jitperf_exit(f);
+	}
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	text = stats_text();
+	ck_assert_int_eq(sscanf(line_of(text, 3, got, sizeof(got)),
+				"# trace: max=%llu ring=%llu min_ns=%llu traced=%llu dropped_full=%llu "
+				"dropped_short=%llu dropped_ring=%llu", &max, &ring, &min, &traced, &full,
+				&shrt, &wrapped), 7);
+	ck_assert_uint_eq(max, 4096 + 3 * 65536);       /* 256 KiB: 3 whole blocks */
+	ck_assert_uint_eq(ring, 0);
+	ck_assert_uint_eq(min, 0);
+	ck_assert_uint_eq(wrapped, 0);
+	ck_assert_uint_eq(shrt, 0);
+	/* every call is either in the file or counted as dropped, and one
+	 * block of events holds no more than 4095 calls */
+	ck_assert_uint_eq(traced + full + shrt, 100000);
+	ck_assert_uint_le(traced, 4095);
+	ck_assert_uint_gt(full, 90000);
 	free(text);
 }
 END_TEST
@@ -127,8 +201,12 @@ START_TEST(test_times_add_up)
 	ck_assert_uint_ge(ri.min, 2000000);             /* each slept 2 ms */
 	ck_assert_uint_ge(ro.min, 3000000);
 	ck_assert_uint_eq(ri.self, ri.total);           /* a leaf */
-	ck_assert_uint_eq(ro.self, ro.total - ri.total);/* clock=monotonic: exact */
-	ck_assert_uint_eq(ri.mean, ri.total / 6);
+	/* every call timed: exact up to the rounding of each column */
+	ck_assert_uint_le(ro.self, ro.total - ri.total + 1);
+	ck_assert_uint_ge(ro.self + 1, ro.total - ri.total);
+	ck_assert_uint_le(ri.mean, ri.total / 6 + 1);
+	ck_assert_uint_ge(ri.mean + 1, ri.total / 6);
+	ck_assert_uint_eq(ri.timed, 6);
 	ck_assert_uint_le(ri.min, ri.mean);
 	ck_assert_uint_le(ri.mean, ri.max);
 	ck_assert_uint_ge(ro.self, 3000000);
@@ -136,6 +214,91 @@ START_TEST(test_times_add_up)
 	text = stats_text();
 	ck_assert_ptr_nonnull(strstr(text, "unbalanced\nouter\t3\t"));
 	free(text);
+}
+END_TEST
+
+/* ---- Calibration: the probes' cost is not in the reported times */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#define SPIN_NS 20000
+
+/* A call of known duration: SPIN_NS of spinning, after ncalls calls of an
+ * empty function made through the exported probes (what a JIT calls). */
+static void (*volatile enter_p)(jitperf_fn) = (jitperf_enter);
+static void (*volatile exit_p)(jitperf_fn) = (jitperf_exit);
+
+static void known(jitperf_fn p, jitperf_fn e, int ncalls)
+{
+	void (*en)(jitperf_fn) = enter_p, (*ex)(jitperf_fn) = exit_p;
+	uint64_t t0;
+
+	en(p);
+	for (int i = 0; i < ncalls; i++) {
+		en(e);
+		ex(e);
+	}
+	for (t0 = mono_ns(); mono_ns() - t0 < SPIN_NS;)
+		;
+	ex(p);
+}
+
+/* The shortest call of p is SPIN_NS within 10%: the calls made inside it
+ * add much more than that, unless their probes' cost is subtracted. */
+static void check_known(const char *what)
+{
+	struct instr_row r;
+
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "known", &r), 0);
+	ck_assert_uint_ge(r.timed, 10);
+	ck_assert_msg(r.min >= SPIN_NS * 9 / 10 && r.min <= SPIN_NS * 11 / 10,
+		      "%s: a %d ns call reported as %lu ns (min)", what, SPIN_NS, (long)r.min);
+}
+
+START_TEST(test_calibration_all_timed)
+{
+	jitperf *jp;
+	jitperf_fn p, e;
+
+	setenv("JITPERF_CLOCK", "tsc", 1);
+	jp = instr_open(dir, JITPERF_STATS, 1, NULL);
+	p = jitperf_fn_register(jp, "known", NULL, 0);
+	e = jitperf_fn_register(jp, "empty", NULL, 0);
+	/* 300 timed calls inside: tens of ns each, more than half of SPIN_NS */
+	for (int i = 0; i < 50; i++)
+		known(p, e, 300);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	check_known("every call timed");
+}
+END_TEST
+
+START_TEST(test_calibration_counted)
+{
+	struct jitperf_options o = { .outputs = JITPERF_STATS, .sample_every = JITPERF_SAMPLE_ADAPTIVE,
+				     .timed_per_sec = 1000 };
+	jitperf *jp;
+	jitperf_fn p, e;
+
+	setenv("JITPERF_CLOCK", "tsc", 1);
+	jp = instr_open_opts(dir, &o);
+	p = jitperf_fn_register(jp, "known", NULL, 0);
+	e = jitperf_fn_register(jp, "empty", NULL, 0);
+	/* 1500 counted calls inside (a few timed): 3 ns or so each, a fifth
+	 * of SPIN_NS; known is called less often than once a period, so
+	 * every call is timed */
+	for (int i = 0; i < 40; i++) {
+		known(p, e, 1500);
+		for (uint64_t t0 = mono_ns(); mono_ns() - t0 < 2000000;)
+			;
+	}
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	check_known("adaptive sampling");
 }
 END_TEST
 
@@ -185,12 +348,20 @@ static Suite *stats_suite(void)
 	tcase_add_test(tc, test_exact_format);
 	tcase_add_test(tc, test_no_counters_header);
 	tcase_add_test(tc, test_no_file_without_stats);
+	tcase_add_test(tc, test_trace_line);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Durations");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_times_add_up);
 	tcase_add_test(tc, test_tsc_clock_in_ns);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("Calibration");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_calibration_all_timed);
+	tcase_add_test(tc, test_calibration_counted);
 	suite_add_tcase(s, tc);
 	return s;
 }

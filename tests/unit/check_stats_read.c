@@ -108,9 +108,9 @@ END_TEST
 START_TEST(bad_header)
 {
 	expect_error("", 0, "line 1: file ends before the column header");
-	expect_error("hello\n", 6, "line 1: not a jitperf-stats 1 header");
-	expect_error("# jitperf-stats 2 pid=1 clock=tsc sample_every=1 counters=-\n", 61,
-		     "line 1: not a jitperf-stats 1 header");
+	expect_error("hello\n", 6, "line 1: not a jitperf-stats 1 or 2 header");
+	expect_error("# jitperf-stats 3 pid=1 clock=tsc sample=1 counters=-\n", 53,
+		     "line 1: not a jitperf-stats 1 or 2 header");
 	expect_error(HDR, sizeof(HDR) - 1, "line 2: file ends before the column header");
 	expect_error(HDR "function\tcalls\n", sizeof(HDR) + 14, "line 2: bad column header");
 }
@@ -132,6 +132,83 @@ START_TEST(bad_rows)
 }
 END_TEST
 
+/* Version 2: sampling, calibration, run and trace lines, "-" times. */
+START_TEST(version2_file)
+{
+	static const char text[] =
+		"# jitperf-stats 2 pid=77 clock=tsc sample=auto:5000 counters=page-faults\n"
+		"# probes: self_ns=21.5 lib_ns=2.4 inline_ns=0.8 framed_ns=0.5 timed_ns=40.2\n"
+		"# run: calls=30000001 lib_calls=29990000 inline_calls=0 framed_calls=0 timed=10001 "
+		"probe_ns=72378000 cpu_ns=150000000\n"
+		"# trace: max=33558528 ring=0 min_ns=100 traced=9000 dropped_full=0 "
+		"dropped_short=1001 dropped_ring=0\n"
+		"function\tcalls\ttimed\ttotal_ns\tself_ns\tmin_ns\tmean_ns\tmax_ns\tunbalanced"
+		"\tpage-faults\n"
+		"r\t30000000\t10000\t90000000\t45000000\t1\t3\t40000000\t0\t12\n"
+		"counted\t1\t0\t-\t-\t-\t-\t-\t0\t-\n";
+	struct stats_file *s;
+
+	write_file(text, sizeof(text) - 1);
+	ck_assert_int_eq(stats_read(path, &s, err, sizeof(err)), 0);
+	ck_assert_uint_eq(s->version, 2);
+	ck_assert_uint_eq(s->sample_every, STATS_ADAPTIVE);
+	ck_assert_uint_eq(s->timed_per_sec, 5000);
+	ck_assert_int_eq(s->has_probes, 1);
+	ck_assert_double_eq(s->probe_ns[STATS_COST_SELF], 21.5);
+	ck_assert_double_eq(s->probe_ns[STATS_COST_TIMED], 40.2);
+	ck_assert_double_eq(s->probe_ns[STATS_COST_FRAMED], 0.5);
+	ck_assert_int_eq(s->has_run, 1);
+	ck_assert_uint_eq(s->calls, 30000001);
+	ck_assert_uint_eq(s->lib_calls, 29990000);
+	ck_assert_uint_eq(s->timed, 10001);
+	ck_assert_double_eq(s->run_probe_ns, 72378000);
+	ck_assert_uint_eq(s->cpu_ns, 150000000);
+	ck_assert_int_eq(s->has_trace, 1);
+	ck_assert_uint_eq(s->trace_max, 33558528);
+	ck_assert_uint_eq(s->trace_min_ns, 100);
+	ck_assert_uint_eq(s->traced, 9000);
+	ck_assert_uint_eq(s->dropped_short, 1001);
+	ck_assert_uint_eq(s->nrows, 2);
+	ck_assert_uint_eq(s->rows[0].calls, 30000000);
+	ck_assert_uint_eq(s->rows[0].timed, 10000);
+	ck_assert_uint_eq(s->rows[0].total_ns, 90000000);
+	ck_assert_uint_eq(s->rows[0].unbalanced, 0);
+	ck_assert_uint_eq(s->rows[0].counters[0], 12);
+	ck_assert_uint_eq(s->rows[1].timed, 0);
+	ck_assert_uint_eq(s->rows[1].total_ns, STATS_NO_VALUE);
+	ck_assert_uint_eq(s->rows[1].max_ns, STATS_NO_VALUE);
+	stats_free(s);
+}
+END_TEST
+
+#define HDR2 "# jitperf-stats 2 pid=1 clock=tsc sample=3 counters=-\n"
+#define COLS2 "function\tcalls\ttimed\ttotal_ns\tself_ns\tmin_ns\tmean_ns\tmax_ns\tunbalanced\n"
+
+START_TEST(version2_damaged)
+{
+	static const char none[] = "# jitperf-stats 2 pid=1 clock=tsc sample=none counters=-\n" COLS2
+		"f\t5\t0\t-\t-\t-\t-\t-\t0\n";
+	static const char sample[] = "# jitperf-stats 2 pid=1 clock=tsc sample=auto:0 counters=-\n";
+	static const char probes[] = HDR2 "# probes: self_ns=x lib_ns=1 inline_ns=1 timed_ns=1\n";
+	static const char trace[] = HDR2 "# trace: max=1\n";
+	static const char dash_timed[] = HDR2 COLS2 "f\t5\t2\t-\t-\t-\t-\t-\t0\n";
+	static const char num_untimed[] = HDR2 COLS2 "f\t5\t0\t1\t1\t1\t1\t1\t0\n";
+	static const char more_timed[] = HDR2 COLS2 "f\t5\t6\t1\t1\t1\t1\t1\t0\n";
+	struct stats_file *s;
+
+	write_file(none, sizeof(none) - 1);
+	ck_assert_int_eq(stats_read(path, &s, err, sizeof(err)), 0);
+	ck_assert_uint_eq(s->sample_every, STATS_NONE);
+	stats_free(s);
+	expect_error(sample, sizeof(sample) - 1, "line 1: not a jitperf-stats 1 or 2 header");
+	expect_error(probes, sizeof(probes) - 1, "line 2: bad '# probes:' line");
+	expect_error(trace, sizeof(trace) - 1, "line 2: bad '# trace:' line");
+	expect_error(dash_timed, sizeof(dash_timed) - 1, "line 3: bad row");
+	expect_error(num_untimed, sizeof(num_untimed) - 1, "line 3: bad row");
+	expect_error(more_timed, sizeof(more_timed) - 1, "line 3: bad row");
+}
+END_TEST
+
 START_TEST(missing_file)
 {
 	struct stats_file *s;
@@ -150,11 +227,13 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, full_file);
 	tcase_add_test(tc, no_rows_no_counters);
+	tcase_add_test(tc, version2_file);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("Damaged files");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, bad_header);
 	tcase_add_test(tc, bad_rows);
+	tcase_add_test(tc, version2_damaged);
 	tcase_add_test(tc, missing_file);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

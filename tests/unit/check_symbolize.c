@@ -88,6 +88,25 @@ START_TEST(test_shared_library)
 }
 END_TEST
 
+/* the line of an address from the line table: the function's first line */
+START_TEST(test_source_line)
+{
+	char name[4200], file[1024];
+	const char *plus;
+	int line = 0;
+
+	native_name((const void *)marker_function, name, sizeof(name));
+	plus = strrchr(name, '+');
+	*(char *)plus = 0;
+	ck_assert_int_eq(jp_source_line(name + strlen(JP_NATIVE_PREFIX), strtoull(plus + 1, NULL, 16),
+					file, sizeof(file), &line), 0);
+	ck_assert_msg(strstr(file, "check_symbolize.c"), "%s", file);
+	ck_assert_int_ge(line, marker_line);
+	ck_assert_int_le(line, marker_line + 2);
+	ck_assert_int_eq(jp_source_line("/nonexistent", 0x10, file, sizeof(file), &line), -ENOENT);
+}
+END_TEST
+
 START_TEST(test_bad_names)
 {
 	static const struct { const char *name; int err; } cases[] = {
@@ -131,6 +150,7 @@ int main(void)
 	tcase_add_test(tc, test_shared_library);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("Bad input");
+	tcase_add_test(tc, test_source_line);
 	tcase_add_test(tc, test_bad_names);
 	tcase_add_test(tc, test_short_buffer);
 	suite_add_tcase(s, tc);

@@ -134,7 +134,7 @@ START_TEST(test_tables_and_code_events)
 	t1 = mono_ns();
 
 	r = instr_trace_open(dir, getpid());
-	ck_assert_uint_eq(jpt_info(r)->version, 1);
+	ck_assert_uint_eq(jpt_info(r)->version, 2);
 	ck_assert_uint_eq(jpt_info(r)->pid, (uint32_t)getpid());
 	ck_assert_uint_eq(jpt_info(r)->sample_every, 1);
 	ck_assert_int_eq(jpt_info(r)->truncated, 0);
@@ -252,6 +252,87 @@ START_TEST(test_bytes_per_event)
 	ck_assert_int_eq(w.calls, 20000);
 	ck_assert_int_eq(w.disorder, 0);
 	jpt_close(r);
+}
+END_TEST
+
+/* ---- The minimum duration: shorter calls are timed, not traced */
+
+static void spin_us(int us)
+{
+	for (uint64_t t0 = mono_ns(); mono_ns() - t0 < (uint64_t)us * 1000;)
+		;
+}
+
+struct min_arg { struct jpt_reader *r; long outer, lng, shrt, bad; };
+
+static int min_cb(const struct jpt_call *c, void *arg)
+{
+	struct min_arg *a = arg;
+	const char *name = jpt_fn(a->r, c->fn)->name;
+
+	if (!strcmp(name, "outer") && c->depth == 0)
+		a->outer++;
+	else if (!strcmp(name, "long") && c->depth == 1 &&
+		 !strcmp(jpt_fn(a->r, c->stack[0])->name, "outer") && c->end_ns - c->start_ns >= 50000)
+		a->lng++;
+	else if (!strcmp(name, "short"))
+		a->shrt++;
+	else
+		a->bad++;
+	return 0;
+}
+
+START_TEST(test_min_duration)
+{
+	struct jitperf_options o = { .outputs = JITPERF_TRACE | JITPERF_STATS, .sample_every = 1,
+				     .trace_min_ns = 50000 };
+	jitperf *jp = instr_open_opts(dir, &o);
+	jitperf_fn outer = jitperf_fn_register(jp, "outer", NULL, 0);
+	jitperf_fn lng = jitperf_fn_register(jp, "long", NULL, 0);
+	jitperf_fn shrt = jitperf_fn_register(jp, "short", NULL, 0);
+	struct min_arg a = { 0 };
+	struct instr_row rs;
+	char err[512], *text;
+	unsigned long long traced, dropped_short;
+
+	/* outer's entry is written only when long, inside it, proves long */
+	jitperf_enter(outer);
+	for (int i = 0; i < 10; i++) {
+		for (int k = 0; k < 100; k++) {
+			jitperf_enter(shrt);
+			jitperf_exit(shrt);
+		}
+		jitperf_enter(lng);
+		spin_us(80);
+		jitperf_exit(lng);
+	}
+	jitperf_exit(outer);
+	for (int k = 0; k < 100; k++) {         /* outside any long call */
+		jitperf_enter(shrt);
+		jitperf_exit(shrt);
+	}
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "short", &rs), 0);
+	ck_assert_uint_eq(rs.calls, 1100);
+	ck_assert_uint_eq(rs.timed, 1100);              /* timed into the statistics */
+	a.r = instr_trace_open(dir, getpid());
+	ck_assert_uint_eq(jpt_info(a.r)->min_ns, 50000);
+	ck_assert_uint_eq(jpt_info(a.r)->dropped_short, 1100);
+	ck_assert_int_eq(jpt_for_each_call(a.r, min_cb, &a, err, sizeof(err)), 0);
+	ck_assert_int_eq(a.outer, 1);
+	ck_assert_int_eq(a.lng, 10);
+	ck_assert_int_eq(a.shrt, 0);
+	ck_assert_int_eq(a.bad, 0);
+	jpt_close(a.r);
+	snprintf(err, sizeof(err), "%s/jitperf-%d.stats", dir, (int)getpid());
+	text = instr_slurp(err);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(strstr(text, "# trace: "));
+	ck_assert_int_eq(sscanf(strstr(text, " traced="), " traced=%llu dropped_full=0 dropped_short=%llu",
+				&traced, &dropped_short), 2);
+	ck_assert_uint_eq(traced, 11);
+	ck_assert_uint_eq(dropped_short, 1100);
+	free(text);
 }
 END_TEST
 
@@ -426,6 +507,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_tables_and_code_events);
 	tcase_add_test(tc, test_thread_names);
 	tcase_add_test(tc, test_bytes_per_event);
+	tcase_add_test(tc, test_min_duration);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Bad input");

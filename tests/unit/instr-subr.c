@@ -23,6 +23,18 @@ jitperf *instr_open(const char *dir, unsigned outputs, unsigned sample_every,
 	return jp;
 }
 
+jitperf *instr_open_opts(const char *dir, struct jitperf_options *o)
+{
+	jitperf *jp = NULL;
+	int err;
+
+	o->size = sizeof(*o);
+	o->dir = dir;
+	err = jitperf_open(&jp, o);
+	ck_assert_msg(err == 0, "jitperf_open: %s", jitperf_strerror(err));
+	return jp;
+}
+
 char *instr_slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -57,19 +69,21 @@ int instr_stats_row(const char *dir, pid_t pid, const char *name, struct instr_r
 			continue;
 		for (tok = strtok_r(line, "\t", &s2); tok && n < 20; tok = strtok_r(NULL, "\t", &s2))
 			f[n++] = tok;
-		ck_assert_msg(n >= 8, "short stats row in %s", path);
+		ck_assert_msg(n >= 9, "short stats row in %s", path);
 		if (strcmp(f[0], name))
 			continue;
 		memset(row, 0, sizeof(*row));
 		snprintf(row->name, sizeof(row->name), "%s", f[0]);
 		row->calls = strtoull(f[1], NULL, 10);
-		row->total = strtoull(f[2], NULL, 10);
-		row->self = strtoull(f[3], NULL, 10);
-		row->min = strtoull(f[4], NULL, 10);
-		row->mean = strtoull(f[5], NULL, 10);
-		row->max = strtoull(f[6], NULL, 10);
-		row->unbalanced = strtoull(f[7], NULL, 10);
-		for (int i = 8; i < n && i - 8 < 8; i++)
+		row->timed = strtoull(f[2], NULL, 10);
+		row->timing = strcmp(f[3], "-") != 0;
+		row->total = strtoull(f[3], NULL, 10);
+		row->self = strtoull(f[4], NULL, 10);
+		row->min = strtoull(f[5], NULL, 10);
+		row->mean = strtoull(f[6], NULL, 10);
+		row->max = strtoull(f[7], NULL, 10);
+		row->unbalanced = strtoull(f[8], NULL, 10);
+		for (int i = 9; i < n && i - 9 < 8; i++)
 			snprintf(row->ctr[row->nctr++], sizeof(row->ctr[0]), "%s", f[i]);
 		found = 0;
 		break;

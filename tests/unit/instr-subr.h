@@ -15,10 +15,14 @@
 jitperf *instr_open(const char *dir, unsigned outputs, unsigned sample_every,
 		    const char *counters);
 
+/* The same with every option given (size and dir are filled in). */
+jitperf *instr_open_opts(const char *dir, struct jitperf_options *o);
+
 /* One row of <dir>/jitperf-<pid>.stats. */
 struct instr_row {
 	char     name[256];
-	uint64_t calls, total, self, min, mean, max, unbalanced;
+	uint64_t calls, timed, total, self, min, mean, max, unbalanced;
+	int      timing;                  /* the time columns are not "-" */
 	char     ctr[8][32];              /* counter columns as text ("-" = unsupported) */
 	int      nctr;
 };

@@ -4,7 +4,7 @@
  * Chrome trace JSON, folded stacks and an SVG flame graph.
  *
  * The input is recognised by its first bytes, never by its name: a record
- * directory, perf.data ("PERFILE2", read through `perf script`), a jitperf
+ * directory, perf.data ("PERFILE2", read natively), a jitperf
  * trace, a jitdump, or else perf script text.  It is read once; every event
  * goes to each requested writer (struct cv_ops).
  */
@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "tools/cmds.h"
@@ -24,13 +25,14 @@
 
 static const char usage_text[] =
 	"usage: jitperf convert [DIR | perf.data | perf-script.txt | FILE.trace | FILE.dump | -]\n"
-	"                       [--chrome FILE] [--folded FILE] [--svg FILE]\n"
+	"                       [--chrome FILE] [--folded FILE] [--svg FILE] [--pprof FILE]\n"
 	"                       [--pid] [--tid] [--kernel] [--jit] [--all] [--addrs]\n"
 	"                       [--source samples|calls] [--title TEXT]\n"
 	"\n"
 	"  --chrome FILE    Chrome trace JSON (Perfetto, chrome://tracing, speedscope)\n"
 	"  --folded FILE    folded stacks, as stackcollapse-perf.pl (FILE - = stdout)\n"
 	"  --svg FILE       SVG flame graph\n"
+	"  --pprof FILE     gzip'ed profile.proto (go tool pprof, Pyroscope, Parca)\n"
 	"  --pid, --tid     add the PID (and TID) to the process name\n"
 	"  --kernel, --jit  annotate kernel (_[k]) and JIT (_[j]) frames; --all: both\n"
 	"  --addrs          keep the address of frames without a symbol\n"
@@ -43,7 +45,7 @@ static const char usage_text[] =
 	"With no output option, folded stacks go to standard output.\n";
 
 const struct cv_ops *const cv_writers[] = {
-	&cv_chrome_ops, &cv_folded_ops, &cv_svg_ops, NULL,
+	&cv_chrome_ops, &cv_folded_ops, &cv_svg_ops, &cv_pprof_ops, NULL,
 };
 #define NWRITERS (sizeof(cv_writers) / sizeof(cv_writers[0]) - 1)
 
@@ -63,6 +65,7 @@ struct conv {
 	struct cv_input in;
 	int             in_open;
 	struct cv_sink  sink;
+	uint64_t        nsamples, ncalls, ncodes;   /* what the input delivered */
 	int             status;           /* the exit status, once known */
 	char            err[1024];
 };
@@ -72,6 +75,7 @@ static int to_all_samples(const struct ps_sample *s, void *arg)
 	struct conv *c = arg;
 	int ret;
 
+	c->nsamples++;
 	for (size_t i = 0; i < c->nouts; i++)
 		if (c->outs[i].ops->sample && (ret = c->outs[i].ops->sample(c->outs[i].w, s)))
 			return ret;
@@ -83,6 +87,7 @@ static int to_all_calls(const struct cv_call *call, void *arg)
 	struct conv *c = arg;
 	int ret;
 
+	c->ncalls++;
 	for (size_t i = 0; i < c->nouts; i++)
 		if (c->outs[i].ops->call && (ret = c->outs[i].ops->call(c->outs[i].w, call)))
 			return ret;
@@ -94,6 +99,7 @@ static int to_all_codes(const struct cv_code *code, void *arg)
 	struct conv *c = arg;
 	int ret;
 
+	c->ncodes++;
 	for (size_t i = 0; i < c->nouts; i++)
 		if (c->outs[i].ops->code && (ret = c->outs[i].ops->code(c->outs[i].w, code)))
 			return ret;
@@ -188,7 +194,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 	c->o.chrome_max_bytes = (uint64_t)CHROME_MAX_MIB << 20;
 	optind = 1;
 	opterr = 0;             /* our own messages, named "jitperf convert" */
-	while (!err && (opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while (!err && (opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p': c->o.ps_flags |= PS_PID; break;
 		case 't': c->o.ps_flags |= PS_TID; break;
@@ -211,11 +217,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 			return -ECANCELED;
 		case '?':
 		case ':':
-			if (optopt >= OPT_WRITER || (optopt && strchr("STM", optopt)))
-				cmd_err("option '%s' needs an argument", argv[optind - 1]);
-			else
-				cmd_err("unknown option '%s'", argv[optind - 1]);
-			fprintf(stderr, "see 'jitperf convert --help'\n");
+			cmd_bad_option(opt, argv);
 			return usage_error(c);
 		default:
 			err = add_output(c, cv_writers[opt - OPT_WRITER], optarg);
@@ -317,7 +319,7 @@ static int open_outputs(struct conv *c)
 		int ret = outfile_open(&out->of, out->path);
 
 		if (ret) {
-			cmd_err("%s: %s", out->path, strerror(-ret));
+			cmd_err("%s: %s", out->path, out->of.why ? out->of.why : strerror(-ret));
 			return ret;
 		}
 		out->w = out->ops->begin(&out->of, &c->o);
@@ -325,10 +327,75 @@ static int open_outputs(struct conv *c)
 			cmd_err("out of memory");
 			return -ENOMEM;
 		}
-		if ((out->ops->flags & CV_CALL_STACKS) && c->o.source == CV_CALLS)
+		if ((out->ops->flags & CV_CALL_STACKS) &&
+		    (c->o.source == CV_CALLS || (out->ops->flags & CV_ALWAYS_CALL_STACKS)))
 			c->sink.call_stacks = 1;
+		if (out->ops->flags & CV_RAW_FRAMES)
+			c->o.ps_flags |= PS_RAW;
 	}
 	return 0;
+}
+
+/* one thread's share of the samples when text is read in parallel */
+struct lane {
+	struct conv *c;
+	void        *w[NWRITERS];
+};
+
+static int lane_sample(const struct ps_sample *s, void *arg)
+{
+	struct lane *l = arg;
+	int ret;
+
+	for (size_t i = 0; i < l->c->nouts; i++)
+		if ((ret = l->c->outs[i].ops->sample(l->w[i], s)))
+			return ret;
+	return 0;
+}
+
+/*
+ * perf script text in pieces on every core, when every output only adds
+ * samples up (folded stacks, SVG): each piece into states of its own,
+ * merged into the outputs once all went well.  -EAGAIN: read it whole.
+ */
+static int read_parallel(struct conv *c)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = ncpu > 8 ? 8 : ncpu < 1 ? 1 : (size_t)ncpu, i, k;
+	struct lane lanes[8];
+	void *args[8];
+	uint64_t samples = 0;
+	int ret = 0, filtered;
+
+	if (c->in.kind != CV_TEXT || n < 2)
+		return -EAGAIN;
+	/* svg_sample notes the event and unit in its own state, which a lane's
+	 * forked aggregate does not have: the SVG is read whole */
+	for (k = 0; k < c->nouts; k++)
+		if (!c->outs[k].ops->fork || c->outs[k].ops == &cv_svg_ops)
+			return -EAGAIN;
+	memset(lanes, 0, sizeof(lanes));
+	for (i = 0; i < n && !ret; i++) {
+		lanes[i].c = c;
+		args[i] = &lanes[i];
+		for (k = 0; k < c->nouts && !ret; k++)
+			if (!(lanes[i].w[k] = c->outs[k].ops->fork(c->outs[k].w)))
+				ret = -ENOMEM;
+	}
+	if (!ret)
+		ret = cv_read_text_parallel(&c->in, c->o.ps_flags, n, lane_sample, args, &samples,
+					    &filtered, c->err, sizeof(c->err));
+	for (i = 0; i < n; i++)
+		for (k = 0; k < c->nouts; k++) {
+			if (!lanes[i].w[k])
+				continue;
+			if (!ret)
+				ret = c->outs[k].ops->merge(c->outs[k].w, lanes[i].w[k]);
+			else
+				c->outs[k].ops->drop(lanes[i].w[k]);
+		}
+	c->nsamples += samples;     /* the lanes' samples bypass to_all_samples */
+	return ret;
 }
 
 static int read_input(struct conv *c)
@@ -340,13 +407,54 @@ static int read_input(struct conv *c)
 		.thread = to_all_threads, .call_stacks = c->sink.call_stacks,
 	};
 	c->err[0] = 0;
-	ret = cv_input_read(&c->in, c->o.ps_flags, &c->sink, c, c->err, sizeof(c->err));
+	ret = read_parallel(c);
+	if (ret == -EAGAIN) {
+		c->err[0] = 0;
+		ret = cv_input_read(&c->in, c->o.ps_flags, &c->sink, c, c->err, sizeof(c->err));
+	}
 	if (ret) {
 		if (ret == -ENOMEM && !c->err[0])
 			snprintf(c->err, sizeof(c->err), "%s: out of memory", c->input);
 		cmd_err("%s", c->err[0] ? c->err : strerror(-ret));
 	}
 	return ret;
+}
+
+/*
+ * An input that gave nothing, or no stacks of the kind folded and SVG
+ * output are made of, is an error that says what was empty: such an
+ * output would be empty, and exit status 0 would hide why.
+ */
+static int check_not_empty(struct conv *c)
+{
+	int stacks = 0;
+
+	for (size_t i = 0; i < c->nouts; i++)
+		stacks |= c->outs[i].ops == &cv_folded_ops || c->outs[i].ops == &cv_svg_ops;
+	if (c->nsamples + c->ncalls + c->ncodes == 0) {
+		if (c->in.kind == CV_TEXT && c->in.npeek == 0)
+			cmd_err("%s: empty: no perf script text in it", c->input);
+		else if (c->in.kind == CV_TEXT)
+			cmd_err("%s: no samples in this perf script text (it needs call "
+				"graphs: perf record -g)", c->input);
+		else if (c->o.source == CV_SAMPLES)
+			cmd_err("%s: perf recorded no samples in %s", c->input, c->in.perfdata);
+		else
+			cmd_err("%s: no instrumented calls in its trace%s", c->input,
+				c->in.ntraces == 1 ? "" : "s");
+		return -ENODATA;
+	}
+	if (stacks && c->o.source == CV_SAMPLES && !c->nsamples) {
+		cmd_err("%s: perf recorded no samples in %s (try --source calls)", c->input,
+			c->in.perfdata ? c->in.perfdata : c->input);
+		return -ENODATA;
+	}
+	if (stacks && c->o.source == CV_CALLS && !c->ncalls) {
+		cmd_err("%s: no instrumented calls in its trace%s%s", c->input,
+			c->in.ntraces == 1 ? "" : "s", c->in.has_samples ? " (try --source samples)" : "");
+		return -ENODATA;
+	}
+	return 0;
 }
 
 /* Finish every output (only when all went well) or throw it away. */
@@ -387,6 +495,7 @@ int cmd_convert(int argc, char **argv)
 	err = err ?: size_chrome(&c);
 	err = err ?: open_outputs(&c);
 	err = err ?: read_input(&c);
+	err = err ?: check_not_empty(&c);
 	err = close_outputs(&c, !err) ?: err;
 	if (c.in_open)
 		cv_input_close(&c.in);

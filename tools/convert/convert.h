@@ -59,6 +59,8 @@ struct cv_thread {
 enum cv_writer_flags {
 	CV_CALL_STACKS = 1u << 0,   /* instrumented calls with every frame's name, not
 				       only their own (stacks, rather than slices) */
+	CV_ALWAYS_CALL_STACKS = 1u << 1,  /* ... whatever --source says */
+	CV_RAW_FRAMES = 1u << 2,    /* perf.data samples with their places unfolded (PS_RAW) */
 };
 
 /* One output format: its option name, what it needs, and its callbacks. */
@@ -70,6 +72,14 @@ struct cv_ops {
 	int   (*call)(void *w, const struct cv_call *c);
 	int   (*code)(void *w, const struct cv_code *c);
 	int   (*thread)(void *w, const struct cv_thread *t);
+	/*
+	 * Optional, for reading in parallel: a state that takes the samples of
+	 * another thread (NULL = ENOMEM), merged into w (and freed) once read,
+	 * or dropped.  Only writers that add samples up, in any order, have it.
+	 */
+	void *(*fork)(void *w);
+	int   (*merge)(void *w, void *part);
+	void  (*drop)(void *part);
 	int   (*end)(void *w);         /* write the rest; 0 or -errno */
 	void  (*free)(void *w);
 };
@@ -79,6 +89,7 @@ extern const struct cv_ops cv_svg_ops;
 extern const struct cv_ops cv_chrome_ops;
 
 /* Every writer, in the order of --help; NULL-terminated (tools/convert/convert.c). */
+extern const struct cv_ops cv_pprof_ops;
 extern const struct cv_ops *const cv_writers[];
 
 #endif /* JITPERF_CONVERT_H */

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Inputs of jitperf convert.  What a file is comes from its first bytes:
- * "PERFILE2" is perf.data (read through `perf script` with an explicit
- * field list), "JITPTRC\n" a jitperf trace, "JiTD"/"DTiJ" a jitdump; all
+ * "PERFILE2" is perf.data (read natively, tools/convert/cvperfdata.c; or
+ * through `perf script` with an explicit field list), "JITPTRC\n" a jitperf trace, "JiTD"/"DTiJ" a jitdump; all
  * else is taken as perf script text.  A directory is a `jitperf record`
  * directory: perf.jit.data (or perf.data), jitperf-*.trace and jit-*.dump.
  */
 #include "config.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 #include "tools/perf.h"
 #include "read/jitdump_read.h"
 #include "tools/cmds.h"
+#include "tools/jitsym.h"
 
 __attribute__((format(printf, 4, 5)))
 static int fmt_err(char *err, size_t errlen, int ret, const char *fmt, ...)
@@ -152,6 +154,12 @@ int cv_input_open(struct cv_input *in, const char *path, char *err, size_t errle
 	}
 	if (fd)
 		close(fd);
+	/* perf record -o - | jitperf convert -: the rest of the stream follows the peek */
+	if (!strcmp(path, "-") && in->kind == CV_PERFDATA) {
+		in->perfdata = strdup(path);
+		in->has_samples = 1;
+		return in->perfdata ? 0 : -ENOMEM;
+	}
 	if (!strcmp(path, "-"))
 		return fmt_err(err, errlen, -EINVAL,
 			       "-: binary input on standard input: give its file name");
@@ -242,13 +250,58 @@ static void last_line(FILE *errf, char *last, size_t len)
 	last[strcspn(last, "\n")] = 0;
 }
 
+/*
+ * JIT frames named from the recording's own copies of perf maps and
+ * jitdumps (tools/jitsym.h), as jitperf report names them: perf read
+ * /tmp/perf-PID.map, which may be gone or belong to another process now.
+ * NULL keeps perf's name.
+ */
+static const char *jit_name(void *arg, const char *mod, size_t modn, const char *pc,
+			    size_t pcn, const char *sym, size_t symn)
+{
+	char dso[PATH_MAX], name[1024], hex[24];
+	const char *out;
+
+	if (!memmem(mod, modn, "perf-", 5) && !memmem(mod, modn, "jitted-", 7))
+		return NULL;
+	if (modn >= sizeof(dso) || symn >= sizeof(name) || pcn >= sizeof(hex))
+		return NULL;
+	memcpy(dso, mod, modn);
+	dso[modn] = '\0';
+	memcpy(name, sym, symn);
+	name[symn] = '\0';
+	memcpy(hex, pc, pcn);
+	hex[pcn] = '\0';
+	if (jitsym_frame(arg, dso, name, strtoull(hex, NULL, 16), &out) != 1 || out == name)
+		return NULL;
+	return out;
+}
+
+/* The record directory a perf.data lies in: its copies name the JIT code. */
+static struct jitsym *jit_names_of(const char *data)
+{
+	struct jitsym *js = NULL;
+	char *dir = strdup(data), *slash;
+
+	if (!dir)
+		return NULL;
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (jitsym_new(&js, slash ? (slash == dir ? "/" : dir) : "."))
+		js = NULL;
+	free(dir);
+	return js;
+}
+
 /* Stream `perf script` output of a perf.data through the parser. */
-static int read_perfdata(const char *data, unsigned flags, int with_calls,
+int cv_read_perfscript(const char *data, unsigned flags, int with_calls,
 			 const struct cv_sink *sink, void *arg, char *err, size_t errlen)
 {
 	const char *args[] = { "script", "-i", data, "-F", NULL, "--ns", NULL };
 	int period, monotonic, fd, status, ret;
 	char *name = NULL, *perf;
+	struct jitsym *js = NULL;
 	struct ps_parser *p;
 	FILE *errf;
 	pid_t pid;
@@ -267,10 +320,13 @@ static int read_perfdata(const char *data, unsigned flags, int with_calls,
 	p = asprintf(&name, "%s (perf script)", data) < 0 ? NULL :
 	    ps_new(flags | PS_PERFDATA, name, sink->sample, arg);
 	free(name);
+	if (p && (js = jit_names_of(data)))
+		ps_set_resolver(p, jit_name, js);
 	/* perf's messages are held back: on failure its last line completes ours */
 	errf = p ? tmpfile() : NULL;
 	if (!errf) {
 		ps_free(p);
+		jitsym_free(js);
 		free(perf);
 		return -ENOMEM;
 	}
@@ -279,6 +335,7 @@ static int read_perfdata(const char *data, unsigned flags, int with_calls,
 	if (ret) {
 		fclose(errf);
 		ps_free(p);
+		jitsym_free(js);
 		return fmt_err(err, errlen, ret, "%s: cannot run perf script: %s", data,
 			       strerror(-ret));
 	}
@@ -308,6 +365,7 @@ static int read_perfdata(const char *data, unsigned flags, int with_calls,
 	}
 	fclose(errf);
 	ps_free(p);
+	jitsym_free(js);
 	return ret;
 }
 
@@ -326,9 +384,6 @@ static int read_text(struct cv_input *in, unsigned flags, const struct cv_sink *
 		ret = ps_parse_fd(p, in->fd);
 	if (ret)
 		snprintf(err, errlen, "%s", ps_error(p));
-	else if (!ps_samples(p))       /* not an error: say why the output is empty */
-		cmd_err("%s: no samples (for perf script text, record "
-			"with call graphs: perf record -g)", in->path);
 	ps_free(p);
 	return ret;
 }
@@ -382,6 +437,6 @@ int cv_input_read(struct cv_input *in, unsigned flags, const struct cv_sink *sin
 	for (i = 0; i < in->ndumps && !ret && !had_code; i++)
 		ret = cv_read_jitdump(in->dumps[i], sink, arg, err, errlen);
 	if (!ret && in->perfdata)
-		ret = read_perfdata(in->perfdata, flags, in->ntraces > 0, sink, arg, err, errlen);
+		ret = cv_read_perfdata(in->perfdata, in->peek, in->npeek, flags, in->ntraces > 0, sink, arg, err, errlen);
 	return ret;
 }

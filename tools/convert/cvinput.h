@@ -21,7 +21,7 @@ struct cv_input {
 	enum cv_kind kind;
 	const char  *path;
 	int          has_samples, has_calls;
-	char        *perfdata;          /* perf.data to run perf script on */
+	char        *perfdata;          /* perf.data of the input */
 	char       **traces, **dumps;   /* of a record directory, or the one file */
 	size_t       ntraces, ndumps;
 	int          fd;                /* perf script text */
@@ -42,6 +42,27 @@ void cv_input_close(struct cv_input *in);
  */
 int cv_chrome_budget(struct cv_input *in, uint64_t max_bytes, uint64_t *min_call_ns,
 		     char *err, size_t errlen);
+
+/*
+ * tools/convert/cvperfdata.c: a perf.data's samples, read natively; data
+ * "-" is standard input, whose first npeek bytes were read into peek.
+ */
+int cv_read_perfdata(const char *data, const char *peek, size_t npeek, unsigned flags,
+		     int with_calls,
+		     const struct cv_sink *sink, void *arg, char *err, size_t errlen);
+/* the same through `perf script` (recordings that need unwinding) */
+int cv_read_perfscript(const char *data, unsigned flags, int with_calls,
+		       const struct cv_sink *sink, void *arg, char *err, size_t errlen);
+
+/*
+ * tools/convert/cvparallel.c: perf script text of a regular file in
+ * nthreads pieces, piece i's samples to fn(args[i]) on a thread of its own.
+ * -EAGAIN when that does not apply (a pipe, a small file) or a piece had an
+ * error: read it the ordinary way then.
+ */
+int cv_read_text_parallel(struct cv_input *in, unsigned flags, size_t nthreads,
+			  ps_sample_fn fn, void *const args[], uint64_t *nsamples,
+			  int *filtered, char *err, size_t errlen);
 
 /* tools/convert/cvtrace.c: calls, threads and code events of one trace file */
 int cv_read_trace(const char *path, const struct cv_sink *sink, void *arg,

@@ -111,15 +111,64 @@ int foldagg_init(struct foldagg *a, struct outfile *out, const struct cv_opts *o
 	return a->t ? 0 : -ENOMEM;
 }
 
+/* remember that stack id goes to entry idx of the table */
+static void remember(struct foldagg *a, uint64_t id, size_t idx)
+{
+	size_t j;
+
+	if ((a->nids + 1) * 2 > a->mask) {
+		size_t mask = a->mask ? a->mask * 2 + 1 : 1023, i;
+		uint64_t *ids = calloc(mask + 1, sizeof(*ids));
+		uint32_t *ix = malloc((mask + 1) * sizeof(*ix));
+
+		if (!ids || !ix) {       /* only a cache: go on without it */
+			free(ids);
+			free(ix);
+			return;
+		}
+		for (i = 0; i <= a->mask && a->ids; i++) {
+			if (!a->ids[i])
+				continue;
+			for (j = (a->ids[i] * 0x9e3779b97f4a7c15ull) >> 20 & mask; ids[j]; j = (j + 1) & mask)
+				;
+			ids[j] = a->ids[i];
+			ix[j] = a->idx[i];
+		}
+		free(a->ids);
+		free(a->idx);
+		a->ids = ids;
+		a->idx = ix;
+		a->mask = mask;
+	}
+	for (j = (id * 0x9e3779b97f4a7c15ull) >> 20 & a->mask; a->ids[j]; j = (j + 1) & a->mask)
+		;
+	a->ids[j] = id;
+	a->idx[j] = (uint32_t)idx;
+	a->nids++;
+}
+
 int foldagg_sample(void *w, const struct ps_sample *s)
 {
 	struct foldagg *a = w;
+	size_t idx, j;
+	int ret;
 
 	if (a->o->source != CV_SAMPLES)
 		return 0;
+	if (s->stack_id && a->ids) {
+		for (j = (s->stack_id * 0x9e3779b97f4a7c15ull) >> 20 & a->mask; a->ids[j];
+		     j = (j + 1) & a->mask)
+			if (a->ids[j] == s->stack_id) {
+				stacks_add_to(a->t, a->idx[j], s->period);
+				return 0;
+			}
+	}
 	if (foldkey_sample(&a->key, s))
 		return -ENOMEM;
-	return stacks_add(a->t, a->key.s, a->key.len, s->period);
+	ret = stacks_add_idx(a->t, a->key.s, a->key.len, s->period, &idx);
+	if (!ret && s->stack_id && idx < UINT32_MAX)
+		remember(a, s->stack_id, idx);
+	return ret;
 }
 
 int foldagg_call(void *w, const struct cv_call *c)
@@ -137,4 +186,40 @@ void foldagg_fini(struct foldagg *a)
 {
 	stacks_free(a->t);
 	free(a->key.s);
+	free(a->ids);
+	free(a->idx);
+}
+
+void *foldagg_fork(void *w)
+{
+	struct foldagg *a = w, *b = malloc(sizeof(*b));
+
+	if (b && foldagg_init(b, a->out, a->o)) {
+		foldagg_fini(b);
+		free(b);
+		b = NULL;
+	}
+	return b;
+}
+
+int foldagg_merge(void *w, void *part)
+{
+	struct foldagg *a = w, *b = part;
+	const struct stack_ent *e;
+	size_t n, i;
+	int ret = 0;
+
+	e = stacks_entries(b->t, &n);
+	for (i = 0; i < n && !ret; i++)
+		ret = stacks_add(a->t, e[i].key, e[i].len, e[i].count);
+	foldagg_drop(b);
+	return ret;
+}
+
+void foldagg_drop(void *part)
+{
+	if (!part)
+		return;
+	foldagg_fini(part);
+	free(part);
 }

@@ -23,11 +23,24 @@ struct foldagg {
 	const struct cv_opts *o;
 	struct stacks        *t;
 	struct foldkey        key;
+	/* ps_sample.stack_id -> entry of t, so a stack met again costs one lookup */
+	uint64_t             *ids;
+	uint32_t             *idx;
+	size_t                mask, nids;
 };
 
 int foldagg_init(struct foldagg *a, struct outfile *out, const struct cv_opts *o);
 int foldagg_sample(void *w, const struct ps_sample *s);
 int foldagg_call(void *w, const struct cv_call *c);
 void foldagg_fini(struct foldagg *a);
+
+/*
+ * Samples read by another thread: foldagg_fork gives a state of its own
+ * for foldagg_sample (NULL = ENOMEM), foldagg_merge adds it into w's stacks
+ * and frees it (0 or -ENOMEM), foldagg_drop frees it unmerged.
+ */
+void *foldagg_fork(void *w);
+int foldagg_merge(void *w, void *part);
+void foldagg_drop(void *part);
 
 #endif

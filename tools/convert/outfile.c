@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,93 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "tools/pathsafe.h"
 
 #define VBUF_SIZE (1u << 20)
+
+/*
+ * Temporary files being written, removed by a signal that ends the
+ * process (Ctrl-C, kill, a closed pipe): an interrupted conversion leaves
+ * nothing.  The slots change with those signals blocked, so the handler
+ * always sees whole entries.
+ */
+#define MAX_LIVE 16
+static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+static const char *live[MAX_LIVE];
+
+static void remove_live(int sig)
+{
+	for (size_t i = 0; i < MAX_LIVE; i++)
+		if (live[i])
+			unlink(live[i]);
+	/* then die of the signal, as without a handler */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void block(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaddset(&set, fatal_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* Handlers go in once, and only where the signal would kill (not if ignored). */
+static void install_handlers(void)
+{
+	static int done;
+	struct sigaction sa = { 0 }, old;
+
+	if (done)
+		return;
+	done = 1;
+	sa.sa_handler = remove_live;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		if (sigaction(fatal_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			sigaction(fatal_signals[i], &sa, NULL);
+	}
+}
+
+/* mkstemp(tmp), the file tracked before a signal can come between */
+static int make_tracked(char *tmp)
+{
+	sigset_t old;
+	int fd;
+
+	block(&old);
+	install_handlers();
+	fd = mkstemp(tmp);
+	for (size_t i = 0; fd >= 0 && i < MAX_LIVE; i++) {
+		if (!live[i]) {
+			live[i] = tmp;
+			break;
+		}
+	}
+	if (fd < 0) {
+		int e = errno;
+
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		errno = e;
+		return fd;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return fd;
+}
+
+static void untrack(const char *tmp)
+{
+	sigset_t old;
+
+	block(&old);
+	for (size_t i = 0; i < MAX_LIVE; i++)
+		if (live[i] == tmp)
+			live[i] = NULL;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
 
 /*
  * A device, FIFO or socket (/dev/null, /dev/stdout, a pipe made with
@@ -49,6 +135,9 @@ int outfile_open(struct outfile *of, const char *path)
 
 	memset(of, 0, sizeof(*of));
 	of->path = path;
+	/* the user's name: followed if a link, unless another user planted it */
+	if (strcmp(path, "-") && path_planted(path, &of->why))
+		return -EPERM;
 	err = open_special(of, path);
 	if (err <= 0)
 		return err;
@@ -76,7 +165,7 @@ int outfile_open(struct outfile *of, const char *path)
 		goto err_out;
 	}
 	sprintf(of->tmp, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
-	fd = mkstemp(of->tmp);
+	fd = make_tracked(of->tmp);
 	if (fd < 0) {
 		err = -errno;
 		free(of->tmp);
@@ -118,6 +207,7 @@ int outfile_commit(struct outfile *of)
 			err = -errno;
 		if (err)
 			unlink(of->tmp);
+		untrack(of->tmp);
 		free(of->tmp);
 		of->tmp = NULL;
 	}
@@ -131,8 +221,10 @@ void outfile_abort(struct outfile *of)
 		fclose(of->fp);
 	else if (of->fp)
 		fflush(of->fp);
-	if (of->tmp)
+	if (of->tmp) {
 		unlink(of->tmp);
+		untrack(of->tmp);
+	}
 	of->fp = NULL;
 	free(of->tmp);
 	of->tmp = NULL;

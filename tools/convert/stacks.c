@@ -149,6 +149,19 @@ static int rehash(struct stacks *t)
 
 int stacks_add(struct stacks *t, const char *key, size_t len, uint64_t count)
 {
+	size_t idx;
+
+	return stacks_add_idx(t, key, len, count, &idx);
+}
+
+void stacks_add_to(struct stacks *t, size_t idx, uint64_t count)
+{
+	t->total += count;
+	t->ents[idx].count += count;
+}
+
+int stacks_add_idx(struct stacks *t, const char *key, size_t len, uint64_t count, size_t *idx)
+{
 	uint64_t h = hash(key, len);
 	size_t j = h & t->mask;
 	struct stack_ent *e;
@@ -159,6 +172,7 @@ int stacks_add(struct stacks *t, const char *key, size_t len, uint64_t count)
 		e = &t->ents[k - 1];
 		if (e->hash == h && e->len == len && !memcmp(e->key, key, len)) {
 			e->count += count;
+			*idx = k - 1;
 			return 0;
 		}
 		j = (j + 1) & t->mask;
@@ -181,6 +195,7 @@ int stacks_add(struct stacks *t, const char *key, size_t len, uint64_t count)
 	e->hash = h;
 	e->len = len;
 	e->count = count;
+	*idx = t->nents;
 	t->index[j] = ++t->nents;
 	if (t->nents * 2 > t->mask)
 		return rehash(t);
@@ -216,4 +231,10 @@ const struct stack_ent *const *stacks_sorted(struct stacks *t, size_t *n)
 uint64_t stacks_total(const struct stacks *t)
 {
 	return t->total;
+}
+
+const struct stack_ent *stacks_entries(const struct stacks *t, size_t *n)
+{
+	*n = t->nents;
+	return t->ents;
 }

@@ -21,8 +21,14 @@ struct stacks;
 struct stacks *stacks_new(void);             /* NULL, errno = ENOMEM */
 void stacks_free(struct stacks *t);
 int stacks_add(struct stacks *t, const char *key, size_t len, uint64_t count);  /* 0 / -ENOMEM */
+/* The same, telling the entry's number (for stacks_add_to) in *idx. */
+int stacks_add_idx(struct stacks *t, const char *key, size_t len, uint64_t count, size_t *idx);
+/* Add count to entry number idx. */
+void stacks_add_to(struct stacks *t, size_t idx, uint64_t count);
 /* Entries sorted bytewise by key (Perl's `sort { $a cmp $b }`); NULL on ENOMEM. */
 const struct stack_ent *const *stacks_sorted(struct stacks *t, size_t *n);
 uint64_t stacks_total(const struct stacks *t);
+/* Every entry, in the order they were added. */
+const struct stack_ent *stacks_entries(const struct stacks *t, size_t *n);
 
 #endif /* JITPERF_STACKS_H */

@@ -20,6 +20,11 @@
  *  - the code is the record's last code_size bytes, mapped at code_addr
  *    from the load's timestamp on, which must be on the CLOCK_MONOTONIC
  *    timeline of perf record -k 1 to meet the samples.
+ * What perf ignores is a note, not a problem, given once with a count: the
+ * header's timestamp (V8 writes microseconds since the epoch there, so
+ * every record would seem to come before the header), its elf_mach when 0
+ * (perf's images are always of its own machine), records of unknown type.
+ * Only problems make the exit status 1.
  */
 #include "config.h"
 
@@ -70,10 +75,21 @@ struct index_set {
 	size_t             cap, used;
 };
 
+/* What perf ignores: said once at the end, with how often and where first. */
+enum note_kind { NOTE_HEADER_CLOCK, NOTE_ELF_MACH, NOTE_BEFORE_HEADER, NOTE_UNKNOWN_TYPE,
+		 NOTE_KINDS };
+struct note {
+	unsigned count;
+	uint64_t offset;             /* of the first */
+	uint64_t value;              /* of the first: a timestamp, a record type */
+};
+
 struct checker {
 	const struct jd_file *f;
 	FILE                 *out;
 	unsigned              problems;
+	struct note           notes[NOTE_KINDS];
+	int                   hdr_monotonic;    /* the header's timestamp can be compared */
 	int                   arch_ts;
 	uint64_t              hdr_ts, now, prev_ts;
 	struct pending        debug, unwind;
@@ -94,6 +110,57 @@ static void problem(struct checker *c, uint64_t off, const char *fmt, ...)
 	va_end(ap);
 	putc('\n', c->out);
 	c->problems++;
+}
+
+static void note(struct checker *c, enum note_kind kind, uint64_t off, uint64_t value)
+{
+	struct note *n = &c->notes[kind];
+
+	if (!n->count++) {
+		n->offset = off;
+		n->value = value;
+	}
+}
+
+/* The clock a header timestamp that is not CLOCK_MONOTONIC seems to be on. */
+static const char *clock_guess(uint64_t ts)
+{
+	struct timespec now;
+	uint64_t rt;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	rt = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	/* written within the last ten years, by its unit */
+	if (ts <= rt / 1000 + 1000000 && ts + 315360000ull * 1000000 > rt / 1000)
+		return "microseconds since the epoch (V8 writes that)";
+	if (ts <= rt + SLACK_NS && ts + 315360000ull * 1000000000 > rt)
+		return "CLOCK_REALTIME";
+	return "not CLOCK_MONOTONIC, or from before the last reboot";
+}
+
+static void print_notes(struct checker *c)
+{
+	const struct note *n = c->notes;
+	const char *path = jd_path(c->f);
+
+	if (n[NOTE_HEADER_CLOCK].count)
+		fprintf(c->out, "%s: offset 24: note: header timestamp %" PRIu64 " is later than "
+			"CLOCK_MONOTONIC now: %s; perf ignores the header's timestamp\n", path,
+			n[NOTE_HEADER_CLOCK].value, clock_guess(n[NOTE_HEADER_CLOCK].value));
+	if (n[NOTE_ELF_MACH].count)
+		fprintf(c->out, "%s: offset 12: note: elf_mach is 0; perf ignores it and makes "
+			"images for its own machine (%s)\n", path, jd_machine_name(HOST_EM));
+	if (n[NOTE_BEFORE_HEADER].count)
+		fprintf(c->out, "%s: offset %" PRIu64 ": note: %u record%s timestamped before the "
+			"header's %" PRIu64 " (the first here); perf ignores the header's "
+			"timestamp\n", path, n[NOTE_BEFORE_HEADER].offset,
+			n[NOTE_BEFORE_HEADER].count, n[NOTE_BEFORE_HEADER].count == 1 ? "" : "s",
+			n[NOTE_BEFORE_HEADER].value);
+	if (n[NOTE_UNKNOWN_TYPE].count)
+		fprintf(c->out, "%s: offset %" PRIu64 ": note: %u record%s of unknown type (the "
+			"first here, type %" PRIu64 "); perf skips them\n", path,
+			n[NOTE_UNKNOWN_TYPE].offset, n[NOTE_UNKNOWN_TYPE].count,
+			n[NOTE_UNKNOWN_TYPE].count == 1 ? "" : "s", n[NOTE_UNKNOWN_TYPE].value);
 }
 
 /* The reader's message without its "FILE: offset N: " (the problem line has it). */
@@ -158,8 +225,6 @@ static int index_has(const struct index_set *s, uint64_t index)
 static void check_header(struct checker *c)
 {
 	const struct jitdump_file_header *h = jd_header(c->f);
-	uint64_t realtime;
-	struct timespec ts;
 
 	if (h->version != JITDUMP_VERSION)
 		problem(c, 4, "version %" PRIu32 ": perf inject reads version 1 only%s", h->version,
@@ -171,7 +236,7 @@ static void check_header(struct checker *c)
 		problem(c, 8, "header total_size %" PRIu32 " (should be 40): perf inject still "
 			"reads the first record at offset 40", h->total_size);
 	if (h->elf_mach == EM_NONE)
-		problem(c, 12, "elf_mach is 0: the machine of the code is unknown");
+		note(c, NOTE_ELF_MACH, 12, 0);
 	else if (HOST_EM != EM_NONE && h->elf_mach != HOST_EM)
 		problem(c, 12, "elf_mach %" PRIu32 " (%s) is not this machine's %d (%s): perf "
 			"writes the code into ELF images for %s", h->elf_mach,
@@ -183,14 +248,10 @@ static void check_header(struct checker *c)
 			h->flags & ~(uint64_t)JITDUMP_FLAGS_ARCH_TIMESTAMP);
 	if (c->arch_ts)
 		return;         /* TSC values: converted by perf, no clock to compare */
-	clock_gettime(CLOCK_REALTIME, &ts);
-	realtime = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	if (h->timestamp > c->now + SLACK_NS)
-		problem(c, 24, "header timestamp %" PRIu64 " is later than CLOCK_MONOTONIC now "
-			"(%" PRIu64 ")%s", h->timestamp, c->now,
-			h->timestamp + 86400 * 1000000000ull * 365 > realtime &&
-			h->timestamp < realtime + SLACK_NS ? ": looks like CLOCK_REALTIME" :
-			": not CLOCK_MONOTONIC, or written before the last reboot");
+		note(c, NOTE_HEADER_CLOCK, 24, h->timestamp);
+	else
+		c->hdr_monotonic = 1;
 }
 
 static void check_timestamp(struct checker *c, const struct jd_record *rec)
@@ -206,9 +267,8 @@ static void check_timestamp(struct checker *c, const struct jd_record *rec)
 		problem(c, rec->offset, "timestamp %" PRIu64 " is later than CLOCK_MONOTONIC now "
 			"(%" PRIu64 "): not CLOCK_MONOTONIC, samples will not meet this record",
 			rec->timestamp, c->now);
-	else if (rec->timestamp + SLACK_NS < c->hdr_ts)
-		problem(c, rec->offset, "timestamp %" PRIu64 " is before the header's %" PRIu64
-			": records and header are on different clocks", rec->timestamp, c->hdr_ts);
+	else if (c->hdr_monotonic && rec->timestamp + SLACK_NS < c->hdr_ts)
+		note(c, NOTE_BEFORE_HEADER, rec->offset, c->hdr_ts);
 }
 
 static void check_load(struct checker *c, const struct jd_record *rec)
@@ -295,7 +355,7 @@ int jd_check(struct jd_file *f, FILE *out)
 	struct jd_record rec;
 	struct timespec ts;
 	char err[512];
-	unsigned nrec = 0;
+	unsigned nrec = 0, notes = 0;
 	int r;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -333,8 +393,7 @@ int jd_check(struct jd_file *f, FILE *out)
 		case JIT_CODE_CLOSE:
 			break;
 		default:
-			problem(&c, rec.offset, "unknown record type %" PRIu32 ": perf skips it",
-				rec.id);
+			note(&c, NOTE_UNKNOWN_TYPE, rec.offset, rec.id);
 		}
 	}
 	if (c.debug.set)
@@ -343,10 +402,15 @@ int jd_check(struct jd_file *f, FILE *out)
 		problem(&c, c.unwind.offset, "UNWINDING_INFO is not followed by a CODE_LOAD: perf "
 			"drops it");
 	free(c.loads.slots);
-	if (c.problems) {
-		fprintf(out, "%s: %u problem%s\n", jd_path(f), c.problems, c.problems == 1 ? "" : "s");
-		return 1;
-	}
-	fprintf(out, "%s: ok, %u records\n", jd_path(f), nrec);
-	return 0;
+	print_notes(&c);
+	for (int k = 0; k < NOTE_KINDS; k++)
+		notes += c.notes[k].count != 0;
+	if (c.problems)
+		fprintf(out, "%s: %u problem%s", jd_path(f), c.problems, c.problems == 1 ? "" : "s");
+	else
+		fprintf(out, "%s: ok, %u records", jd_path(f), nrec);
+	if (notes)
+		fprintf(out, "; %u note%s", notes, notes == 1 ? "" : "s");
+	putc('\n', out);
+	return c.problems ? 1 : 0;
 }

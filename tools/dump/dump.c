@@ -196,7 +196,8 @@ int cmd_dump(int argc, char **argv)
 	int check = 0, c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "cE:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":cE:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			check = 1;
@@ -204,8 +205,10 @@ int cmd_dump(int argc, char **argv)
 		case 'E':
 			elfdir = optarg;
 			break;
+		case 'h':
+			return cmd_usage(usage_text, 1);
 		default:
-			return cmd_usage(usage_text, c == 'h');
+			return cmd_bad_option(c, argv);
 		}
 	}
 	if (optind != argc - 1) {

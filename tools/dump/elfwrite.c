@@ -23,6 +23,7 @@
 #include "dump.h"
 #include "read/jitdump_read.h"
 #include "tools/cmds.h"
+#include "tools/pathsafe.h"
 
 /* section header string table: "\0.text\0.symtab\0.strtab\0.shstrtab\0" */
 static const char shstrtab[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
@@ -188,6 +189,11 @@ int jd_write_elfs(struct jd_file *f, const char *dir)
 		cmd_err("libelf: %s", elf_errmsg(-1));
 		return 1;
 	}
+	/* DIR is the user's: followed if a link, unless another user planted it */
+	if (path_planted(dir, &msg)) {
+		cmd_err("%s: %s", dir, msg);
+		return 1;
+	}
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		cmd_err("%s: %s", dir, strerror(errno));
 		return 1;
@@ -214,7 +220,9 @@ int jd_write_elfs(struct jd_file *f, const char *dir)
 			cmd_err("%s", strerror(ENOMEM));
 			return 1;
 		}
-		/* temporary file and rename: no half-written ELF on failure */
+		/* temporary file and rename: no half-written ELF on failure, and
+		 * whatever holds the derived name (a link, a FIFO) is replaced,
+		 * never opened or followed */
 		fd = mkstemp(tmp);
 		if (fd < 0) {       /* named as the user knows it, not the temporary */
 			cmd_err("cannot create %s: %s", path, strerror(errno));

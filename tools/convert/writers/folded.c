@@ -59,6 +59,9 @@ const struct cv_ops cv_folded_ops = {
 	.begin  = folded_begin,
 	.sample = foldagg_sample,
 	.call   = foldagg_call,
+	.fork   = foldagg_fork,
+	.merge  = foldagg_merge,
+	.drop   = foldagg_drop,
 	.end    = folded_end,
 	.free   = folded_free,
 };

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * SVG flame graph writer, in the look of flamegraph.pl: one rectangle per
- * frame, width by count, root at the bottom, a <title> per frame for the
- * hover text "name (N samples, P%)", colours from a hash of the name (so the
+ * frame, width by weight, root at the bottom, a <title> per frame for the
+ * hover text "name (N UNIT, P%)", colours from a hash of the name (so the
  * output is deterministic), and a few lines of inline script for click to
  * zoom.  Self-contained: no fonts, images or scripts from elsewhere.
  */
@@ -24,7 +24,7 @@
 #define FONT_SIZE    12
 #define FONT_WIDTH   0.59
 #define XPAD         10.0
-#define YPAD1        (FONT_SIZE * 3)
+#define YPAD1        (FONT_SIZE * 4)   /* title and what the width measures */
 #define YPAD2        (FONT_SIZE * 2 + 10)
 #define MIN_WIDTH    0.1
 
@@ -37,6 +37,8 @@ struct node {
 
 struct svg {
 	struct foldagg        a;        /* first: the stacks, by foldagg_* */
+	char                  event[64];  /* of the samples (the first event only is kept) */
+	int                   periods;  /* a sample weighs more than 1: its period counts */
 	struct node          *nodes;
 	size_t                nnodes, cap_nodes;
 	char                 *esc;
@@ -231,6 +233,43 @@ static const char script[] =
 	"if(g)zoom(g);else reset();});\n"
 	"]]></script>\n";
 
+/*
+ * A sample weighs its period, as in stackcollapse-perf.pl: nanoseconds of
+ * CPU time for cpu-clock and task-clock, events (cycles, ...) for others,
+ * 1 when perf script printed no period.  Noted here for the unit.
+ */
+static int svg_sample(void *w, const struct ps_sample *smp)
+{
+	struct svg *s = w;
+
+	if (!s->event[0] && smp->event.len)
+		snprintf(s->event, sizeof(s->event), "%.*s", (int)smp->event.len, smp->event.s);
+	s->periods |= smp->period != 1;
+	return foldagg_sample(w, smp);
+}
+
+/* What the width of a frame measures: for the hover text and the subtitle. */
+static const char *unit_of(const struct svg *s, const char **what)
+{
+	size_t n = strcspn(s->event, ":");
+
+	if (s->a.o->source == CV_CALLS) {
+		*what = "self time of instrumented calls";
+		return "ns";
+	}
+	if (!s->periods) {
+		*what = "perf samples";
+		return "samples";
+	}
+	if ((n == 9 && !strncmp(s->event, "cpu-clock", 9)) ||
+	    (n == 10 && !strncmp(s->event, "task-clock", 10))) {
+		*what = "CPU time sampled (sample periods)";
+		return "ns";
+	}
+	*what = "events sampled (sample periods)";
+	return s->event[0] ? s->event : "events";
+}
+
 static int svg_end(void *w)
 {
 	struct svg *s = w;
@@ -238,7 +277,7 @@ static int svg_end(void *w)
 	const struct stack_ent *const *v;
 	size_t n, maxdepth, i;
 	uint64_t total = stacks_total(s->a.t);
-	const char *unit = s->a.o->source == CV_CALLS ? "ns" : "samples";
+	const char *what, *unit = unit_of(s, &what);
 	double scale, height;
 	int ret;
 
@@ -264,6 +303,8 @@ static int svg_end(void *w)
 		IMAGE_WIDTH, height);
 	fprintf(fp, "<text x=\"%g\" y=\"%d\" text-anchor=\"middle\" style=\"font-size:17px\">%s</text>\n",
 		IMAGE_WIDTH / 2, FONT_SIZE * 2, escape(s, s->a.o->title, strlen(s->a.o->title)));
+	fprintf(fp, "<text x=\"%g\" y=\"%d\" text-anchor=\"middle\" class=\"unit\">width: %s, in %s</text>\n",
+		IMAGE_WIDTH / 2, FONT_SIZE * 3 + 4, what, escape(s, unit, strlen(unit)));
 	/* parents before children: the last node is the root, the rest closed
 	 * leaf first, so walk backwards */
 	for (i = s->nnodes; i-- > 0;) {
@@ -311,8 +352,11 @@ const struct cv_ops cv_svg_ops = {
 	.what   = "svg",
 	.flags  = CV_CALL_STACKS,
 	.begin  = svg_begin,
-	.sample = foldagg_sample,
+	.sample = svg_sample,
 	.call   = foldagg_call,
+	.fork   = foldagg_fork,
+	.merge  = foldagg_merge,
+	.drop   = foldagg_drop,
 	.end    = svg_end,
 	.free   = svg_free,
 };

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Calibration: what the probes themselves cost, measured on the thread
+ * that opens the session, right after it is activated (as Tracy does).
+ * A timed call's duration is net of these costs (timed.c):
+ *
+ *   JPT_COST_SELF    the part of a timed probe between its two clock reads;
+ *   JPT_COST_LIB     a counted call through jitperf_enter/jitperf_exit,
+ *                    call instructions included;
+ *   JPT_COST_INLINE  a counted call through the inline code of jitperf.h;
+ *   JPT_COST_FRAMED  a counted call of generated code that counts inline
+ *                    and keeps a flag in its frame (jitperf__enter_framed);
+ *   JPT_COST_TIMED   a whole timed call of an empty function, as its
+ *                    caller sees it.
+ *
+ * The loops run the real probes on id 0, which no function has: the
+ * counting path counts it in a counter nobody reads, the slow path times
+ * every call of it while calibrating, with statistics (in a slot nobody
+ * reads) and trace events (into a scratch block, not the file), so that
+ * it costs what a timed call costs in this session.  Everything is reset
+ * afterwards.  Each cost is the least of a few rounds (other work on the
+ * machine only adds), per call, minus the same loop without probes.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "instr.h"
+
+#define ROUNDS  7
+#define NCOUNT  2000        /* counted pairs per round */
+#define NTIMED  300         /* timed pairs per round */
+
+#define barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+uint64_t jp_process_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Called through pointers, as generated code calls them. */
+static void (*volatile enter_p)(jitperf_fn) = jitperf_enter;
+static void (*volatile exit_p)(jitperf_fn) = jitperf_exit;
+
+static uint64_t loop_empty(int n) JP_NOINSTR __attribute__((noinline));
+static uint64_t loop_empty(int n)
+{
+	uint64_t t0 = jp_ticks();
+
+	for (int i = 0; i < n; i++)
+		barrier();
+	return jp_ticks() - t0;
+}
+
+/* Each loop starts a page of its own: measured next to the probes, they ran
+ * faster than the same loops in a caller's code. */
+#define LOOP JP_NOINSTR __attribute__((noinline, aligned(4096)))
+
+static uint64_t loop_lib(int n) LOOP;
+static uint64_t loop_lib(int n)
+{
+	void (*en)(jitperf_fn) = enter_p, (*ex)(jitperf_fn) = exit_p;
+	uint64_t t0 = jp_ticks();
+
+	for (int i = 0; i < n; i++) {
+		en(0);
+		ex(0);
+		barrier();
+	}
+	return jp_ticks() - t0;
+}
+
+/* What jitperf.h's jitperf_enter_inline_/jitperf_exit_inline_ do. */
+static uint64_t loop_inline(int n) LOOP;
+static uint64_t loop_inline(int n)
+{
+	uint64_t t0 = jp_ticks();
+
+	for (int i = 0; i < n; i++) {
+		unsigned a = (unsigned)jitperf__probe_active;
+
+		if (__builtin_expect(a != 0, 0)) {
+			if (jitperf__enter_fast(a, 0))
+				jitperf__inc(&jitperf__tls.inline_calls);
+			else
+				jitperf__enter_slow(0);
+		}
+		barrier();
+		a = (unsigned)jitperf__probe_active;
+		if (__builtin_expect(a != 0, 0) && !jitperf__exit_fast(a, 0))
+			jitperf__exit_slow(0);
+		barrier();
+	}
+	return jp_ticks() - t0;
+}
+
+/* Timed calls of id 0; raw gets what each measured of itself. */
+static uint64_t loop_timed(struct jp_thread *t, int n, uint64_t *raw) LOOP;
+static uint64_t loop_timed(struct jp_thread *t, int n, uint64_t *raw)
+{
+	void (*en)(jitperf_fn) = enter_p, (*ex)(jitperf_fn) = exit_p;
+	uint64_t t0 = jp_ticks();
+
+	for (int k = 0; k < n; k++) {
+		en(0);
+		ex(0);
+		raw[k] = t->cal_raw;
+	}
+	return jp_ticks() - t0;
+}
+
+/* What generated code using jitperf__enter_framed does (the example JIT):
+ * the count inline, a flag in the frame says whether to call at exit. */
+static uint64_t loop_framed(int n) LOOP;
+static uint64_t loop_framed(int n)
+{
+	uint64_t t0 = jp_ticks();
+
+	for (int i = 0; i < n; i++) {
+		volatile char flag = 0;
+		unsigned a = (unsigned)jitperf__probe_active;
+
+		if (__builtin_expect(a != 0, 0)) {
+			struct jitperf__tls *T = &jitperf__tls;
+			struct jitperf__count *c;
+
+			if (T->gen == a && (c = &T->count[0], c->calls + 1 < c->next)) {
+				jitperf__inc(&c->calls);
+				jitperf__inc(&T->framed_calls);
+			} else {
+				flag = 1;
+				jitperf__enter_framed(0);
+			}
+		}
+		barrier();
+		if (flag)
+			jitperf__exit_slow(0);
+	}
+	return jp_ticks() - t0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double per_call(uint64_t with, uint64_t without, int n)
+{
+	return with > without ? (double)(with - without) / n : 0;
+}
+
+void jp_calibrate(struct jp_instr *in)
+{
+	struct jitperf__count *c0;
+	struct jp_thread *t = jp_attach_self();
+	void *scratch = NULL;
+	/* least times over the rounds, each loop apart */
+	uint64_t empty = UINT64_MAX, lib = UINT64_MAX, inl = UINT64_MAX, frm = UINT64_MAX;
+	uint64_t empty_t = UINT64_MAX, timed = UINT64_MAX, self = UINT64_MAX;
+	uint64_t raw[NTIMED], v;
+
+	memset(&in->cost, 0, sizeof(in->cost));
+	if (!t)
+		return;                 /* no memory for a thread: nothing subtracted */
+	c0 = &jitperf__tls.count[0];
+	t->calibrating = 1;
+	if (t->trace_on && !(scratch = jp_trace_scratch(t)))
+		t->trace_on = 0;
+	for (int r = 0; r < ROUNDS; r++) {
+		/* counted: id 0 never reaches its next timed call */
+		c0->next = UINT64_MAX;
+		if ((v = loop_empty(NCOUNT)) < empty)
+			empty = v;
+		if ((v = loop_lib(NCOUNT)) < lib)
+			lib = v;
+		if ((v = loop_inline(NCOUNT)) < inl)
+			inl = v;
+		if ((v = loop_framed(NCOUNT)) < frm)
+			frm = v;
+		/* timed: every call of id 0 */
+		c0->next = c0->calls + 1;
+		if ((v = loop_empty(NTIMED)) < empty_t)
+			empty_t = v;
+		if (scratch)
+			jp_trace_scratch_rewind(t, scratch);
+		if ((v = loop_timed(t, NTIMED, raw)) < timed)
+			timed = v;
+		qsort(raw, NTIMED, sizeof(raw[0]), by_value);
+		if (raw[NTIMED / 2] < self)
+			self = raw[NTIMED / 2];
+	}
+	in->cost.c[JPT_COST_LIB] = per_call(lib, empty, NCOUNT);
+	in->cost.c[JPT_COST_INLINE] = per_call(inl, empty, NCOUNT);
+	in->cost.c[JPT_COST_FRAMED] = per_call(frm, empty, NCOUNT);
+	in->cost.c[JPT_COST_TIMED] = per_call(timed, empty_t, NTIMED);
+	/* the timed call's own part is inside its whole cost */
+	in->cost.c[JPT_COST_SELF] = (double)self < in->cost.c[JPT_COST_TIMED] ?
+		(double)self : in->cost.c[JPT_COST_TIMED];
+	/* leave no trace of id 0 */
+	memset(c0, 0, sizeof(*c0));
+	if (t->stats[0])
+		memset(&t->stats[0][0], 0, sizeof(t->stats[0][0]));
+	jitperf__tls.lib_calls = jitperf__tls.inline_calls = jitperf__tls.framed_calls = 0;
+	t->timed_calls = t->traced = 0;
+	t->drop_full = t->drop_short = t->drop_ring = 0;
+	if (scratch) {
+		jp_trace_thread_reset(t);
+		munmap(scratch, JPT_BLOCK_SIZE);
+	}
+	t->trace_on = in->trace != NULL;
+	t->calibrating = 0;
+	jp_sampling_reset(t);
+}

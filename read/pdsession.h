@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the records of a perf.data mean, as perf's "machine" keeps it:
+ * threads and their command names (COMM, FORK), the maps of each process
+ * (MMAP, MMAP2, inherited at FORK), the kernel's maps, and the objects
+ * (DSOs) those maps show, each with its symbols loaded on first use.
+ * Feed it the records in time order (pd_next), then ask what an address
+ * of a thread is.
+ */
+#ifndef JITPERF_PDSESSION_H
+#define JITPERF_PDSESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfdata.h"
+#include "pdsym.h"
+
+enum pd_dso_kind { PD_DSO_ELF, PD_DSO_PERFMAP, PD_DSO_KERNEL, PD_DSO_MODULE, PD_DSO_VDSO };
+
+struct pd_dso {
+	char            *name;       /* as perf prints it: path, "[kernel.kallsyms]", "[vdso]" */
+	enum pd_dso_kind kind;
+	uint8_t          build_id[20];
+	uint8_t          build_id_size;
+	int              loaded;
+	int              jit;        /* a perf map or perf inject's jitted-PID-N.so */
+	struct pd_symtab syms;
+	struct pd_dso   *next;
+};
+
+struct pd_map {
+	uint64_t       start, end, pgoff;
+	struct pd_dso *dso;
+	int            identity;     /* addresses are not map-relative (perf maps, kernel) */
+};
+
+struct pd_thread;
+struct pd_session;
+
+/* One place of a callchain: the map and symbol, both NULL when unknown. */
+struct pd_loc {
+	const struct pd_map *map;
+	const struct pd_sym *sym;
+	uint64_t             addr;   /* map-relative address, ip when there is no map */
+};
+
+/*
+ * datadir: where the recording lies (its copies of perf maps and jitted
+ * images are looked for there); NULL = nowhere else.
+ */
+struct pd_session *pd_session_new(const struct pd_file *f, const char *datadir);
+void pd_session_free(struct pd_session *s);
+
+/* Apply a COMM, FORK, EXIT, MMAP or MMAP2 record; others are ignored.  0 or -ENOMEM. */
+int pd_session_event(struct pd_session *s, const struct pd_event *ev);
+
+/*
+ * Changes when a record changed a thread's name or a process's maps: what
+ * was resolved under one generation is still right while it lasts.
+ */
+uint64_t pd_session_generation(const struct pd_session *s);
+/*
+ * Whether a change since generation since can alter what the n addresses
+ * at ips (u64, as in a callchain) of thread t resolve to: a new map over
+ * one of them, or a new name or parent of t.
+ */
+int pd_session_changed(const struct pd_session *s, uint64_t since, const struct pd_thread *t,
+		       const unsigned char *ips, size_t n);
+
+/* The thread tid of process pid, created with perf's name ":TID" if unknown; NULL = ENOMEM. */
+struct pd_thread *pd_session_thread(struct pd_session *s, uint32_t pid, uint32_t tid);
+const char *pd_thread_comm(const struct pd_thread *t);
+
+/* Resolve ip of t in kernel (1) or user (0) space. */
+void pd_session_resolve(struct pd_session *s, struct pd_thread *t, int kernel, uint64_t ip,
+			struct pd_loc *loc);
+
+/* Every DSO seen so far, in no particular order. */
+struct pd_dso *pd_session_dsos(const struct pd_session *s);
+
+#endif /* JITPERF_PDSESSION_H */

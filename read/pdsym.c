@@ -1,0 +1,815 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Symbol tables for the perf.data reader: ELF (libelf), perf maps and
+ * kallsyms, finished by perf's rules (tools/perf/util/symbol.c:
+ * symbols__fixup_end, symbols__fixup_duplicate, choose_best_symbol) so a
+ * lookup gives the name perf script prints.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pdsym.h"
+
+/* ---- names live in big blocks: kallsyms alone has 100k+ of them */
+
+#define POOL_BLOCK (256u << 10)
+
+struct pd_strpool {
+	struct pd_strpool *next;
+	char              *buf;        /* an adopted buffer, freed with the pool */
+	size_t             used, size;
+	char               data[];
+};
+
+static const char *pool_add(struct pd_strpool **pp, const char *s, size_t n)
+{
+	struct pd_strpool *p = *pp;
+	char *d;
+
+	if (!p || p->size - p->used < n + 1) {
+		size_t size = n + 1 > POOL_BLOCK ? n + 1 : POOL_BLOCK;
+
+		p = malloc(sizeof(*p) + size);
+		if (!p)
+			return NULL;
+		p->size = size;
+		p->used = 0;
+		p->buf = NULL;
+		p->next = *pp;
+		*pp = p;
+	}
+	d = p->data + p->used;
+	memcpy(d, s, n);
+	d[n] = 0;
+	p->used += n + 1;
+	return d;
+}
+
+/* hand a malloc'ed buffer to the pool: names may point into it */
+static int pool_adopt(struct pd_strpool **pp, char *buf)
+{
+	struct pd_strpool *p = malloc(sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p->size = p->used = 0;
+	p->next = *pp;
+	p->buf = buf;
+	*pp = p;
+	return 0;
+}
+
+void pd_symtab_free(struct pd_symtab *t)
+{
+	struct pd_strpool *p, *next;
+
+	for (p = t->pool; p; p = next) {
+		next = p->next;
+		free(p->buf);
+		free(p);
+	}
+	free(t->syms);
+	memset(t, 0, sizeof(*t));
+}
+
+int pd_symtab_add(struct pd_symtab *t, uint64_t start, uint64_t size, int bind, int type,
+		  const char *name, size_t namelen)
+{
+	struct pd_sym *s;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+
+		s = realloc(t->syms, cap * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		t->syms = s;
+		t->cap = cap;
+	}
+	s = &t->syms[t->n];
+	s->name = pool_add(&t->pool, name, namelen);
+	if (!s->name)
+		return -ENOMEM;
+	s->start = start;
+	s->end = start + size;
+	s->bind = bind;
+	s->type = type;
+	t->n++;
+	return 0;
+}
+
+/* ---- perf's rules */
+
+/* sort by address; symbols at one address stay in the order they came */
+struct keyed {
+	struct pd_sym s;
+	size_t        seq;
+};
+
+static int by_start(const void *x, const void *y)
+{
+	const struct keyed *a = x, *b = y;
+
+	if (a->s.start != b->s.start)
+		return a->s.start < b->s.start ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static size_t underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* choose_best_symbol: 1 keeps a, 0 keeps b */
+static int better(const struct pd_sym *a, const struct pd_sym *b)
+{
+	uint64_t la = a->end - a->start, lb = b->end - b->start;
+	size_t ua, ub, na, nb;
+
+	if (lb == 0 && la > 0)
+		return 1;
+	if (la == 0 && lb > 0)
+		return 0;
+	if ((b->bind == STB_WEAK) != (a->bind == STB_WEAK))
+		return b->bind == STB_WEAK;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return a->bind == STB_GLOBAL;
+	ua = underscores(a->name);
+	ub = underscores(b->name);
+	if (ua != ub)
+		return ub > ua;
+	na = strlen(a->name);
+	nb = strlen(b->name);
+	if (na != nb)
+		return na > nb;
+	return 1;
+}
+
+static int has_module(const char *name)
+{
+	return strchr(name, '[') != NULL;
+}
+
+void pd_symtab_finish(struct pd_symtab *t, int kallsyms)
+{
+	struct keyed *k;
+	size_t i, n;
+
+	if (t->n == 0)
+		return;
+	for (i = 1; i < t->n && t->syms[i - 1].start <= t->syms[i].start; i++)
+		;
+	k = i < t->n ? malloc(t->n * sizeof(*k)) : NULL;
+	if (k) {
+		for (i = 0; i < t->n; i++)
+			k[i] = (struct keyed){ t->syms[i], i };
+		qsort(k, t->n, sizeof(*k), by_start);
+		for (i = 0; i < t->n; i++)
+			t->syms[i] = k[i].s;
+		free(k);
+	}
+	/* symbols__fixup_end: a symbol without a size ends at the next one */
+	for (i = 1; i < t->n; i++) {
+		struct pd_sym *prev = &t->syms[i - 1], *curr = &t->syms[i];
+
+		if (prev->end != prev->start)
+			continue;
+		if (kallsyms && !has_module(prev->name) != !has_module(curr->name))
+			prev->end = (prev->end + 4096 + 4095) & ~(uint64_t)4095;
+		else
+			prev->end = curr->start;
+	}
+	if (t->syms[t->n - 1].end == t->syms[t->n - 1].start)
+		t->syms[t->n - 1].end = (t->syms[t->n - 1].start & ~(uint64_t)4095) + 4096;
+	/* symbols__fixup_duplicate: one symbol per address */
+	for (i = 1, n = 1; i < t->n; i++) {
+		struct pd_sym *kept = &t->syms[n - 1], *s = &t->syms[i];
+
+		if (kept->start != s->start)
+			t->syms[n++] = *s;
+		else if (!better(kept, s))
+			*kept = *s;
+	}
+	t->n = n;
+}
+
+const struct pd_sym *pd_symtab_find(const struct pd_symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	/* the last symbol that starts at or before addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= t->syms[lo - 1].end)
+		return NULL;
+	return &t->syms[lo - 1];
+}
+
+/* ---- ELF */
+
+#ifdef HAVE_CPLUS_DEMANGLE
+#include <libiberty/demangle.h>
+#elif defined(HAVE_CXA_DEMANGLE)
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/*
+ * __cxa_demangle's full name cut to what cplus_demangle prints without
+ * options: from the parameter list on, and the return type of a template
+ * function, both found at nesting depth 0.
+ */
+static void cut_to_name(char *d)
+{
+	int angle = 0, paren = 0;
+	char *p, *space = NULL;
+
+	for (p = d; *p; p++) {
+		if (*p == '<')
+			angle++;
+		else if (*p == '>' && angle)
+			angle--;
+		else if (*p == '(' && !angle && !paren) {
+			if (!strncmp(p, "(anonymous namespace)", 21)) {
+				p += 20;
+				continue;
+			}
+			if (p - d >= 8 && !strncmp(p - 8, "operator", 8)) {
+				p++;           /* operator() */
+				continue;
+			}
+			break;
+		} else if (*p == ' ' && !angle && !paren &&
+			   !(p - d >= 8 && !strncmp(p - 8, "operator", 8))) {
+			space = p;
+		}
+	}
+	*p = 0;
+	if (space && space < p)
+		memmove(d, space + 1, strlen(space + 1) + 1);
+}
+#endif
+
+char *pd_demangle(const char *name)
+{
+	if (name[0] != '_' || name[1] != 'Z')
+		return NULL;
+#ifdef HAVE_CPLUS_DEMANGLE
+	return cplus_demangle(name, DMGL_NO_OPTS);
+#elif defined(HAVE_CXA_DEMANGLE)
+	int status = 0;
+	char *d = __cxa_demangle(name, NULL, NULL, &status);
+
+	if (status) {
+		free(d);
+		return NULL;
+	}
+	cut_to_name(d);
+	return d;
+#else
+	return NULL;
+#endif
+}
+
+/*
+ * Only regular files are read, as perf reads them: a perf.data names any
+ * path it likes, and a FIFO or a terminal would block the reader.
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+static FILE *fopen_regular(const char *path)
+{
+	int fd = open_regular(path);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
+}
+
+static Elf *elf_open(const char *path, int *fd)
+{
+	Elf *e;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return errno = EINVAL, NULL;
+	*fd = open_regular(path);
+	if (*fd < 0)
+		return NULL;
+	e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		if (e)
+			elf_end(e);
+		close(*fd);
+		*fd = -1;
+		return errno = EINVAL, NULL;
+	}
+	return e;
+}
+
+static Elf_Scn *find_section(Elf *e, Elf64_Word type, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type)
+			return scn;
+	return NULL;
+}
+
+int pd_elf_has_symtab(const char *path)
+{
+	GElf_Shdr sh;
+	int fd, ret;
+	Elf *e = elf_open(path, &fd);
+
+	if (!e)
+		return -errno;
+	ret = find_section(e, SHT_SYMTAB, &sh) != NULL;
+	elf_end(e);
+	close(fd);
+	return ret;
+}
+
+static int note_build_id(Elf *e, uint8_t *id, size_t max)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + noff, "GNU", 4)) {
+				size_t n = nh.n_descsz < max ? nh.n_descsz : max;
+
+				memcpy(id, (char *)d->d_buf + doff, n);
+				return (int)n;
+			}
+		}
+	}
+	return 0;
+}
+
+int pd_elf_build_id(const char *path, uint8_t *id, size_t max)
+{
+	int fd, ret;
+	Elf *e = elf_open(path, &fd);
+
+	if (!e)
+		return -errno;
+	ret = note_build_id(e, id, max);
+	elf_end(e);
+	close(fd);
+	return ret;
+}
+
+int pd_elf_build_id_mem(const void *image, size_t size, uint8_t *id, size_t max)
+{
+	Elf *e;
+	int ret;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	e = elf_memory((char *)image, size);
+	if (!e)
+		return -EINVAL;
+	ret = elf_kind(e) == ELF_K_ELF ? note_build_id(e, id, max) : -EINVAL;
+	elf_end(e);
+	return ret;
+}
+
+/* perf's elf_sym__is_function / _is_object / _is_label */
+enum { SYM_SKIP, SYM_KEEP, SYM_LABEL };
+
+static int sym_kind(const GElf_Sym *s)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+
+	if (s->st_name == 0 || s->st_shndx == SHN_UNDEF)
+		return SYM_SKIP;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT)
+		return SYM_KEEP;
+	if (type == STT_NOTYPE && s->st_shndx != SHN_ABS && s->st_size == 0)
+		return SYM_LABEL;
+	return SYM_SKIP;
+}
+
+/* file offset of a virtual address: the PT_LOAD segment that holds it */
+static int vaddr_to_offset(Elf *rt, uint64_t vaddr, uint64_t *off)
+{
+	size_t n, i;
+
+	if (elf_getphdrnum(rt, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(rt, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_memsz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int load_syms(struct pd_symtab *t, Elf *e, Elf *rt)
+{
+	Elf_Scn *scn;
+	Elf_Data *d;
+	GElf_Shdr sh;
+	size_t shstrndx, i, nsyms;
+	int ret = 0;
+
+	scn = find_section(e, SHT_SYMTAB, &sh);
+	if (!scn)
+		scn = find_section(e, SHT_DYNSYM, &sh);
+	if (!scn || !sh.sh_entsize || elf_getshdrstrndx(e, &shstrndx))
+		return -EINVAL;
+	d = elf_getdata(scn, NULL);
+	if (!d)
+		return -EINVAL;
+	nsyms = sh.sh_size / sh.sh_entsize;
+	for (i = 0; i < nsyms && !ret; i++) {
+		GElf_Sym s;
+		GElf_Shdr ssh;
+		Elf_Scn *sec;
+		const char *name, *secname;
+		char *dem;
+		uint64_t off;
+		int kind;
+
+		if (!gelf_getsym(d, (int)i, &s))
+			break;
+		kind = sym_kind(&s);
+		if (kind == SYM_SKIP || s.st_shndx >= SHN_LORESERVE)
+			continue;
+		sec = elf_getscn(e, s.st_shndx);
+		if (!sec || !gelf_getshdr(sec, &ssh) || !(ssh.sh_flags & SHF_ALLOC))
+			continue;
+		if (kind == SYM_LABEL) {
+			secname = elf_strptr(e, shstrndx, ssh.sh_name);
+			if (!secname || !strstr(secname, "text"))
+				continue;
+		}
+		name = elf_strptr(e, sh.sh_link, s.st_name);
+		if (!name || vaddr_to_offset(rt, s.st_value, &off))
+			continue;
+		dem = pd_demangle(name);
+		if (dem)
+			name = dem;
+		ret = pd_symtab_add(t, off, s.st_size, GELF_ST_BIND(s.st_info),
+				    GELF_ST_TYPE(s.st_info), name, strlen(name));
+		free(dem);
+	}
+	return ret;
+}
+
+static Elf_Scn *section_by_name(Elf *e, const char *want, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(e, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, want))
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * perf's dso__synthesize_plt_symbols (as in perf 6.1): one "NAME@plt"
+ * symbol per .rela.plt entry, in relocation order, entries of .plt's
+ * sh_entsize after a header of the same size, at file offsets.
+ */
+static int add_plt(struct pd_symtab *t, Elf *e)
+{
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Scn *rel, *dyn;
+	Elf_Data *rd, *sd;
+	uint64_t off, n, i;
+	GElf_Ehdr eh;
+	int ret = 0;
+
+	if (!gelf_getehdr(e, &eh) || !(dyn = find_section(e, SHT_DYNSYM, &dsh)))
+		return 0;
+	rel = section_by_name(e, ".rela.plt", &rsh);
+	if (!rel)
+		rel = section_by_name(e, ".rel.plt", &rsh);
+	if (!rel || elf_ndxscn(dyn) != rsh.sh_link || !rsh.sh_entsize ||
+	    !section_by_name(e, ".plt", &psh))
+		return 0;
+	rd = elf_getdata(rel, NULL);
+	sd = elf_getdata(dyn, NULL);
+	if (!rd || !sd)
+		return 0;
+	n = rsh.sh_size / rsh.sh_entsize;
+	off = psh.sh_offset + psh.sh_entsize;
+	for (i = 0; i < n && !ret; i++) {
+		GElf_Rela ra;
+		GElf_Rel r;
+		GElf_Sym sym;
+		uint64_t info;
+		const char *name = NULL;
+		char buf[1024], *dem;
+
+		if (rsh.sh_type == SHT_RELA) {
+			if (!gelf_getrela(rd, (int)i, &ra))
+				break;
+			info = ra.r_info;
+		} else if (rsh.sh_type == SHT_REL) {
+			if (!gelf_getrel(rd, (int)i, &r))
+				break;
+			info = r.r_info;
+		} else {
+			break;
+		}
+		if (gelf_getsym(sd, (int)GELF_R_SYM(info), &sym))
+			name = elf_strptr(e, dsh.sh_link, sym.st_name);
+		if (!name)
+			name = "";
+		dem = pd_demangle(name);
+		snprintf(buf, sizeof(buf), "%s@plt", dem ? dem : name);
+		free(dem);
+		ret = pd_symtab_add(t, off, psh.sh_entsize, STB_GLOBAL, STT_FUNC, buf, strlen(buf));
+		off += psh.sh_entsize;
+	}
+	return ret;
+}
+
+/* after the alias and size rules: sort again, PLT entries included */
+static void sort_only(struct pd_symtab *t)
+{
+	struct keyed *k = malloc(t->n * sizeof(*k));
+
+	if (!k)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		k[i] = (struct keyed){ t->syms[i], i };
+	qsort(k, t->n, sizeof(*k), by_start);
+	for (size_t i = 0; i < t->n; i++)
+		t->syms[i] = k[i].s;
+	free(k);
+}
+
+int pd_symtab_load_elf(struct pd_symtab *t, const char *symfile, const char *runtime)
+{
+	int fd, rfd = -1, ret;
+	Elf *e, *rt;
+
+	e = elf_open(symfile, &fd);
+	if (!e)
+		return errno == ENOENT ? -ENOENT : -EINVAL;
+	rt = e;
+	if (runtime && strcmp(runtime, symfile)) {
+		rt = elf_open(runtime, &rfd);
+		if (!rt)
+			rt = e;
+	}
+	ret = load_syms(t, e, rt);
+	if (!ret && t->n) {
+		pd_symtab_finish(t, 0);
+		ret = add_plt(t, rt);
+		sort_only(t);
+	}
+	if (rt != e) {
+		elf_end(rt);
+		close(rfd);
+	}
+	elf_end(e);
+	close(fd);
+	return ret;
+}
+
+int pd_symtab_load_elf_mem(struct pd_symtab *t, const void *image, size_t size)
+{
+	Elf *e;
+	int ret;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	e = elf_memory((char *)image, size);
+	if (!e)
+		return -EINVAL;
+	ret = elf_kind(e) == ELF_K_ELF ? load_syms(t, e, e) : -EINVAL;
+	elf_end(e);
+	if (!ret)
+		pd_symtab_finish(t, 0);
+	return ret;
+}
+
+/* ---- text formats */
+
+int pd_symtab_load_perfmap(struct pd_symtab *t, const char *path)
+{
+	FILE *f = fopen_regular(path);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	while (!ret && (n = getline(&line, &cap, f)) > 0) {
+		char *p = line, *e;
+		unsigned long long start, size;
+
+		if (line[n - 1] == '\n')
+			line[--n] = 0;
+		start = strtoull(p, &e, 16);
+		if (e == p || *e != ' ')
+			continue;
+		p = e + 1;
+		size = strtoull(p, &e, 16);
+		if (e == p || *e != ' ')
+			continue;
+		p = e + 1;
+		/* the name ends at a NUL too: the last line of a map whose writer
+		 * did not close it is followed by the zeros of its grown tail */
+		ret = pd_symtab_add(t, start, size, STB_GLOBAL, STT_FUNC, p,
+				    strnlen(p, (size_t)(line + n - p)));
+	}
+	free(line);
+	fclose(f);
+	/* perf keeps a perf map's entries as they are: no alias or size rules */
+	if (!ret && t->n)
+		sort_only(t);
+	return ret;
+}
+
+/* perf's symbol_type__filter and kallsyms2elf_binding */
+static int kallsyms_keep(char type)
+{
+	char u = toupper((unsigned char)type);
+
+	return u == 'T' || u == 'W' || u == 'D' || u == 'B';
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* the whole file (procfs files report no size: read to the end), NUL-terminated */
+static char *read_all(const char *path, size_t *len)
+{
+	int fd = open_regular(path);
+	struct stat st;
+	size_t cap, n = 0;
+	char *b = NULL, *nb;
+	ssize_t r;
+
+	if (fd < 0)
+		return NULL;
+	cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 20;
+	for (;;) {
+		if (!b || n == cap) {
+			cap = b ? cap * 2 : cap;
+			nb = realloc(b, cap + 1);
+			if (!nb)
+				goto fail;
+			b = nb;
+		}
+		r = read(fd, b + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	b[n] = 0;
+	*len = n;
+	return b;
+fail:
+	r = errno;
+	free(b);
+	close(fd);
+	errno = (int)r;
+	return NULL;
+}
+
+/*
+ * Parsed in place: the names stay in the file's buffer, which the table
+ * adopts (120k symbols: no copy, no allocation per line).
+ */
+int pd_symtab_load_kallsyms(struct pd_symtab *t, const char *path)
+{
+	size_t len;
+	char *buf = read_all(path, &len), *p, *end;
+	int nonzero = 0;
+
+	if (!buf)
+		return -errno;
+	if (pool_adopt(&t->pool, buf)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	for (p = buf, end = buf + len; p < end;) {
+		char *nl = memchr(p, '\n', end - p), *q = p, type;
+		uint64_t start = 0;
+		int v, bind;
+
+		if (!nl)
+			nl = end;
+		*nl = 0;
+		while ((v = hexval((unsigned char)*q)) >= 0)
+			start = start << 4 | (unsigned)v, q++;
+		if (q > p && q[0] == ' ' && q[1] && q[2] == ' ' && kallsyms_keep(q[1]) && q[3] != '$') {
+			struct pd_sym *s;
+
+			type = q[1];
+			nonzero |= start != 0;
+			bind = toupper((unsigned char)type) == 'W' ? STB_WEAK :
+			       isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
+			if (t->n == t->cap) {
+				size_t cap = t->cap ? t->cap * 2 : 65536;
+
+				s = realloc(t->syms, cap * sizeof(*s));
+				if (!s)
+					return -ENOMEM;
+				t->syms = s;
+				t->cap = cap;
+			}
+			s = &t->syms[t->n++];
+			s->start = s->end = start;
+			s->name = q + 3;
+			s->bind = bind;
+			s->type = STT_FUNC;
+		}
+		p = nl + 1;
+	}
+	/* kptr_restrict: every address reads 0, nothing can be named */
+	if (!nonzero) {
+		t->n = 0;
+		return -EPERM;
+	}
+	pd_symtab_finish(t, 1);
+	return 0;
+}
+
+const char *pd_kallsyms_module(const char *name, size_t *len)
+{
+	const char *tab = strchr(name, '\t'), *b, *e;
+
+	if (!tab || !(b = strchr(tab, '[')) || !(e = strchr(b, ']')))
+		return NULL;
+	*len = e - b - 1;
+	return b + 1;
+}
+
+size_t pd_kallsyms_namelen(const char *name)
+{
+	return strcspn(name, "\t");
+}

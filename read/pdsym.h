@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Symbol tables as perf builds them for the objects a perf.data maps:
+ * ELF files (libelf; the symbols of a separate debug file when there is
+ * one, demangled), perf maps (/tmp/perf-PID.map) and /proc/kallsyms.
+ * Addresses are what perf calls map-relative: file offsets for ELF
+ * objects, absolute addresses for perf maps and the kernel.  perf's rules
+ * for aliases (one symbol per address, chosen as perf chooses) and for
+ * symbols without a size (they end where the next one begins) are kept,
+ * so a lookup names what perf script names.
+ */
+#ifndef JITPERF_PDSYM_H
+#define JITPERF_PDSYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pd_sym {
+	uint64_t    start, end;    /* [start, end) */
+	const char *name;
+	uint8_t     bind;          /* STB_* */
+	uint8_t     type;          /* STT_* */
+};
+
+struct pd_strpool;
+
+struct pd_symtab {
+	struct pd_sym     *syms;   /* sorted by start once finished */
+	size_t             n, cap;
+	struct pd_strpool *pool;
+};
+
+void pd_symtab_free(struct pd_symtab *t);
+/* Add one symbol (the name is copied); 0 or -ENOMEM. */
+int pd_symtab_add(struct pd_symtab *t, uint64_t start, uint64_t size, int bind, int type,
+		  const char *name, size_t namelen);
+/* Sort, end symbols without a size, keep one symbol per address. */
+void pd_symtab_finish(struct pd_symtab *t, int kallsyms);
+const struct pd_sym *pd_symtab_find(const struct pd_symtab *t, uint64_t addr);
+
+/*
+ * ELF: the symbols of symfile (.symtab, else .dynsym), placed at file
+ * offsets through the program headers of runtime (the file that was
+ * mapped; may be the same).  0, -ENOENT if there is no such file,
+ * -EINVAL if it is not an ELF file with symbols.
+ */
+int pd_symtab_load_elf(struct pd_symtab *t, const char *symfile, const char *runtime);
+/* ELF in memory (the running process's vdso) */
+int pd_symtab_load_elf_mem(struct pd_symtab *t, const void *image, size_t size);
+/* Whether an ELF file has a .symtab (1), only .dynsym (0), or cannot be read (-errno). */
+int pd_elf_has_symtab(const char *path);
+/* Build id of an ELF file or image: its size (<= max), 0 if it has none, -errno. */
+int pd_elf_build_id(const char *path, uint8_t *id, size_t max);
+int pd_elf_build_id_mem(const void *image, size_t size, uint8_t *id, size_t max);
+
+/* "START SIZE name" lines, hex */
+int pd_symtab_load_perfmap(struct pd_symtab *t, const char *path);
+
+/*
+ * /proc/kallsyms (or perf's saved copy): text and data symbols; a module's
+ * symbols keep their "\t[module]" suffix, which pd_kallsyms_module() splits.
+ */
+int pd_symtab_load_kallsyms(struct pd_symtab *t, const char *path);
+/* the module of a kallsyms symbol ("ext4" for "foo\t[ext4]"), NULL for the core kernel */
+const char *pd_kallsyms_module(const char *name, size_t *len);
+/* the symbol's name without its module */
+size_t pd_kallsyms_namelen(const char *name);
+
+/*
+ * C++ demangling as perf does it (no parameters, no return type); NULL if
+ * name is not mangled.  Free the result.
+ */
+char *pd_demangle(const char *name);
+
+#endif /* JITPERF_PDSYM_H */

@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What record gathers into the record directory (tools/collect.h). */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "collect.h"
+#include "read/jitdump_read.h"
+#include "read/perfmap_read.h"
+#include "rundir.h"
+
+/* perf_event.h's record types, as perf.data stores them */
+#define REC_MMAP   1
+#define REC_COMM   3
+#define REC_FORK   7
+#define REC_MMAP2 10
+
+struct marker {
+	uint32_t pid;
+	char    *path;
+};
+
+struct walk {
+	struct collect *c;
+	struct marker  *markers;       /* jitdumps perf saw mapped */
+	size_t          nmarkers;
+	int             err;
+};
+
+static struct collect_proc *proc(struct collect *c, uint32_t pid)
+{
+	struct collect_proc *p;
+
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i].pid == pid)
+			return &c->procs[i];
+	p = realloc(c->procs, (c->nprocs + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	c->procs = p;
+	p = &c->procs[c->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+static const char *base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* "jit-<digits>.dump", the name every jitdump writer gives its file: its pid, else 0 */
+static uint32_t dump_pid(const char *name)
+{
+	unsigned long v;
+	char *end;
+
+	if (strncmp(name, "jit-", 4) || name[4] < '0' || name[4] > '9')
+		return 0;
+	v = strtoul(name + 4, &end, 10);
+	return strcmp(end, ".dump") || v > UINT32_MAX ? 0 : (uint32_t)v;
+}
+
+static int add_marker(struct walk *w, uint32_t pid, const char *path)
+{
+	struct marker *m;
+
+	for (size_t i = 0; i < w->nmarkers; i++)
+		if (!strcmp(w->markers[i].path, path))
+			return 0;
+	m = realloc(w->markers, (w->nmarkers + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	w->markers = m;
+	m = &m[w->nmarkers];
+	m->pid = pid;
+	if (!(m->path = strdup(path)))
+		return -ENOMEM;
+	w->nmarkers++;
+	return 0;
+}
+
+/* A string field of a record: NUL-terminated within it, else cut at its end. */
+static void field(char *dst, size_t len, const unsigned char *rec, size_t size, size_t off)
+{
+	size_t n = off < size ? strnlen((const char *)rec + off, size - off) : 0;
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, rec + off, n);
+	dst[n] = '\0';
+}
+
+/*
+ * COMM and FORK say which processes the run had and what they are called;
+ * MMAP and MMAP2 of a jit-<pid>.dump are the markers that say where each
+ * jitdump is (the file name starts at byte 40 of MMAP, 72 of MMAP2).
+ */
+static int on_record(const struct perfdata_rec *r, void *arg)
+{
+	struct walk *w = arg;
+	struct collect_proc *p;
+	const unsigned char *rec = r->data;
+	size_t size = r->size;
+	uint32_t pid, tid, ppid, type = r->type;
+	char path[PATH_MAX];
+
+	if (size < 16)
+		return 0;
+	memcpy(&pid, rec + 8, 4);
+	memcpy(&tid, rec + 12, 4);
+	switch (type) {
+	case REC_COMM:
+		if (pid != tid)
+			return 0;       /* a thread's name, not the process's */
+		if (!(p = proc(w->c, pid)))
+			return -ENOMEM;
+		/* the name it ended with: the latest exec (erl execs erlexec, then beam.smp) */
+		if (p->comm[0] && r->time != UINT64_MAX && p->comm_time != UINT64_MAX &&
+		    r->time < p->comm_time)
+			return 0;
+		field(p->comm, sizeof(p->comm), rec, size, 16);
+		p->comm_time = r->time;
+		return 0;
+	case REC_FORK:
+		if (size < 24)
+			return 0;
+		memcpy(&ppid, rec + 12, 4);
+		memcpy(&tid, rec + 16, 4);
+		if (pid != tid)
+			return 0;       /* a new thread */
+		if (!(p = proc(w->c, pid)))
+			return -ENOMEM;
+		for (size_t i = 0; i < w->c->nprocs; i++)
+			if (w->c->procs[i].pid == ppid && !p->comm[0])
+				memcpy(p->comm, w->c->procs[i].comm, sizeof(p->comm));
+		return 0;
+	case REC_MMAP:
+	case REC_MMAP2:
+		field(path, sizeof(path), rec, size, type == REC_MMAP ? 40 : 72);
+		if (!dump_pid(base(path)))
+			return 0;
+		if (!proc(w->c, pid))
+			return -ENOMEM;
+		return add_marker(w, pid, path);
+	default:
+		return 0;
+	}
+}
+
+static int newer(const struct stat *st, struct timespec since)
+{
+	return st->st_mtim.tv_sec > since.tv_sec ||
+	       (st->st_mtim.tv_sec == since.tv_sec && st->st_mtim.tv_nsec >= since.tv_nsec);
+}
+
+/*
+ * Open a file of the run to copy it: a regular file (never through a
+ * symbolic link someone planted in /tmp), of this user or root, written
+ * since the run began.  The fd, or -errno; -ESTALE for an older file.
+ */
+static int open_source(const char *path, struct timespec since, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st->st_mode) || (st->st_uid != geteuid() && st->st_uid != 0)) {
+		close(fd);
+		return -EPERM;
+	}
+	if (!newer(st, since)) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/* src's bytes into a new file dst (never over an existing one). */
+static int copy_fd(int in, const char *dst)
+{
+	char buf[1 << 16];
+	ssize_t n;
+	int out, err = 0;
+
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (out < 0)
+		return -errno;
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		for (ssize_t done = 0, w; done < n; done += w) {
+			w = write(out, buf + done, (size_t)(n - done));
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			else if (w < 0) {
+				err = -errno;
+				break;
+			}
+		}
+		if (err)
+			break;
+	}
+	if (close(out) && !err)
+		err = -errno;
+	if (err)
+		unlink(dst);
+	return err;
+}
+
+static int copy_file(const char *src, const char *dst, struct timespec since)
+{
+	struct stat st;
+	int fd = open_source(src, since, &st), err;
+
+	if (fd < 0)
+		return fd;
+	err = copy_fd(fd, dst);
+	close(fd);
+	return err;
+}
+
+/* Whether two paths name one directory. */
+static int same_dir(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/*
+ * perf inject writes the images of a jitdump beside it: those of pid
+ * written in this run go into dir with their jitdump (renamed, or copied
+ * across file systems).  perf's own tools find them by build id in its
+ * cache, where perf inject put them; jitperf's in dir.
+ */
+static size_t move_images(const char *from, const char *dir, uint32_t pid,
+			  struct timespec since)
+{
+	char prefix[32], src[PATH_MAX], dst[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	size_t moved = 0;
+	DIR *d = opendir(from);
+
+	if (!d)
+		return 0;
+	snprintf(prefix, sizeof(prefix), "jitted-%" PRIu32 "-", pid);
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		if (strncmp(de->d_name, prefix, strlen(prefix)) || n < 4 ||
+		    strcmp(de->d_name + n - 3, ".so"))
+			continue;
+		snprintf(src, sizeof(src), "%s/%s", from, de->d_name);
+		snprintf(dst, sizeof(dst), "%s/%s", dir, de->d_name);
+		/* perf inject ran as us: an image of another user was planted */
+		if (lstat(src, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		    !newer(&st, since) || !access(dst, F_OK))
+			continue;
+		if (!rename(src, dst) || (errno == EXDEV && !copy_file(src, dst, since) &&
+					  !unlink(src)))
+			moved++;
+	}
+	closedir(d);
+	return moved;
+}
+
+/* A jitdump outside dir, and its images, brought in. */
+static int collect_dump(struct collect *c, const struct marker *m, const char *dir,
+			struct timespec since)
+{
+	char dst[PATH_MAX], *from, *slash;
+	struct collect_proc *p = proc(c, m->pid);
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	if (!(from = strdup(m->path)))
+		return -ENOMEM;
+	slash = strrchr(from, '/');
+	if (slash)
+		*slash = '\0';
+	if (slash && same_dir(slash == from ? "/" : from, dir)) {
+		p->has_dump = 1;        /* written there: libjitperf under jitperf record */
+		free(from);
+		return 0;
+	}
+	snprintf(dst, sizeof(dst), "%s/%s", dir, base(m->path));
+	err = copy_file(m->path, dst, since);
+	if (!err) {
+		p->has_dump = 1;
+		c->dumps_copied++;
+		if (slash)
+			c->images_moved += move_images(slash == from ? "/" : from, dir, m->pid,
+						       since);
+	} else if (err == -ENOMEM) {
+		free(from);
+		return err;
+	} else if (err != -ESTALE) {
+		cmd_err("%s: not copied into %s: %s", m->path, dir,
+			err == -EEXIST ? "a jitdump of that name is there already" :
+			err == -EPERM ? "not a regular file of this user" : strerror(-err));
+	}
+	free(from);
+	return 0;
+}
+
+/* /tmp/perf-<pid>.map of a process of the run, copied into dir. */
+static void collect_map(struct collect *c, struct collect_proc *p, const char *dir,
+			struct timespec since)
+{
+	char src[64], dst[PATH_MAX];
+	int err;
+
+	snprintf(src, sizeof(src), "/tmp/perf-%" PRIu32 ".map", p->pid);
+	snprintf(dst, sizeof(dst), "%s/perf-%" PRIu32 ".map", dir, p->pid);
+	err = copy_file(src, dst, since);
+	if (!err) {
+		/* the copy of a killed libjitperf process's map: its lines only */
+		rundir_trim_map(dst);
+		p->has_map = 1;
+		c->maps_copied++;
+	} else if (err != -ENOENT && err != -ESTALE) {
+		cmd_err("%s: not copied into %s: %s", src, dir,
+			err == -EPERM ? "not a regular file of this user" : strerror(-err));
+	}
+}
+
+/* What the copies in dir hold: functions per process. */
+static int count(struct collect_proc *p, const char *dir)
+{
+	char path[PATH_MAX], err[512];
+	struct pm_map *m;
+	struct rundir one = { 0 };
+	char *dumps[1];
+
+	if (p->has_map) {
+		snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map", dir, p->pid);
+		if (pm_read(path, &m, err, sizeof(err)) == -ENOMEM)
+			return -ENOMEM;
+		p->syms = m ? m->nsyms : 0;
+		pm_free(m);
+	}
+	if (p->has_dump) {
+		snprintf(path, sizeof(path), "%s/jit-%" PRIu32 ".dump", dir, p->pid);
+		dumps[0] = path;
+		one.dumps = dumps;
+		one.ndumps = 1;
+		p->loads = rundir_code_loads(&one);
+	}
+	return 0;
+}
+
+int collect_run(const char *dir, const char *perfdata, struct timespec since,
+		struct collect *c)
+{
+	struct walk w = { .c = c };
+	char path[PATH_MAX];
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	err = perfdata_walk(perfdata, on_record, &w);
+	for (size_t i = 0; !err && i < w.nmarkers; i++)
+		err = collect_dump(c, &w.markers[i], dir, since);
+	for (size_t i = 0; !err && i < c->nprocs; i++) {
+		struct collect_proc *p = &c->procs[i];
+
+		collect_map(c, p, dir, since);
+		/* a jitdump in dir that perf saw no marker of */
+		snprintf(path, sizeof(path), "%s/jit-%" PRIu32 ".dump", dir, p->pid);
+		if (!p->has_dump && !access(path, F_OK))
+			p->has_dump = 1;
+		err = count(p, dir);
+	}
+	for (size_t i = 0; i < w.nmarkers; i++)
+		free(w.markers[i].path);
+	free(w.markers);
+	return err;
+}
+
+void collect_free(struct collect *c)
+{
+	free(c->procs);
+	memset(c, 0, sizeof(*c));
+}
