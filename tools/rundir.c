@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "read/jitdump_read.h"
 #include "rundir.h"
@@ -122,6 +123,20 @@ uint64_t rundir_code_loads(const struct rundir *rd)
 	return n;
 }
 
+/* Cut path to size, if it is a regular file of ours (never through a link). */
+static int cut_own(const char *path, uint64_t size)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), ok = 0;
+	struct stat st;
+
+	if (fd < 0)
+		return 0;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == getuid())
+		ok = ftruncate(fd, (off_t)size) == 0;
+	close(fd);
+	return ok;
+}
+
 size_t rundir_trim_dumps(const struct rundir *rd)
 {
 	size_t cut = 0;
@@ -139,9 +154,8 @@ size_t rundir_trim_dumps(const struct rundir *rd)
 		while ((r = jd_next(f, &rec, err, sizeof(err))) != 0 && r != -EBADMSG)
 			end = rec.offset + rec.total_size;
 		pid = (pid_t)jd_header(f)->pid;
-		if (r == 0 && jd_zero_tail(f) && kill(pid, 0) < 0 && errno == ESRCH &&
-		    truncate(rd->dumps[i], (off_t)end) == 0)
-			cut++;
+		if (r == 0 && jd_zero_tail(f) && kill(pid, 0) < 0 && errno == ESRCH)
+			cut += cut_own(rd->dumps[i], end);
 		jd_close(f);
 	}
 	return cut;
@@ -152,10 +166,15 @@ int rundir_trim_map(const char *path)
 	char buf[65536];
 	off_t off = 0;
 	ssize_t n;
-	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW), cut = 0;
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), cut = 0;
+	struct stat st;
 
 	if (fd < 0)
 		return 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != getuid()) {
+		close(fd);
+		return 0;
+	}
 	while (!cut && (n = pread(fd, buf, sizeof(buf), off)) > 0) {
 		char *z = memchr(buf, 0, (size_t)n);
 
