@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * bench/code_load: median cost of jitperf_code_load per function with the
- * perf map and the jitdump on (256-byte functions, 100k per round), next to
- * a plain write() of the same bytes for scale, and two plain writes (a map
- * line and a record: the floor of a writer without buffering).  Writes into
- * a temporary directory and removes it, and its /tmp/perf-<pid>.map.
+ * bench/code_load: what jitperf_code_load costs per function (perf map +
+ * jitdump, 256-byte functions), next to one bare write() of a record of
+ * the same size, in the same run:
  *
- *   bench/code_load [FUNCTIONS [ROUNDS [perfmap|jitdump]]]
+ * - back to back: FUNCTIONS registrations in a row, wall time, the
+ *   registering thread's CPU time, and the whole process's CPU time (which
+ *   includes libjitperf's filler thread, which readies the pages of the
+ *   mapped files ahead of the writer);
+ * - paced: one registration every PACE_US microseconds of busy work, as a
+ *   JIT that compiles each function first (fast tiers take 15-20 us a
+ *   function); the median time of one call.
  *
- * The third argument times one output alone.  Both wall time and the
- * thread's CPU time are printed: on a shared machine the wall time also
- * counts the time other processes held the CPU.
+ * Each for the default (files written through shared mappings) and for
+ * JITPERF_IO=write (one write() per record).  Medians of ROUNDS rounds.
+ * Writes into a temporary directory and removes it, and its perf map.
+ *
+ *   nice bench/code_load [FUNCTIONS [ROUNDS [PACE_US]]]
  */
 #include "config.h"
 
@@ -24,31 +30,37 @@
 #include "jitperf.h"
 
 #define CODE_LEN 256
-
-struct stamp {
-	double wall, cpu;
-};
+/* a CODE_LOAD of a 256-byte function named jit_fn_NNNNN: what one write() would carry */
+#define RECORD_LEN (56 + 13 + CODE_LEN)
 
 struct cost {           /* per function, one round */
-	double wall, cpu;
+	double wall, cpu, proc;
 };
 
-static unsigned outputs = JITPERF_PERFMAP | JITPERF_JITDUMP;
+static double clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+struct stamp {
+	double wall, cpu, proc;
+};
 
 static struct stamp now(void)
 {
-	struct timespec w, c;
-
-	clock_gettime(CLOCK_MONOTONIC, &w);
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
-	return (struct stamp){ w.tv_sec * 1e9 + w.tv_nsec, c.tv_sec * 1e9 + c.tv_nsec };
+	return (struct stamp){ clock_ns(CLOCK_MONOTONIC), clock_ns(CLOCK_THREAD_CPUTIME_ID),
+			       clock_ns(CLOCK_PROCESS_CPUTIME_ID) };
 }
 
 static struct cost since(struct stamp t0, int n)
 {
 	struct stamp t1 = now();
 
-	return (struct cost){ (t1.wall - t0.wall) / n, (t1.cpu - t0.cpu) / n };
+	return (struct cost){ (t1.wall - t0.wall) / n, (t1.cpu - t0.cpu) / n,
+			      (t1.proc - t0.proc) / n };
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -70,116 +82,170 @@ static void die(const char *what)
 	exit(1);
 }
 
-/* One round: n registrations in a fresh session. */
-static struct cost round_load(const char *dir, const unsigned char *code, char **names, int n)
+static const char *dir;
+static const unsigned char *code;
+static char **names;
+static double pace_ns, clock_cost;
+
+/* Busy work until pace_ns have passed (a JIT compiling the next function). */
+static void work(void)
 {
-	struct jitperf_options o = { .size = sizeof(o), .outputs = outputs, .dir = dir };
-	char path[4096];
-	struct stamp t0;
-	struct cost c;
+	double until = clock_ns(CLOCK_MONOTONIC) + pace_ns;
+
+	while (clock_ns(CLOCK_MONOTONIC) < until)
+		;
+}
+
+static jitperf *open_session(int io_write)
+{
+	struct jitperf_options o = { .size = sizeof(o),
+				     .outputs = JITPERF_PERFMAP | JITPERF_JITDUMP, .dir = dir };
 	jitperf *jp;
 	int err;
 
+	if (io_write)
+		setenv("JITPERF_IO", "write", 1);
+	else
+		unsetenv("JITPERF_IO");
 	err = jitperf_open(&jp, &o);
 	if (err) {
 		fprintf(stderr, "code_load: jitperf_open: %s\n", jitperf_strerror(err));
 		exit(1);
 	}
-	t0 = now();
-	for (int i = 0; i < n; i++) {
-		err = jitperf_code_load(jp, names[i], code + (size_t)i * CODE_LEN, CODE_LEN, NULL);
-		if (err) {
-			fprintf(stderr, "code_load: %s\n", jitperf_strerror(err));
-			exit(1);
-		}
-	}
-	c = since(t0, n);
+	return jp;
+}
+
+static void close_session(jitperf *jp)
+{
+	char path[4096];
+
 	jitperf_close(jp);
-	/* removed at once, like the write() rounds' files: otherwise their dirty
-	 * pages would be written back during the next rounds and bill those */
+	/* removed at once: otherwise their dirty pages would be written back
+	 * during the next rounds and bill those */
 	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)getpid());
 	unlink(path);
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	unlink(path);
+}
+
+static void load(jitperf *jp, int i)
+{
+	int err = jitperf_code_load(jp, names[i], code + (size_t)i * CODE_LEN, CODE_LEN, NULL);
+
+	if (err) {
+		fprintf(stderr, "code_load: %s\n", jitperf_strerror(err));
+		exit(1);
+	}
+}
+
+static struct cost loads(int io_write, int n)
+{
+	jitperf *jp = open_session(io_write);
+	struct stamp t0 = now();
+	struct cost c;
+
+	for (int i = 0; i < n; i++)
+		load(jp, i);
+	c = since(t0, n);
+	close_session(jp);
 	return c;
 }
 
-static int create(const char *dir, const char *name, char *path, size_t len)
+/* Median ns of one call, one every pace_ns. */
+static double loads_paced(int io_write, int n, double *v)
+{
+	jitperf *jp = open_session(io_write);
+
+	for (int i = 0; i < n; i++) {
+		double t0;
+
+		work();
+		t0 = clock_ns(CLOCK_MONOTONIC);
+		load(jp, i);
+		v[i] = clock_ns(CLOCK_MONOTONIC) - t0 - clock_cost;
+	}
+	close_session(jp);
+	return median(v, n);
+}
+
+static int create(char *path, size_t len)
 {
 	int fd;
 
-	snprintf(path, len, "%s/%s", dir, name);
+	snprintf(path, len, "%s/plain.bin", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
 	if (fd < 0)
 		die(path);
 	return fd;
 }
 
-/* The code bytes with a plain write() each. */
-static struct cost round_write(const char *dir, const unsigned char *code, int n)
+static void write_one(int fd, int i)
+{
+	static unsigned char rec[RECORD_LEN];
+
+	memcpy(rec + RECORD_LEN - CODE_LEN, code + (size_t)i * CODE_LEN, CODE_LEN);
+	if (write(fd, rec, sizeof(rec)) != (ssize_t)sizeof(rec))
+		die("write");
+}
+
+/* One write() of a record per function. */
+static struct cost writes(int n)
 {
 	char path[4096];
-	struct stamp t0;
+	int fd = create(path, sizeof(path));
+	struct stamp t0 = now();
 	struct cost c;
-	int fd = create(dir, "plain.bin", path, sizeof(path));
 
-	t0 = now();
 	for (int i = 0; i < n; i++)
-		if (write(fd, code + (size_t)i * CODE_LEN, CODE_LEN) != CODE_LEN)
-			die("write");
+		write_one(fd, i);
 	c = since(t0, n);
 	close(fd);
 	unlink(path);
 	return c;
 }
 
-/* One perf map line and one jitdump-sized record, each its own write(). */
-static struct cost round_write2(const char *dir, const unsigned char *code, int n)
+static double writes_paced(int n, double *v)
 {
-	static const char line[] = "7f0000001000 100 jit_fn_12345\n";
-	char path1[4096], path2[4096], rec[64 + 32 + CODE_LEN];
-	struct stamp t0;
-	struct cost c;
-	int fd1 = create(dir, "plain.map", path1, sizeof(path1));
-	int fd2 = create(dir, "plain.dump", path2, sizeof(path2));
+	char path[4096];
+	int fd = create(path, sizeof(path));
 
-	memset(rec, 0, sizeof(rec));
-	t0 = now();
 	for (int i = 0; i < n; i++) {
-		memcpy(rec + 96, code + (size_t)i * CODE_LEN, CODE_LEN);
-		if (write(fd1, line, sizeof(line) - 1) != sizeof(line) - 1 ||
-		    write(fd2, rec, sizeof(rec)) != (ssize_t)sizeof(rec))
-			die("write");
+		double t0;
+
+		work();
+		t0 = clock_ns(CLOCK_MONOTONIC);
+		write_one(fd, i);
+		v[i] = clock_ns(CLOCK_MONOTONIC) - t0 - clock_cost;
 	}
-	c = since(t0, n);
-	close(fd1);
-	close(fd2);
-	unlink(path1);
-	unlink(path2);
-	return c;
+	close(fd);
+	unlink(path);
+	return median(v, n);
 }
 
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 100000;
-	int rounds = argc > 2 ? atoi(argv[2]) : 7;
-	char dir[] = "/tmp/jitperf-bench.XXXXXX";
-	double *v[6];   /* wall and CPU of: load, write, two writes */
-	unsigned char *code;
-	char **names;
+	int rounds = argc > 2 ? atoi(argv[2]) : 5;
+	double pace_us = argc > 3 ? atof(argv[3]) : 15;
+	int npaced = n < 20000 ? n : 20000;
+	char tmp[] = "/tmp/jitperf-bench.XXXXXX";
+	double *v[10], *calls;
+	unsigned char *buf;
+	double t0;
 
-	if (argc > 3)
-		outputs = !strcmp(argv[3], "perfmap") ? JITPERF_PERFMAP :
-			  !strcmp(argv[3], "jitdump") ? JITPERF_JITDUMP : 0;
-	if (n < 1 || rounds < 1 || !outputs) {
-		fprintf(stderr, "usage: code_load [FUNCTIONS [ROUNDS [perfmap|jitdump]]]\n");
+	if (n < 1 || rounds < 1 || pace_us < 0) {
+		fprintf(stderr, "usage: code_load [FUNCTIONS [ROUNDS [PACE_US]]]\n");
 		return 2;
 	}
-	code = malloc((size_t)n * CODE_LEN);
+	pace_ns = pace_us * 1e3;
+	buf = malloc((size_t)n * CODE_LEN);
 	names = calloc((size_t)n, sizeof(*names));
-	if (!code || !names || !mkdtemp(dir))
+	calls = calloc((size_t)npaced, sizeof(*calls));
+	if (!buf || !names || !calls || !mkdtemp(tmp))
 		die("code_load");
-	for (int i = 0; i < 6; i++)
+	dir = tmp;
+	code = buf;
+	for (int i = 0; i < 10; i++)
 		if (!(v[i] = calloc((size_t)rounds, sizeof(double))))
 			die("code_load");
 	/* distinct bytes for every function, as a JIT's are (xorshift) */
@@ -187,43 +253,56 @@ int main(int argc, char **argv)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		code[i] = (unsigned char)x;
+		buf[i] = (unsigned char)x;
 	}
 	/* names made before timing: only the library's work is measured */
 	for (int i = 0; i < n; i++) {
 		char name[32];
 
-		snprintf(name, sizeof(name), "jit_fn_%d", i);
+		snprintf(name, sizeof(name), "jit_fn_%05d", i);
 		if (!(names[i] = strdup(name)))
 			die("code_load");
 	}
-	for (int r = 0; r < rounds; r++) {
-		struct cost c[3];
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	for (int i = 0; i < 999; i++)
+		clock_ns(CLOCK_MONOTONIC);
+	clock_cost = (clock_ns(CLOCK_MONOTONIC) - t0) / 1000;
 
-		c[0] = round_load(dir, code, names, n);
-		c[1] = round_write(dir, code, n);
-		c[2] = round_write2(dir, code, n);
+	for (int r = 0; r < rounds; r++) {
+		struct cost c[3] = { loads(0, n), loads(1, n), writes(n) };
+
 		for (int k = 0; k < 3; k++) {
-			v[2 * k][r] = c[k].wall;
-			v[2 * k + 1][r] = c[k].cpu;
+			v[k][r] = c[k].wall;
+			v[3 + k][r] = c[k].cpu;
 		}
+		v[9][r] = c[0].proc;
+		v[6][r] = loads_paced(0, npaced, calls);
+		v[7][r] = loads_paced(1, npaced, calls);
+		v[8][r] = writes_paced(npaced, calls);
 	}
-	printf("%d functions of %d bytes, median of %d rounds:      wall ns     CPU ns\n",
-	       n, CODE_LEN, rounds);
-	printf("  jitperf_code_load, %-19s %9.0f  %9.0f  per function\n",
-	       outputs == JITPERF_PERFMAP ? "perf map only" :
-	       outputs == JITPERF_JITDUMP ? "jitdump only" : "perf map + jitdump",
-	       median(v[0], rounds), median(v[1], rounds));
-	printf("  plain write() of the code bytes     %9.0f  %9.0f  per call\n",
-	       median(v[2], rounds), median(v[3], rounds));
-	printf("  two write()s: map line + record     %9.0f  %9.0f  per function\n",
-	       median(v[4], rounds), median(v[5], rounds));
-	rmdir(dir);
+	printf("%d functions of %d bytes (perf map + jitdump), median of %d rounds\n", n, CODE_LEN,
+	       rounds);
+	printf("                                       back to back, per call   paced %.0f us apart\n"
+	       "                                          wall ns     CPU ns    median ns of a call\n",
+	       pace_us);
+	printf("  jitperf_code_load (mapped files)      %9.0f  %9.0f  %12.0f\n", median(v[0], rounds),
+	       median(v[3], rounds), median(v[6], rounds));
+	printf("    the same, CPU of the whole process             %9.0f  (with the filler thread)\n",
+	       median(v[9], rounds));
+	printf("  jitperf_code_load (JITPERF_IO=write)  %9.0f  %9.0f  %12.0f\n", median(v[1], rounds),
+	       median(v[4], rounds), median(v[7], rounds));
+	printf("  one bare write() of a %d-byte record  %9.0f  %9.0f  %12.0f\n", RECORD_LEN,
+	       median(v[2], rounds), median(v[5], rounds), median(v[8], rounds));
+	printf("  mapped / bare write()                 %9.2f  %9.2f  %12.2f\n",
+	       median(v[0], rounds) / median(v[2], rounds), median(v[3], rounds) / median(v[5], rounds),
+	       median(v[6], rounds) / median(v[8], rounds));
+	rmdir(tmp);
 	for (int i = 0; i < n; i++)
 		free(names[i]);
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 10; i++)
 		free(v[i]);
 	free(names);
-	free(code);
+	free(calls);
+	free(buf);
 	return 0;
 }

@@ -19,3 +19,15 @@ bench_recurse_SOURCES = bench/recurse.c
 bench_recurse_CFLAGS = $(AM_CFLAGS) -finstrument-functions -g -O2
 EXTRA_DIST += bench/uftrace-compare.sh bench/record-overhead.sh bench/jitshape.sh bench/jitcalc-stats.sh \
 	bench/convert-folded.sh bench/convert-chrome.sh bench/convert-perfdata.sh
+# LLVM's PerfJITEventListener against jitperf_llvm_event_listener, same run
+EXTRA_DIST += bench/llvm_timing.h
+if HAVE_LLVM
+noinst_PROGRAMS += bench/llvm_listener
+bench_llvm_listener_SOURCES = bench/llvm_listener.c bench/llvm_timing.cpp bench/llvm_timing.h
+bench_llvm_listener_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/llvm
+bench_llvm_listener_CFLAGS = $(AM_CFLAGS) $(LLVM_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
+bench_llvm_listener_CXXFLAGS = $(WARN_CXXFLAGS) $(SAN_CFLAGS) $(LLVM_CXXFLAGS)
+bench_llvm_listener_LDADD = examples/libjcllvm.la llvm/libjitperf-llvm.la lib/libjitperf.la \
+	$(LLVM_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
+bench_llvm_listener_LDFLAGS = $(AM_LDFLAGS) -no-install $(LLVM_LDFLAGS)
+endif

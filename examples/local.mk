@@ -18,3 +18,25 @@ examples_jitcalc_LDADD = examples/libjitcalc.la lib/libjitperf.la $(PTHREAD_LIBS
 # a real binary, not a libtool wrapper script, so perf records jitcalc itself
 examples_jitcalc_LDFLAGS = $(AM_LDFLAGS) -no-install
 endif
+
+# examples/llvm-orc: jitcalc's language compiled by LLVM ORC (LLJIT), made
+# visible to perf by libjitperf-llvm.  The front end (parse.c, prog.c) and
+# the LLVM IR generator are a convenience library that bench/llvm_listener
+# shares.
+EXTRA_DIST += examples/llvm_ir.h
+if HAVE_LLVM
+noinst_LTLIBRARIES += examples/libjcllvm.la
+examples_libjcllvm_la_SOURCES = examples/jit.h examples/parse.c examples/prog.c \
+	examples/llvm_ir.c examples/llvm_ir.h
+examples_libjcllvm_la_CFLAGS = $(AM_CFLAGS) $(LLVM_CFLAGS)
+
+noinst_PROGRAMS += examples/llvm-orc
+examples_llvm_orc_SOURCES = examples/llvm-orc.c
+examples_llvm_orc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/llvm \
+	-DJITCALC_DEMO="\"$(abs_top_srcdir)/examples/demo.jc\""
+examples_llvm_orc_CFLAGS = $(AM_CFLAGS) $(LLVM_CFLAGS) -fno-omit-frame-pointer
+examples_llvm_orc_LDADD = examples/libjcllvm.la llvm/libjitperf-llvm.la lib/libjitperf.la \
+	$(LLVM_LIBS)
+# a real binary, so perf records llvm-orc itself
+examples_llvm_orc_LDFLAGS = $(AM_LDFLAGS) -no-install $(LLVM_LDFLAGS)
+endif

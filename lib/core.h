@@ -27,6 +27,8 @@ JP_HIDDEN int jp_opts_copy(void *dst, size_t dst_size, const void *src, size_t s
 /* ---- lib/env.c: parsing of the JITPERF* variables */
 JP_HIDDEN int jp_parse_outputs(const char *s, unsigned *outputs);
 JP_HIDDEN int jp_parse_clock(const char *s);
+/* JITPERF_IO: NULL, "", "map" -> 0; "write" -> 1 (one write() per record) */
+JP_HIDDEN int jp_parse_io(const char *s, int *write_mode);
 
 /* ---- lib/fileio.c: whole writes that leave no partial record behind */
 /*
@@ -63,11 +65,42 @@ JP_HIDDEN void jp_remove_own(const char *path, int fd);
  */
 JP_HIDDEN int  jp_mkdir_p(const char *dir);
 
+/* ---- lib/mapfile.c: whole records through a shared mapping, no system call each */
+#define JP_MAPFILE_STEP ((uint64_t)1 << 20)   /* the file grows by this much at a time */
+struct jp_mapfile {
+	int                fd;
+	unsigned char     *map;         /* MAP_SHARED window over the file; NULL: not mapped */
+	size_t             window;      /* bytes of address space it holds */
+	uint64_t           size;        /* committed: whole records */
+	uint64_t           alloc;       /* file size, blocks allocated; zeros from size on */
+	uint64_t           ready;       /* pages below are mapped and touched (filler) */
+	int                fill_failed; /* the filler could not grow it */
+	pthread_mutex_t    grow_lock;   /* alloc: writer and filler */
+	struct jp_mapfile *next;        /* the filler's list */
+};
+/*
+ * Map fd, of which size bytes are written, and grow it: 0, or -errno
+ * (mmap or fallocate failed: f stays unmapped, the file as it was).
+ */
+JP_HIDDEN int  jp_mapfile_start(struct jp_mapfile *f, int fd, uint64_t size);
+/*
+ * Append head then body as one record: body first, head last (the head
+ * commits it).  -ENOSPC/-EDQUOT/-EIO when the file cannot grow: nothing
+ * was written.
+ */
+JP_HIDDEN int  jp_mapfile_append(struct jp_mapfile *f, const void *head, size_t head_len,
+				 const void *body, size_t body_len);
+/* Undo the records after mark (a committed size); head_len as they were appended. */
+JP_HIDDEN void jp_mapfile_rollback(struct jp_mapfile *f, uint64_t mark, size_t head_len);
+/* Unmap; with trim, cut the file to its committed size.  0 or -errno. */
+JP_HIDDEN int  jp_mapfile_finish(struct jp_mapfile *f, int trim);
+
 /* ---- lib/elfinfo.c */
 JP_HIDDEN unsigned jp_elf_machine(void);
 
 /* ---- lib/perfmap.c */
-JP_HIDDEN int  jp_perfmap_open(struct jp_perfmap **out, pid_t pid);
+/* mapped: write through a shared mapping (else one write() per line) */
+JP_HIDDEN int  jp_perfmap_open(struct jp_perfmap **out, pid_t pid, int mapped);
 /* room jp_perfmap_line needs besides the name's nlen bytes */
 #define JP_PERFMAP_LINE_EXTRA 36
 /* Format "START SIZE name\n" into line (nlen + JP_PERFMAP_LINE_EXTRA bytes); returns its length. */
@@ -78,6 +111,7 @@ JP_HIDDEN int  jp_perfmap_write(struct jp_perfmap *pm, uint64_t addr, uint64_t l
 				const char *name);
 JP_HIDDEN void jp_perfmap_close(struct jp_perfmap *pm);
 JP_HIDDEN void jp_perfmap_discard(struct jp_perfmap *pm);
+JP_HIDDEN void jp_perfmap_drop(struct jp_perfmap *pm);   /* after fork: forget, file untouched */
 JP_HIDDEN const char *jp_perfmap_path(const struct jp_perfmap *pm);
 JP_HIDDEN uint64_t jp_perfmap_mark(const struct jp_perfmap *pm);
 JP_HIDDEN void jp_perfmap_rollback(struct jp_perfmap *pm, uint64_t mark);
@@ -124,7 +158,7 @@ struct jp_jitdump_unit {
 	unsigned char *heap;      /* buf, when it did not fit the caller's space */
 	const char    *name;      /* for debug messages */
 };
-JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid);
+JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int mapped);
 /* space is the caller's buffer (may be NULL); a bigger unit is malloc'ed */
 JP_HIDDEN int  jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *ld,
 				  void *space, size_t space_len);

@@ -9,12 +9,18 @@
  *   life: perf record sees its MMAP event (also when attached late with -p,
  *   from /proc/<pid>/maps) and perf inject --jit finds the dump that way.
  * - A CODE_LOAD and the DEBUG_INFO / UNWINDING_INFO records that describe
- *   it (perf applies them to the next CODE_LOAD) go out in ONE write() on
- *   a descriptor only we write, under the session lock, with the timestamp
- *   taken under that lock: records are in time order, no other thread's
- *   record comes between them, and a failure cuts the whole unit off again.
- *   The unit is made before the lock is taken (jp_jitdump_prepare); under
- *   it only the timestamps, the code index and a twin's tail are filled in.
+ *   it (perf applies them to the next CODE_LOAD) go out as ONE unit under
+ *   the session lock, with the timestamp taken under that lock: records
+ *   are in time order, no other thread's record comes between them, and a
+ *   failure takes the whole unit back.  The unit is made before the lock
+ *   is taken (jp_jitdump_prepare); under it only the timestamps, the code
+ *   index and a twin's tail are filled in.
+ * - The unit is copied into a shared mapping of the file (lib/mapfile.c),
+ *   the id and size of its first record stored last: until then the file
+ *   shows the zeros of its grown tail there, which perf and our reader
+ *   take as its end, so a killed process leaves whole units only.  The
+ *   file is cut to its records at close.  With JITPERF_IO=write, or when
+ *   the file cannot be mapped, each unit is one write() instead.
  * - Code whose bytes were written before gets a short tail (see
  *   tell_twins_apart) so perf never gives two functions one build-id.
  */
@@ -36,7 +42,8 @@
 struct jp_jitdump {
 	int            fd;
 	pid_t          pid;
-	uint64_t       size;        /* file size: where to cut back a failed write */
+	uint64_t       size;        /* write(): file size, where to cut back a failed write */
+	struct jp_mapfile mf;       /* mapped after the header; mf.size is the size then */
 	void          *marker;      /* the PROT_EXEC mapping perf record looks for */
 	size_t         marker_len;
 	struct jp_twins *twins;     /* hashes of the code written so far */
@@ -45,7 +52,20 @@ struct jp_jitdump {
 
 #define ALIGN8(x) (((x) + 7) & ~(uint64_t)7)
 
-int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid)
+/* The first record's id and total_size: stored last, they commit a unit. */
+#define HEAD 8
+
+/* One unit (whole records), mapped or with one write(). */
+static int put(struct jp_jitdump *jd, const void *buf, size_t n)
+{
+	struct iovec iov = { (void *)buf, n };
+
+	if (jd->mf.map)
+		return jp_mapfile_append(&jd->mf, buf, HEAD, (const char *)buf + HEAD, n - HEAD);
+	return jp_write_whole(jd->fd, &iov, 1, &jd->size);
+}
+
+int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int mapped)
 {
 	struct jitdump_file_header h;
 	struct jp_jitdump *jd;
@@ -97,6 +117,9 @@ int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid)
 			 jd->path, strerror(errno));
 		goto fail;
 	}
+	if (mapped && (err = jp_mapfile_start(&jd->mf, jd->fd, jd->size)))
+		jp_debug("%s: cannot map it (%s): one write() per record", jd->path,
+			 strerror(-err));
 	*out = jd;
 	return 0;
 fail:
@@ -286,7 +309,6 @@ int jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t
 	struct jitdump_record_header h;
 	struct jitdump_code_load cl;
 	size_t off, tail;
-	struct iovec iov;
 
 	/* every record before the CODE_LOAD gets the same time */
 	for (off = 0; off < u->load; off += h.total_size) {
@@ -300,10 +322,7 @@ int jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t
 	cl.code_index = index;
 	tail = tell_twins_apart(jd, u, &cl, index);
 	memcpy(u->buf + u->load, &cl, sizeof(cl));
-
-	iov.iov_base = u->buf;
-	iov.iov_len = u->len + tail;
-	return jp_write_whole(jd->fd, &iov, 1, &jd->size);
+	return put(jd, u->buf, u->len + tail);
 }
 
 int jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld)
@@ -322,7 +341,6 @@ int jp_jitdump_move(struct jp_jitdump *jd, uint64_t index, uint64_t old_addr,
 		    uint64_t new_addr, uint64_t len)
 {
 	struct jitdump_code_move m;
-	struct iovec iov;
 
 	m.p.id = JIT_CODE_MOVE;
 	m.p.total_size = sizeof(m);
@@ -334,13 +352,12 @@ int jp_jitdump_move(struct jp_jitdump *jd, uint64_t index, uint64_t old_addr,
 	m.new_code_addr = new_addr;
 	m.code_size = len;
 	m.code_index = index;
-	iov.iov_base = &m;
-	iov.iov_len = sizeof(m);
-	return jp_write_whole(jd->fd, &iov, 1, &jd->size);
+	return put(jd, &m, sizeof(m));
 }
 
-static void release(struct jp_jitdump *jd)
+static void release(struct jp_jitdump *jd, int trim)
 {
+	jp_mapfile_finish(&jd->mf, trim);
 	if (jd->marker)
 		munmap(jd->marker, jd->marker_len);
 	close(jd->fd);
@@ -351,34 +368,36 @@ static void release(struct jp_jitdump *jd)
 int jp_jitdump_close(struct jp_jitdump *jd)
 {
 	struct jitdump_record_header c;
-	struct iovec iov;
-	int err;
+	int err, err2;
 
 	if (!jd)
 		return 0;
 	c.id = JIT_CODE_CLOSE;
 	c.total_size = sizeof(c);
 	c.timestamp = jp_monotonic_ns();
-	iov.iov_base = &c;
-	iov.iov_len = sizeof(c);
-	err = jp_write_whole(jd->fd, &iov, 1, &jd->size);
-	release(jd);
-	return err;
+	err = put(jd, &c, sizeof(c));
+	/* the file is cut to its records: the grown tail goes */
+	err2 = jd->mf.map ? jp_mapfile_finish(&jd->mf, 1) : 0;
+	release(jd, 1);
+	return err ? err : err2;
 }
 
+/* After fork: the parent's file is neither written nor cut. */
 void jp_jitdump_drop(struct jp_jitdump *jd)
 {
 	if (jd)
-		release(jd);
+		release(jd, 0);
 }
 
 uint64_t jp_jitdump_mark(const struct jp_jitdump *jd)
 {
-	return jd->size;
+	return jd->mf.map ? jd->mf.size : jd->size;
 }
 
 void jp_jitdump_rollback(struct jp_jitdump *jd, uint64_t mark)
 {
-	if (mark < jd->size && ftruncate(jd->fd, (off_t)mark) == 0)
+	if (jd->mf.map)
+		jp_mapfile_rollback(&jd->mf, mark, HEAD);
+	else if (mark < jd->size && ftruncate(jd->fd, (off_t)mark) == 0)
 		jd->size = mark;
 }

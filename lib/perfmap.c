@@ -1,9 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * /tmp/perf-<pid>.map: one "START SIZE name\n" line (lower-case hex, no 0x,
- * as perf parses it) per function, each line one write() on an O_APPEND
- * descriptor, so a crash never leaves half a line and lines of several
- * threads never mix.
+ * /tmp/perf-<pid>.map: one "START SIZE name" line (lower-case hex, no 0x,
+ * as perf parses it) per function, lines of several threads never mixed
+ * (the caller holds the session lock), never half a line in the file.
+ *
+ * Mapped (the default), the file is written through lib/mapfile.c: the
+ * first line with one write(), every later one as "\nSTART SIZE name"
+ * into the mapping, its leading newline stored last.  So while the
+ * process runs (or after it was killed) the last line has no newline yet
+ * and is followed by the zeros of the file's grown tail: perf reads its
+ * name up to the first NUL, and a line being written is hidden behind that
+ * NUL until its newline makes it the last line.  perf 6.1 reads such a
+ * file whole (tests/lib/crash-perf.test).  At close the final newline is
+ * written and the tail cut off.
+ *
+ * With JITPERF_IO=write, or when the file cannot be mapped, each line
+ * "START SIZE name\n" is one write() on an O_APPEND descriptor.
  */
 #include "config.h"
 
@@ -19,11 +31,13 @@
 
 struct jp_perfmap {
 	int      fd;
-	uint64_t size;      /* bytes written: where to cut back a failed write */
+	uint64_t size;      /* write(): bytes written, where to cut back a failed write */
+	int      map;       /* to be mapped after the first line */
+	struct jp_mapfile mf;   /* mapped: the last line has no newline yet */
 	char     path[64];
 };
 
-int jp_perfmap_open(struct jp_perfmap **out, pid_t pid)
+int jp_perfmap_open(struct jp_perfmap **out, pid_t pid, int mapped)
 {
 	struct jp_perfmap *pm;
 	int err;
@@ -34,12 +48,14 @@ int jp_perfmap_open(struct jp_perfmap **out, pid_t pid)
 		return -ENOMEM;
 	snprintf(pm->path, sizeof(pm->path), "/tmp/perf-%d.map", (int)pid);
 	/* a stale map of an earlier process with our pid, or a planted symlink,
-	 * is replaced, never followed or appended to: see jp_create_fresh() */
-	err = jp_create_fresh(pm->path, O_WRONLY | O_APPEND, &pm->fd);
+	 * is replaced, never followed or appended to: see jp_create_fresh().
+	 * Readable too: a shared writable mapping needs it. */
+	err = jp_create_fresh(pm->path, O_RDWR | O_APPEND, &pm->fd);
 	if (err) {
 		free(pm);
 		return err;
 	}
+	pm->map = mapped;
 	*out = pm;
 	return 0;
 }
@@ -67,7 +83,8 @@ size_t jp_perfmap_line(char *line, uint64_t addr, uint64_t len, const char *name
 	p = put_hex(p, len);
 	*p++ = ' ';
 	memcpy(p, name, nlen);
-	/* a newline or carriage return would split the line for perf */
+	/* a newline or carriage return would split the line for perf; a NUL
+	 * cannot be in name */
 	for (n = 0; n < nlen; n++)
 		if (p[n] == '\n' || p[n] == '\r')
 			p[n] = ' ';
@@ -76,11 +93,41 @@ size_t jp_perfmap_line(char *line, uint64_t addr, uint64_t len, const char *name
 	return (size_t)(p - line);
 }
 
-int jp_perfmap_append(struct jp_perfmap *pm, const char *line, size_t n)
+static int write_line(struct jp_perfmap *pm, const char *line, size_t n)
 {
 	struct iovec iov = { (void *)line, n };
 
 	return jp_write_whole(pm->fd, &iov, 1, &pm->size);
+}
+
+/*
+ * The first line, unterminated, with one write(), then the mapping.  When
+ * the file cannot be mapped, the line gets its newline and write() goes on.
+ */
+static int first_line(struct jp_perfmap *pm, const char *line, size_t n)
+{
+	int err = write_line(pm, line, n - 1);
+
+	if (err)
+		return err;
+	err = jp_mapfile_start(&pm->mf, pm->fd, pm->size);
+	if (!err)
+		return 0;
+	jp_debug("%s: cannot map it (%s): one write() per line", pm->path, strerror(-err));
+	pm->map = 0;
+	err = write_line(pm, "\n", 1);
+	if (err && ftruncate(pm->fd, 0) == 0)
+		pm->size = 0;           /* the call failed as a whole */
+	return err;
+}
+
+int jp_perfmap_append(struct jp_perfmap *pm, const char *line, size_t n)
+{
+	if (pm->mf.map)
+		return jp_mapfile_append(&pm->mf, "\n", 1, line, n - 1);
+	if (pm->map && pm->size == 0)
+		return first_line(pm, line, n);
+	return write_line(pm, line, n);
 }
 
 int jp_perfmap_write(struct jp_perfmap *pm, uint64_t addr, uint64_t len, const char *name)
@@ -114,22 +161,45 @@ void jp_perfmap_discard(struct jp_perfmap *pm)
 	jp_perfmap_close(pm);
 }
 
-/* The file stays: perf reads it after the process is gone. */
+/* The file stays: perf reads it after the process is gone.  Its last line gets its newline. */
 void jp_perfmap_close(struct jp_perfmap *pm)
 {
 	if (!pm)
 		return;
+	if (pm->mf.map) {
+		pm->size = pm->mf.size;
+		if (jp_mapfile_finish(&pm->mf, 1) == 0)
+			write_line(pm, "\n", 1);
+	}
+	close(pm->fd);
+	free(pm);
+}
+
+void jp_perfmap_drop(struct jp_perfmap *pm)
+{
+	if (!pm)
+		return;
+	jp_mapfile_finish(&pm->mf, 0);
 	close(pm->fd);
 	free(pm);
 }
 
 uint64_t jp_perfmap_mark(const struct jp_perfmap *pm)
 {
-	return pm->size;
+	return pm->mf.map ? pm->mf.size : pm->size;
 }
 
 void jp_perfmap_rollback(struct jp_perfmap *pm, uint64_t mark)
 {
-	if (mark < pm->size && ftruncate(pm->fd, (off_t)mark) == 0)
+	if (pm->mf.map && mark > 0) {
+		jp_mapfile_rollback(&pm->mf, mark, 1);
+	} else if (pm->mf.map) {
+		/* the first line goes: the file is empty again, and unmapped
+		 * until a first line is written whole again */
+		pm->mf.size = 0;
+		jp_mapfile_finish(&pm->mf, 1);
+		pm->size = 0;
+	} else if (mark < pm->size && ftruncate(pm->fd, (off_t)mark) == 0) {
 		pm->size = mark;
+	}
 }

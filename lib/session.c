@@ -111,6 +111,9 @@ static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
 	err = jp_parse_clock(jp_getenv("JITPERF_CLOCK"));
 	if (err)
 		return err;
+	err = jp_parse_io(jp_getenv("JITPERF_IO"), &jp->io_write);
+	if (err)
+		return err;
 	if (jp_getenv("JITPERF_CLOCK") && !(jp->clock = strdup(jp_getenv("JITPERF_CLOCK"))))
 		return -ENOMEM;
 
@@ -148,14 +151,14 @@ static int open_outputs(struct jitperf *jp, const char **where)
 	int err;
 
 	if (jp->outputs & JITPERF_PERFMAP) {
-		err = jp_perfmap_open(&jp->perfmap, jp->pid);
+		err = jp_perfmap_open(&jp->perfmap, jp->pid, !jp->io_write);
 		if (err) {
 			*where = "/tmp";
 			return err;
 		}
 	}
 	if (jp->outputs & JITPERF_JITDUMP) {
-		err = jp_jitdump_open(&jp->jitdump, jp->dir, jp->pid);
+		err = jp_jitdump_open(&jp->jitdump, jp->dir, jp->pid, !jp->io_write);
 		if (err)
 			return err;
 	}
@@ -381,17 +384,18 @@ static void reannounce(struct jitperf *jp)
 
 static void child_reopen(struct jitperf *jp)
 {
-	jp_jitdump_drop(jp->jitdump);   /* unmaps our copy of the marker; parent's file untouched */
+	/* our copies of the mappings go; the parent's files stay as they are */
+	jp_jitdump_drop(jp->jitdump);
 	jp->jitdump = NULL;
-	jp_perfmap_close(jp->perfmap);
+	jp_perfmap_drop(jp->perfmap);
 	jp->perfmap = NULL;
 	jp->pid = getpid();
 	if (jp->outputs & JITPERF_PERFMAP) {
-		if (jp_perfmap_open(&jp->perfmap, jp->pid) < 0)
+		if (jp_perfmap_open(&jp->perfmap, jp->pid, !jp->io_write) < 0)
 			jp->outputs &= ~(unsigned)JITPERF_PERFMAP;
 	}
 	if (jp->outputs & JITPERF_JITDUMP) {
-		if (jp_jitdump_open(&jp->jitdump, jp->dir, jp->pid) < 0)
+		if (jp_jitdump_open(&jp->jitdump, jp->dir, jp->pid, !jp->io_write) < 0)
 			jp->outputs &= ~(unsigned)JITPERF_JITDUMP;
 	}
 	reannounce(jp);

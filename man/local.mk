@@ -7,3 +7,10 @@ dist_man_MANS += man/libjitperf.3 man/jitperf_open.3 man/jitperf_close.3 man/jit
 	man/jitperf_fn_register.3 man/jitperf_enter.3 man/jitperf_exit.3 \
 	man/jitperf_wrap.3 man/libjitperf-cyg.3
 dist_man_MANS += man/jitperf-trace.5 man/jitperf-stats.5
+# libjitperf-llvm: installed with the library, distributed always
+if HAVE_LLVM
+dist_man_MANS += man/libjitperf-llvm.3 man/jitperf_llvm_event_listener.3 \
+	man/jitperf_llvm_instrument_module.3
+endif
+EXTRA_DIST += man/libjitperf-llvm.3 man/jitperf_llvm_event_listener.3 \
+	man/jitperf_llvm_instrument_module.3

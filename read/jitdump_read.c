@@ -32,6 +32,7 @@ struct jd_file {
 	size_t                     pos;      /* offset of the next record */
 	int                        swapped;
 	int                        stuck;    /* framing error: cannot go on */
+	size_t                     zeros;    /* the zero-filled tail after the last record */
 	struct jitdump_file_header hdr;      /* host order */
 };
 
@@ -251,6 +252,11 @@ const struct jitdump_file_header *jd_header(const struct jd_file *f)
 	return &f->hdr;
 }
 
+size_t jd_zero_tail(const struct jd_file *f)
+{
+	return f->zeros;
+}
+
 int jd_swapped(const struct jd_file *f)
 {
 	return f->swapped;
@@ -352,6 +358,16 @@ int jd_next(struct jd_file *f, struct jd_record *rec, char *errbuf, size_t errle
 	left = f->size - f->pos;
 	b = f->data + f->pos;
 	rec->offset = f->pos;
+	/*
+	 * Nothing but zeros from here: the grown tail of a file written
+	 * through a shared mapping whose writer did not close it (killed, or
+	 * still running).  perf stops at a record of size 0 too.
+	 */
+	if (!b[0] && !memcmp(b, b + 1, left - 1)) {
+		f->zeros = left;
+		f->pos = f->size;
+		return 0;
+	}
 	if (left < sizeof(struct jitdump_record_header)) {
 		f->stuck = 1;
 		seterr(errbuf, errlen, f->path, f->pos, "truncated record header "

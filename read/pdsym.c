@@ -667,7 +667,10 @@ int pd_symtab_load_perfmap(struct pd_symtab *t, const char *path)
 		if (e == p || *e != ' ')
 			continue;
 		p = e + 1;
-		ret = pd_symtab_add(t, start, size, STB_GLOBAL, STT_FUNC, p, line + n - p);
+		/* the name ends at a NUL too: the last line of a map whose writer
+		 * did not close it is followed by the zeros of its grown tail */
+		ret = pd_symtab_add(t, start, size, STB_GLOBAL, STT_FUNC, p,
+				    strnlen(p, (size_t)(line + n - p)));
 	}
 	free(line);
 	fclose(f);

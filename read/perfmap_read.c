@@ -109,6 +109,11 @@ int pm_read(const char *path, struct pm_map **out, char *errbuf, size_t errlen)
 		char *nl = memchr(l, '\n', (size_t)(end - l)), *name;
 		uint64_t start, size;
 
+		/* a NUL where a line begins: the zero-filled tail of a map whose
+		 * writer did not close it (libjitperf grows it ahead); its last
+		 * line ended at the first NUL */
+		if (!*l && line)
+			break;
 		if (nl)
 			*nl = '\0';
 		line++;

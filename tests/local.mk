@@ -13,9 +13,9 @@ TEST_EXTENSIONS = .test
 TEST_LOG_COMPILER = $(SHELL)
 AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; \
-	PERF='$(PERF)'; MANDOC='$(MANDOC)'; \
+	PERF='$(PERF)'; MANDOC='$(MANDOC)'; LLVM_CONFIG='$(LLVM_CONFIG)'; \
 	SANITIZERS='$(SANITIZERS_ON)'; \
-	export top_srcdir top_builddir PERF MANDOC SANITIZERS;
+	export top_srcdir top_builddir PERF MANDOC LLVM_CONFIG SANITIZERS;
 if SANITIZERS
 # tests that LD_PRELOAD a library into a program not built with ASan skip on this
 SANITIZERS_ON = 1
@@ -77,6 +77,17 @@ tests_unit_check_example_LDADD = examples/libjitcalc.la lib/libjitperf.la $(CHEC
 	$(LIBDW_LIBS) $(LIBELF_LIBS)
 endif
 
+# libjitperf-llvm: listener, pass, and its C part (llvm/libjplobj.la)
+if HAVE_LLVM
+check_PROGRAMS += tests/unit/check_llvm
+TESTS += tests/unit/check_llvm
+tests_unit_check_llvm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/llvm
+tests_unit_check_llvm_CFLAGS = $(CHECK_TEST_CFLAGS) $(LLVM_CFLAGS)
+tests_unit_check_llvm_LDADD = examples/libjcllvm.la llvm/libjitperf-llvm.la llvm/libjplobj.la \
+	read/libjitperf-read.la lib/libjitperf.la $(CHECK_LIBS) $(LLVM_LIBS)
+tests_unit_check_llvm_LDFLAGS = $(AM_LDFLAGS) $(LLVM_LDFLAGS)
+endif
+
 # ---- progs/: helper programs of the scripts
 JDBUILD = tests/progs/jdbuild.c tests/progs/jdbuild.h
 # the perf.data of known content of the perf.data reader's suite and fuzzer
@@ -116,7 +127,7 @@ tests_progs_pdprog_LDADD = $(PTHREAD_LIBS)
 # ---- scripts
 SCRIPT_TESTS = \
 	tests/lib/symbols.test tests/lib/pkgconfig.test tests/lib/strerror-coverage.test \
-	tests/lib/crash.test tests/lib/fork.test tests/lib/threads.test tests/lib/twins.test \
+	tests/lib/crash.test tests/lib/crash-perf.test tests/lib/fork.test tests/lib/threads.test tests/lib/twins.test \
 	tests/lib/jitdump-perf.test tests/lib/perf-attach.test \
 	tests/lib/instr-env.test tests/lib/instr-sigkill.test \
 	tests/lib/cyg-preload.test tests/lib/cyg-linked.test tests/lib/setid-env.test \
@@ -132,6 +143,12 @@ SCRIPT_TESTS = \
 	tests/fuzz/jitdump.test tests/fuzz/perfscript.test tests/fuzz/perfdata.test
 TESTS += $(SCRIPT_TESTS)
 EXTRA_DIST += $(SCRIPT_TESTS)
+# libjitperf-llvm and examples/llvm-orc (each skips when LLVM was not configured)
+LLVM_TESTS = tests/lib/llvm-symbols.test tests/lib/llvm-pkgconfig.test \
+	tests/example/llvm-perf.test tests/example/llvm-callgraph.test \
+	tests/example/llvm-counts.test tests/example/llvm-lines.test tests/man/llvm-examples.test
+TESTS += $(LLVM_TESTS)
+EXTRA_DIST += $(LLVM_TESTS)
 EXAMPLE_TESTS = tests/example/cli.test tests/example/perf.test tests/example/callgraph.test \
 	tests/example/counts.test
 EXTRA_DIST += $(EXAMPLE_TESTS)
@@ -175,3 +192,4 @@ valgrind: $(check_PROGRAMS)
 			--leak-check=full -q ./$$t || exit 1; \
 	done
 .PHONY: valgrind
+

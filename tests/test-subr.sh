@@ -15,7 +15,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-unset JITPERF_DIR JITPERF_SAMPLE JITPERF_COUNTERS JITPERF_CLOCK JITPERF_DEBUG
+unset JITPERF_DIR JITPERF_SAMPLE JITPERF_COUNTERS JITPERF_CLOCK JITPERF_DEBUG JITPERF_IO
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -27,4 +27,10 @@ need_perf() {
 	"$PERF" record -q -k 1 -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1 ||
 		skip "perf record does not work here (perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid))"
 	rm -f "$tmp/probe.data"
+}
+
+# need_llvm_orc: skip unless configure found LLVM and built examples/llvm-orc
+need_llvm_orc() {
+	orc="$top_builddir/examples/llvm-orc"
+	[ -x "$orc" ] || skip "examples/llvm-orc not built: configure found no LLVM 14-19 (--with-llvm)"
 }

@@ -339,6 +339,8 @@ static void collect_map(struct collect *c, struct collect_proc *p, const char *d
 	snprintf(dst, sizeof(dst), "%s/perf-%" PRIu32 ".map", dir, p->pid);
 	err = copy_file(src, dst, since);
 	if (!err) {
+		/* the copy of a killed libjitperf process's map: its lines only */
+		rundir_trim_map(dst);
 		p->has_map = 1;
 		c->maps_copied++;
 	} else if (err != -ENOENT && err != -ESTALE) {

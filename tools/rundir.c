@@ -5,10 +5,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "read/jitdump_read.h"
 #include "rundir.h"
@@ -119,6 +121,73 @@ uint64_t rundir_code_loads(const struct rundir *rd)
 		jd_close(f);
 	}
 	return n;
+}
+
+/* Cut path to size, if it is a regular file of ours (never through a link). */
+static int cut_own(const char *path, uint64_t size)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), ok = 0;
+	struct stat st;
+
+	if (fd < 0)
+		return 0;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == getuid())
+		ok = ftruncate(fd, (off_t)size) == 0;
+	close(fd);
+	return ok;
+}
+
+size_t rundir_trim_dumps(const struct rundir *rd)
+{
+	size_t cut = 0;
+	char err[512];
+
+	for (size_t i = 0; i < rd->ndumps; i++) {
+		struct jd_file *f;
+		struct jd_record rec;
+		uint64_t end = sizeof(struct jitdump_file_header);
+		pid_t pid;
+		int r;
+
+		if (jd_open(&f, rd->dumps[i], err, sizeof(err)))
+			continue;
+		while ((r = jd_next(f, &rec, err, sizeof(err))) != 0 && r != -EBADMSG)
+			end = rec.offset + rec.total_size;
+		pid = (pid_t)jd_header(f)->pid;
+		if (r == 0 && jd_zero_tail(f) && kill(pid, 0) < 0 && errno == ESRCH)
+			cut += cut_own(rd->dumps[i], end);
+		jd_close(f);
+	}
+	return cut;
+}
+
+int rundir_trim_map(const char *path)
+{
+	char buf[65536];
+	off_t off = 0;
+	ssize_t n;
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), cut = 0;
+	struct stat st;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != getuid()) {
+		close(fd);
+		return 0;
+	}
+	while (!cut && (n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		char *z = memchr(buf, 0, (size_t)n);
+
+		if (z) {
+			off += z - buf;
+			cut = ftruncate(fd, off) == 0 &&
+			      (off == 0 || pwrite(fd, "\n", 1, off) == 1);
+			break;
+		}
+		off += n;
+	}
+	close(fd);
+	return cut;
 }
 
 /*

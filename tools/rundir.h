@@ -45,6 +45,22 @@ typedef int (*perfdata_fn)(const struct perfdata_rec *r, void *arg);
 int perfdata_walk(const char *path, perfdata_fn fn, void *arg);
 
 /*
+ * Cut the zero-filled tail off the jitdumps of DIR whose process is gone
+ * (killed before libjitperf closed the file: it was written through a
+ * shared mapping, grown ahead), so the file ends on its last record.  A
+ * process still running keeps its file untouched: it may still write.
+ * Returns how many files were cut.
+ */
+size_t rundir_trim_dumps(const struct rundir *rd);
+
+/*
+ * The same for a perf map at path (a copy: no process writes it): a map
+ * libjitperf wrote ends, until it is closed, with its last line followed
+ * by zeros.  Cut at the first NUL and end the last line; 1 if cut.
+ */
+int rundir_trim_map(const char *path);
+
+/*
  * PERF_RECORD_SAMPLE records in a perf.data file, read from its headers
  * without perf.  0, or a negative errno (not a perf.data file we can walk).
  */

@@ -5,7 +5,9 @@
  * ("load INDEX NAME"), then a summary line; exits 1 naming the offset of the
  * first problem: torn or unknown record, code_index not increasing,
  * timestamps going back, DEBUG_INFO/UNWINDING_INFO not followed by their
- * CODE_LOAD, bytes after CODE_CLOSE.
+ * CODE_LOAD, bytes after CODE_CLOSE.  A file whose writer was killed (or
+ * still runs) ends in the zeros of its grown tail: where a record header
+ * is all zeros and nothing but zeros follows, the records end.
  */
 #include "config.h"
 
@@ -21,6 +23,17 @@ static void bad(long off, const char *what)
 {
 	fprintf(stderr, "%s: offset %ld: %s\n", file, off, what);
 	exit(1);
+}
+
+/* Only zeros from here to the end of f? */
+static int zero_tail(FILE *f)
+{
+	int c;
+
+	while ((c = getc(f)) != EOF)
+		if (c)
+			return 0;
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -55,6 +68,11 @@ int main(int argc, char **argv)
 
 		if (got == 0)
 			break;
+		if (got == sizeof(r) && !r.id && !r.total_size && !r.timestamp) {
+			if (!zero_tail(f))
+				bad(off, "a zero record header, and data after it");
+			break;
+		}
 		if (got != sizeof(r) || r.total_size < sizeof(r))
 			bad(off, "torn record header");
 		if (closes)

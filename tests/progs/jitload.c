@@ -5,6 +5,7 @@
  * (so $JITPERF and $JITPERF_DIR decide what is written) and runs them.
  *
  *   jitload hot SECONDS          three distinct hot functions jl_alpha/beta/gamma
+ *   jitload hotkill SECONDS      the same, then SIGKILL ourselves
  *   jitload twins SECONDS        two functions with identical bytes: twin_left, twin_right
  *   jitload kill N               register N functions, then SIGKILL ourselves
  *   jitload fork                 3 loads, fork; child 2 more, parent 1 more
@@ -123,13 +124,15 @@ int main(int argc, char **argv)
 		perror("jitload: mmap");
 		return 1;
 	}
-	if (!strcmp(mode, "hot") && argc == 3) {
+	if ((!strcmp(mode, "hot") || !strcmp(mode, "hotkill")) && argc == 3) {
 		fns[0] = load("jl_alpha", 1);
 		fns[1] = load("jl_beta", 2);
 		fns[2] = load("jl_gamma", 3);
 		printf("ready %d\n", (int)getpid());   /* for perf record -p */
 		fflush(stdout);
 		run(fns, 3, atof(argv[2]));
+		if (!strcmp(mode, "hotkill"))
+			kill(getpid(), SIGKILL);
 	} else if (!strcmp(mode, "twins") && argc == 3) {
 		fns[0] = load("twin_left", 0);
 		fns[1] = load("twin_right", 0);
@@ -182,7 +185,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < nt; i++)
 			pthread_join(th[i], NULL);
 	} else {
-		fprintf(stderr, "usage: jitload hot|twins SECONDS | kill N | fork | threads T N\n");
+		fprintf(stderr, "usage: jitload hot|hotkill|twins SECONDS | kill N | fork | threads T N\n");
 		return 2;
 	}
 	return 0;

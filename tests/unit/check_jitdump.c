@@ -65,11 +65,30 @@ struct dump {
 	size_t         off;     /* next record */
 };
 
+/*
+ * The records of the dump: while a session writes it through its mapping,
+ * the file goes on with the zeros of its grown tail after them; d->len is
+ * where they end (the tail is checked to be zeros only).
+ */
 static void dump_read(struct dump *d)
 {
+	size_t off = sizeof(struct jitdump_file_header);
+
 	d->buf = slurp(dump_path, &d->len);
 	ck_assert_ptr_nonnull(d->buf);
-	ck_assert_uint_ge(d->len, sizeof(struct jitdump_file_header));
+	ck_assert_uint_ge(d->len, off);
+	while (d->len - off >= sizeof(struct jitdump_record_header)) {
+		struct jitdump_record_header r;
+
+		memcpy(&r, d->buf + off, sizeof(r));
+		if (r.total_size == 0 || r.total_size > d->len - off)
+			break;
+		off += r.total_size;
+	}
+	for (size_t i = off; i < d->len; i++)
+		if (d->buf[i])
+			ck_abort_msg("byte %zu after the records is not zero", i);
+	d->len = off;
 	d->off = sizeof(struct jitdump_file_header);
 }
 
@@ -537,6 +556,37 @@ START_TEST(test_close_record)
 }
 END_TEST
 
+START_TEST(test_mapped_tail)
+{
+	struct stat st;
+	struct dump d;
+	uint32_t id, size;
+	uint64_t ts;
+
+	/* written through a mapping grown ahead: zeros after the records while
+	 * the session runs (dump_read checks them), cut off at close */
+	ck_assert_int_eq(jitperf_code_load(jp, "f", code, 64, NULL), 0);
+	ck_assert_int_eq(stat(dump_path, &st), 0);
+	ck_assert_int_ge(st.st_size, 1 << 20);
+	dump_read(&d);
+	ck_assert_ptr_nonnull(next_record(&d, &id, &size, &ts));
+	ck_assert_uint_eq(id, JIT_CODE_LOAD);
+	ck_assert_ptr_null(next_record(&d, &id, &size, &ts));
+	free(d.buf);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(stat(dump_path, &st), 0);
+	ck_assert_int_eq(st.st_size, 40 + size + 16);   /* header, CODE_LOAD, CODE_CLOSE */
+
+	/* JITPERF_IO=write: the file is its records at every moment */
+	setenv("JITPERF_IO", "write", 1);
+	open_session();
+	unsetenv("JITPERF_IO");
+	ck_assert_int_eq(jitperf_code_load(jp, "f", code, 64, NULL), 0);
+	ck_assert_int_eq(stat(dump_path, &st), 0);
+	ck_assert_int_eq(st.st_size, 40 + size);
+}
+END_TEST
+
 /* ---- errors */
 
 START_TEST(test_bad_arguments)
@@ -757,6 +807,7 @@ static Suite *jitdump_suite(void)
 	tcase_add_test(tc, test_debug_and_unwinding_together);
 	tcase_add_test(tc, test_move_and_unload);
 	tcase_add_test(tc, test_close_record);
+	tcase_add_test(tc, test_mapped_tail);
 	tcase_add_test(tc, test_twins);
 	suite_add_tcase(s, tc);
 

@@ -34,12 +34,27 @@ static void teardown(void)
 	unlink(map);
 }
 
+/*
+ * The lines a reader sees.  While the session writes the map through its
+ * mapping, the last line has no newline yet and the zeros of the file's
+ * grown tail follow it (checked: zeros only); it is given its newline here.
+ */
 static char *read_map(void)
 {
-	size_t len;
+	size_t len, n;
 	char *s = (char *)slurp(map, &len);
 
 	ck_assert_ptr_nonnull(s);
+	n = strlen(s);
+	for (size_t i = n; i < len; i++)
+		if (s[i])
+			ck_abort_msg("byte %zu after the lines is not zero", i);
+	if (n && s[n - 1] != '\n') {
+		s = realloc(s, n + 2);
+		ck_assert_ptr_nonnull(s);
+		s[n] = '\n';
+		s[n + 1] = 0;
+	}
 	return s;
 }
 
@@ -186,6 +201,124 @@ START_TEST(test_stale_file_replaced)
 }
 END_TEST
 
+/* The raw file: its bytes, with the length of its text before the zeros. */
+static char *raw_map(size_t *len, size_t *text)
+{
+	char *s = (char *)slurp(map, len);
+
+	ck_assert_ptr_nonnull(s);
+	*text = strlen(s);
+	return s;
+}
+
+START_TEST(test_mapped_file)
+{
+	char expect[256];
+	size_t len, text;
+	char *got;
+
+	/* while the session runs: "L1\nL2", then the zeros of the grown tail */
+	ck_assert_int_eq(jitperf_code_load(jp, "one", code, 16, NULL), 0);
+	ck_assert_int_eq(jitperf_code_load(jp, "two", code + 16, 32, NULL), 0);
+	snprintf(expect, sizeof(expect), "%lx 10 one\n%lx 20 two", (unsigned long)(uintptr_t)code,
+		 (unsigned long)(uintptr_t)(code + 16));
+	got = raw_map(&len, &text);
+	ck_assert_str_eq(got, expect);
+	ck_assert_uint_ge(len, 1 << 20);        /* grown ahead by a step */
+	for (size_t i = text; i < len; i++)
+		if (got[i])
+			ck_abort_msg("byte %zu of the tail is not zero", i);
+	free(got);
+	/* at close: the last newline, and the tail cut */
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	strcat(expect, "\n");
+	got = raw_map(&len, &text);
+	ck_assert_uint_eq(len, strlen(expect));
+	ck_assert_str_eq(got, expect);
+	free(got);
+	open_map();
+}
+END_TEST
+
+START_TEST(test_io_write)
+{
+	char expect[256];
+	size_t len, text;
+	char *got;
+
+	/* JITPERF_IO=write: one write() per line, the file is its lines at every moment */
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	setenv("JITPERF_IO", "write", 1);
+	open_map();
+	ck_assert_int_eq(jitperf_code_load(jp, "one", code, 16, NULL), 0);
+	snprintf(expect, sizeof(expect), "%lx 10 one\n", (unsigned long)(uintptr_t)code);
+	got = raw_map(&len, &text);
+	ck_assert_uint_eq(len, strlen(expect));
+	ck_assert_str_eq(got, expect);
+	free(got);
+	/* anything else is refused, and "map" is the default */
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	setenv("JITPERF_IO", "mmap", 1);
+	ck_assert_int_eq(jitperf_open(&jp, NULL), -EINVAL);
+	setenv("JITPERF_IO", "map", 1);
+	open_map();
+	unsetenv("JITPERF_IO");
+}
+END_TEST
+
+/*
+ * A load the jitdump cannot take (a full disk) leaves no line in the map,
+ * the first line included: the map is written whole again afterwards.
+ */
+START_TEST(test_rollback)
+{
+	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_PERFMAP | JITPERF_JITDUMP };
+	static unsigned char big[8192];
+	char *dir = make_tmpdir(), mnt[256], expect[256], *got;
+	int n = 0, err = 0;
+
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	snprintf(mnt, sizeof(mnt), "%s/small", dir);
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	if (mount_private_tmpfs(mnt, "4k") < 0) {
+		fprintf(stderr, "check_perfmap: cannot mount a tmpfs (%s): rollback case not run\n",
+			strerror(errno));
+		open_map();
+		remove_tmpdir(dir);
+		return;
+	}
+	o.dir = mnt;
+	ck_assert_int_eq(jitperf_open(&jp, &o), 0);
+	/* the first load does not fit: no line */
+	ck_assert_int_eq(jitperf_code_load(jp, "huge", big, sizeof(big), NULL), -ENOSPC);
+	got = read_map();
+	ck_assert_str_eq(got, "");
+	free(got);
+	/* small ones fit until the page is full; the one that does not leaves no line */
+	while (!err && n < 100) {
+		err = jitperf_code_load(jp, n ? "later" : "first", code + n, 64, NULL);
+		n += !err;
+	}
+	ck_assert_int_eq(err, -ENOSPC);
+	ck_assert_int_gt(n, 1);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	got = read_map();
+	snprintf(expect, sizeof(expect), "%lx 40 first\n", (unsigned long)(uintptr_t)code);
+	ck_assert_int_eq(strncmp(got, expect, strlen(expect)), 0);
+	{
+		int lines = 0;
+
+		for (char *c = got; *c; c++)
+			lines += *c == '\n';
+		ck_assert_int_eq(lines, n);
+	}
+	free(got);
+	ck_assert_int_eq(umount(mnt), 0);
+	open_map();
+	remove_tmpdir(dir);
+}
+END_TEST
+
 static Suite *perfmap_suite(void)
 {
 	Suite *s = suite_create("perfmap");
@@ -198,6 +331,13 @@ static Suite *perfmap_suite(void)
 	tcase_add_test(tc, test_long_name);
 	tcase_add_test(tc, test_move_adds_line);
 	tcase_add_test(tc, test_bad_arguments);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("Mapped file");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_mapped_file);
+	tcase_add_test(tc, test_io_write);
+	tcase_add_test(tc, test_rollback);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("File safety");

@@ -662,8 +662,11 @@ START_TEST(test_perf_map)
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
+	/* the map's last line has no newline while the session writes it (its
+	 * grown tail of zeros follows): compare up to the newline */
 	while (fgets(line, sizeof(line), f))
-		found |= strcmp(line, want) == 0;
+		found |= strncmp(line, want, strlen(want) - 1) == 0 &&
+			 (line[strlen(want) - 1] == '\n' || line[strlen(want) - 1] == 0);
 	fclose(f);
 	unlink(path);
 	ck_assert_msg(found, "no line \"%.*s\" in %s", (int)strlen(want) - 1, want, path);

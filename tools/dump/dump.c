@@ -171,6 +171,9 @@ static int dump_all(struct jd_file *f)
 		if (r < 0)
 			break;
 	}
+	if (r == 0 && jd_zero_tail(f))
+		printf("(%zu zero bytes after the last record: the writer did not close the file)\n",
+		       jd_zero_tail(f));
 	fflush(stdout);
 	if (r < 0) {
 		cmd_err("%s", err);

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * jitperf_llvm_event_listener: LLVM's JITEventListener interface on top of
+ * libjitperf.  LLVM hands over each object once RuntimeDyld has loaded,
+ * relocated and made it executable; everything is read from the object's
+ * bytes and the run-time address of each of its sections (llvm/object.c):
+ * no debug object copy, no DWARFContext, no LLVM symbol iteration.  Each
+ * function then goes through jitperf_code_load_ex, so the perf map, the
+ * jitdump, crash safety and the cost of writing are libjitperf's.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <new>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm/ExecutionEngine/JITEventListener.h>
+#include <llvm/ExecutionEngine/RuntimeDyld.h>
+#include <llvm/Object/ObjectFile.h>
+/* after LLVM's headers: its llvm::ELF enumerators have the names of these macros */
+#include <elf.h>
+
+#include "llvm/jitperf-llvm.h"
+#include "llvm/llvm.h"
+
+namespace {
+
+class Listener final : public llvm::JITEventListener {
+public:
+	explicit Listener(jitperf *session) : jp(session) {}
+
+	void notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile &obj,
+				const llvm::RuntimeDyld::LoadedObjectInfo &info) override;
+	void notifyFreeingObject(ObjectKey key) override;
+
+	jitperf *const jp;
+	Listener *next = nullptr;       /* the list of listeners, one per session */
+
+private:
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;   /* guards keys */
+	struct jpl_keys *keys = nullptr;
+};
+
+/* One function; an .eh_frame or lines it refuses do not cost the name. */
+int load(jitperf *jp, const struct jpl_func &f, uint64_t *index)
+{
+	struct jitperf_code c;
+	int err;
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.name = f.name;
+	c.addr = reinterpret_cast<const void *>(static_cast<uintptr_t>(f.addr));
+	c.len = f.len;
+	c.lines = f.lines;
+	c.nlines = f.nlines;
+	c.eh_frame = f.eh_frame;
+	c.eh_frame_len = f.eh_frame_len;
+	err = jitperf_code_load_ex(jp, &c, index);
+	if (err == -EINVAL && (c.eh_frame || c.lines)) {
+		jpl_debug("%s: unwind info or lines refused, registered without them", f.name);
+		c.eh_frame = nullptr;
+		c.eh_frame_len = 0;
+		c.lines = nullptr;
+		c.nlines = 0;
+		err = jitperf_code_load_ex(jp, &c, index);
+	}
+	return err;
+}
+
+void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile &obj,
+				  const llvm::RuntimeDyld::LoadedObjectInfo &info)
+{
+	unsigned outputs = jitperf_outputs(jp);
+	struct jpl_object o;
+	uint64_t small_addr[32], *addr = small_addr, small_idx[16], *idx = small_idx;
+	size_t nsec = 0, n = 0;
+	llvm::StringRef data = obj.getData();
+	Elf64_Ehdr hdr;
+	void *aligned = nullptr;
+	int err;
+
+	if (!outputs || !obj.isELF())
+		return;                         /* inactive: nothing to pay for */
+	/* ELF64 (checked by jpl_object_read): the section table */
+	if (data.size() < sizeof(hdr))
+		return;
+	memcpy(&hdr, data.data(), sizeof(hdr));
+	if (hdr.e_ident[EI_CLASS] != ELFCLASS64 || hdr.e_shoff > data.size() ||
+	    (size_t)hdr.e_shnum * sizeof(Elf64_Shdr) > data.size() - hdr.e_shoff)
+		return;
+	nsec = hdr.e_shnum;
+	if (nsec > sizeof(small_addr) / sizeof(*small_addr) &&
+	    !(addr = static_cast<uint64_t *>(malloc(nsec * sizeof(*addr)))))
+		return;
+	memset(addr, 0, nsec * sizeof(*addr));
+	/* only allocated sections are loaded: skip the lookups of the others */
+	for (const llvm::object::SectionRef &s : obj.sections()) {
+		uint64_t i = s.getIndex();
+		Elf64_Shdr sh;
+
+		if (i >= nsec)
+			continue;
+		memcpy(&sh, data.data() + hdr.e_shoff + i * sizeof(sh), sizeof(sh));
+		if (sh.sh_flags & SHF_ALLOC)
+			addr[i] = info.getSectionLoadAddress(s);
+	}
+
+	memset(&o, 0, sizeof(o));
+	o.image = reinterpret_cast<const unsigned char *>(data.data());
+	o.size = data.size();
+	if (reinterpret_cast<uintptr_t>(o.image) % 8) {
+		/* the ELF structures are read in place: they must be aligned */
+		if (!(aligned = malloc(o.size)))
+			goto out;
+		memcpy(aligned, o.image, o.size);
+		o.image = static_cast<const unsigned char *>(aligned);
+	}
+	o.sec_addr = addr;
+	o.nsec = nsec;
+	o.want_lines = o.want_unwind = !!(outputs & JITPERF_JITDUMP);
+	err = jpl_object_read(&o);
+	if (err) {
+		jpl_debug("cannot read a loaded object: %s", jitperf_strerror(err));
+		goto out;
+	}
+	if (o.nfuncs > sizeof(small_idx) / sizeof(*small_idx) &&
+	    !(idx = static_cast<uint64_t *>(malloc(o.nfuncs * sizeof(*idx)))))
+		goto out_free;
+	for (size_t i = 0; i < o.nfuncs; i++) {
+		err = load(jp, o.funcs[i], &idx[n]);
+		if (err)
+			jpl_debug("cannot register %s: %s", o.funcs[i].name, jitperf_strerror(err));
+		else if (idx[n])
+			n++;                    /* 0: the session was closed meanwhile */
+	}
+	if (n) {
+		pthread_mutex_lock(&lock);
+		err = jpl_keys_add(&keys, key, idx, n);
+		pthread_mutex_unlock(&lock);
+		if (err)
+			jpl_debug("out of memory: the functions of an object stay loaded when it is freed");
+	}
+	if (idx != small_idx)
+		free(idx);
+out_free:
+	jpl_object_free(&o);
+out:
+	free(aligned);
+	if (addr != small_addr)
+		free(addr);
+}
+
+void Listener::notifyFreeingObject(ObjectKey key)
+{
+	uint64_t *idx;
+	size_t n;
+
+	pthread_mutex_lock(&lock);
+	n = jpl_keys_take(keys, key, &idx);
+	pthread_mutex_unlock(&lock);
+	for (size_t i = 0; i < n; i++)
+		jitperf_code_unload(jp, idx[i]);
+	free(idx);
+}
+
+pthread_mutex_t listeners_lock = PTHREAD_MUTEX_INITIALIZER;
+Listener *listeners;
+
+} /* namespace */
+
+LLVMJITEventListenerRef jitperf_llvm_event_listener(jitperf *jp)
+{
+	Listener *l;
+
+	if (!jp)
+		jp = jitperf_default();
+	pthread_mutex_lock(&listeners_lock);
+	for (l = listeners; l && l->jp != jp; l = l->next)
+		;
+	if (!l && (l = new (std::nothrow) Listener(jp))) {
+		l->next = listeners;
+		listeners = l;
+	}
+	pthread_mutex_unlock(&listeners_lock);
+	if (!l) {
+		errno = ENOMEM;
+		return nullptr;
+	}
+	return llvm::wrap(static_cast<llvm::JITEventListener *>(l));
+}

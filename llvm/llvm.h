@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Internal interfaces of libjitperf-llvm.  The C++ side (listener.cpp,
+ * instrument.cpp) talks to LLVM; everything that reads the loaded object
+ * (ELF sections and symbols, DWARF lines through libdw, .eh_frame) is C
+ * and knows nothing of LLVM: it gets the object's bytes and the run-time
+ * address of each of its sections.  Internal names start with jpl_.
+ */
+#ifndef JITPERF_LLVM_PRIVATE_H
+#define JITPERF_LLVM_PRIVATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jitperf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define JPL_HIDDEN __attribute__((visibility("hidden")))
+
+/* A function symbol of a loaded object, ready for jitperf_code_load_ex. */
+struct jpl_func {
+	const char          *name;          /* in the object's string table */
+	uint64_t             addr;          /* run-time address */
+	uint64_t             len;
+	struct jitperf_line *lines;         /* absolute addresses, inside the code */
+	size_t               nlines;
+	unsigned char       *eh_frame;      /* by the convention of jitperf.h, or NULL */
+	size_t               eh_frame_len;
+};
+
+struct jpl_lines;
+
+struct jpl_object {
+	/* in: a relocatable ELF object as the JIT compiled it */
+	const unsigned char *image;
+	size_t               size;
+	const uint64_t      *sec_addr;      /* run-time address by ELF section index, 0 = not loaded */
+	size_t               nsec;
+	int                  want_lines;    /* read DWARF lines */
+	int                  want_unwind;   /* cut each function's .eh_frame out */
+	/* out */
+	struct jpl_func     *funcs;
+	size_t               nfuncs;
+	/* owned: what funcs point into */
+	struct jpl_lines    *dwarf;
+	struct jpl_fdes     *fdes;
+};
+
+/*
+ * llvm/object.c: fill o->funcs with every defined, sized function symbol of
+ * the object, with source lines and .eh_frame where asked for and present.
+ * Errors: -ENOEXEC (not a 64-bit little-endian relocatable ELF object),
+ * -ENOMEM.  Missing or unreadable DWARF or .eh_frame is not an error: the
+ * functions come without lines or unwind info.
+ */
+JPL_HIDDEN int  jpl_object_read(struct jpl_object *o);
+JPL_HIDDEN void jpl_object_free(struct jpl_object *o);
+
+/*
+ * llvm/reloc.c: apply the RELA relocations of the object's non-loaded
+ * (debug) sections to img, a private copy of the image, with the run-time
+ * section addresses, so that DWARF readers see final addresses and offsets.
+ * Returns the number of relocations applied or -ENOEXEC (unknown machine).
+ */
+JPL_HIDDEN int jpl_relocate_debug(unsigned char *img, size_t size, const uint64_t *sec_addr,
+				  size_t nsec);
+
+/*
+ * llvm/lines.c: the DWARF line tables of a relocated image, read with
+ * libdw.  jpl_lines_open takes ownership of img (malloc'ed); returns
+ * -ENODATA without line tables.  jpl_lines_of gives the rows of the code
+ * [lo, hi) the way LLVM's DWARFContext::getLineInfoForAddressRange picks
+ * them, clipped to the code, plus the last row again at hi - 1 (perf ends
+ * the line table at the last row's address); *rows is malloc'ed, file
+ * names stay valid until jpl_lines_close.
+ */
+JPL_HIDDEN int  jpl_lines_open(struct jpl_lines **out, unsigned char *img, size_t size);
+JPL_HIDDEN int  jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
+			     struct jitperf_line **rows, size_t *n);
+JPL_HIDDEN void jpl_lines_close(struct jpl_lines *l);
+
+/*
+ * llvm/unwind.c: each function's .eh_frame, cut out of the loaded
+ * .eh_frame section at eh (eh_len bytes, relocated at its run-time
+ * address).  jpl_unwind_open indexes its FDEs (-EINVAL when the section
+ * cannot be walked); jpl_unwind_of re-encodes those of the code [lo, hi)
+ * by the convention of jitperf.h: a CIE with augmentation "zR"
+ * (pcrel|sdata4) and the FDE, laid out as if loaded at lo + align8(hi - lo).
+ * Personality and LSDA pointers are left out (perf only unwinds).  *out is
+ * malloc'ed; 0 with *out NULL when no FDE covers the code.
+ */
+struct jpl_fdes;
+JPL_HIDDEN int  jpl_unwind_open(struct jpl_fdes **out, const unsigned char *eh, size_t eh_len);
+JPL_HIDDEN int  jpl_unwind_of(struct jpl_fdes *t, uint64_t lo, uint64_t hi,
+			      unsigned char **out, size_t *out_len);
+JPL_HIDDEN void jpl_unwind_close(struct jpl_fdes *t);
+
+/*
+ * llvm/keys.c: object key -> the code indices its functions got.
+ * jpl_keys_take removes the key and returns how many indices it had, in
+ * *index (malloc'ed, the caller frees it; NULL and 0 for an unknown key).
+ */
+struct jpl_keys;
+JPL_HIDDEN int    jpl_keys_add(struct jpl_keys **t, uint64_t key, const uint64_t *index, size_t n);
+JPL_HIDDEN size_t jpl_keys_take(struct jpl_keys *t, uint64_t key, uint64_t **index);
+JPL_HIDDEN void   jpl_keys_free(struct jpl_keys *t);
+
+/* Debug message on stderr, only when JITPERF_DEBUG is set. */
+JPL_HIDDEN void jpl_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* JITPERF_LLVM_PRIVATE_H */
