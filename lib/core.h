@@ -65,6 +65,14 @@ JP_HIDDEN void jp_remove_own(const char *path, int fd);
  */
 JP_HIDDEN int  jp_mkdir_p(const char *dir);
 
+/* ---- lib/bgthread.c: the library's own threads */
+/* Start fn(arg) with every signal blocked, named name.  0 or -errno. */
+JP_HIDDEN int  jp_bgthread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *name);
+/* Sleep while *word == val (until timeout; NULL: none); wake every sleeper. */
+struct timespec;
+JP_HIDDEN void jp_futex_wait(int *word, int val, const struct timespec *timeout);
+JP_HIDDEN void jp_futex_wake(int *word);
+
 /* ---- lib/mapfile.c: whole records through a shared mapping, no system call each */
 #define JP_MAPFILE_STEP ((uint64_t)1 << 20)   /* the file grows by this much at a time */
 struct jp_mapfile {
@@ -94,6 +102,9 @@ JP_HIDDEN int  jp_mapfile_append(struct jp_mapfile *f, const void *head, size_t 
 JP_HIDDEN void jp_mapfile_rollback(struct jp_mapfile *f, uint64_t mark, size_t head_len);
 /* Unmap; with trim, cut the file to its committed size.  0 or -errno. */
 JP_HIDDEN int  jp_mapfile_finish(struct jp_mapfile *f, int trim);
+/* Around fork(), in the parent: the filler is stopped, then restarted. */
+JP_HIDDEN void jp_mapfile_fork_prepare(void);
+JP_HIDDEN void jp_mapfile_fork_parent(void);
 
 /* ---- lib/elfinfo.c */
 JP_HIDDEN unsigned jp_elf_machine(void);

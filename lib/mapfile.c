@@ -32,13 +32,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -63,16 +59,6 @@ static struct {
 	int                wake;     /* futex word */
 	pid_t              pid;      /* the process whose files these are; 0: none yet */
 } fill = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-static void futex_wait(int *word, int val)
-{
-	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
-}
-
-static void futex_wake(int *word)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
 
 /*
  * How far past its committed size the filler keeps f ready: as much again
@@ -180,7 +166,7 @@ static void *filler_main(void *arg)
 		}
 		if (!work && !fill.stop) {
 			pthread_mutex_unlock(&fill.lock);
-			futex_wait(&fill.wake, seen);
+			jp_futex_wait(&fill.wake, seen, NULL);
 			pthread_mutex_lock(&fill.lock);
 		}
 		__atomic_store_n(&fill.idle, 0, __ATOMIC_SEQ_CST);
@@ -206,36 +192,50 @@ static void fill_own(void)
 	__atomic_store_n(&fill.pid, 0, __ATOMIC_RELEASE);
 }
 
+/* Start the thread, fill.lock held; it starts with work to do. */
+static void fill_start(void)
+{
+	fill.stop = 0;
+	fill.running = !jp_bgthread_start(&fill.thread, filler_main, NULL, "jitperf-regfill");
+}
+
+/* Stop the thread, fill.lock held; joined once the lock is dropped. */
+static int fill_stop(pthread_t *t)
+{
+	if (!fill.running)
+		return 0;
+	fill.stop = 1;
+	fill.running = 0;
+	*t = fill.thread;
+	return 1;
+}
+
+static void fill_join(pthread_t t)
+{
+	__atomic_fetch_add(&fill.wake, 1, __ATOMIC_SEQ_CST);
+	jp_futex_wake(&fill.wake);
+	pthread_join(t, NULL);
+}
+
 static void fill_add(struct jp_mapfile *f)
 {
-	sigset_t all, old;
-
 	fill_own();
 	pthread_mutex_lock(&fill.lock);
 	__atomic_store_n(&fill.pid, getpid(), __ATOMIC_RELEASE);
 	f->next = fill.files;
 	fill.files = f;
-	if (!fill.running) {
-		/* every signal blocked: the program's signals are not for it */
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		fill.stop = 0;
-		fill.running = !pthread_create(&fill.thread, NULL, filler_main, NULL);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		if (fill.running)
-			pthread_setname_np(fill.thread, "jitperf-regfill");
-	}
+	if (!fill.running)
+		fill_start();
 	pthread_mutex_unlock(&fill.lock);
-	/* it starts with work to do */
 	__atomic_fetch_add(&fill.wake, 1, __ATOMIC_SEQ_CST);
-	futex_wake(&fill.wake);
+	jp_futex_wake(&fill.wake);
 }
 
 /* f leaves the list; the last file stops the thread. */
 static void fill_remove(struct jp_mapfile *f)
 {
 	struct jp_mapfile **p;
-	pthread_t t;
+	pthread_t t = 0;
 	int join = 0;
 
 	fill_own();
@@ -245,18 +245,42 @@ static void fill_remove(struct jp_mapfile *f)
 			*p = f->next;
 			break;
 		}
-	if (!fill.files && fill.running) {
-		fill.stop = 1;
-		fill.running = 0;
-		t = fill.thread;
-		join = 1;
-	}
+	if (!fill.files)
+		join = fill_stop(&t);
 	pthread_mutex_unlock(&fill.lock);
-	if (join) {
-		__atomic_fetch_add(&fill.wake, 1, __ATOMIC_SEQ_CST);
-		futex_wake(&fill.wake);
-		pthread_join(t, NULL);
-	}
+	if (join)
+		fill_join(t);
+}
+
+/* Across fork() the thread is stopped: the child never inherits it mid-way
+ * (holding a lock of libc or of a sanitizer); writers grow files themselves
+ * meanwhile.  Called with every session's lock held, so no file comes or
+ * goes in between. */
+static int fill_paused;
+
+void jp_mapfile_fork_prepare(void)
+{
+	pthread_t t = 0;
+
+	fill_own();
+	pthread_mutex_lock(&fill.lock);
+	fill_paused = fill_stop(&t);
+	pthread_mutex_unlock(&fill.lock);
+	if (fill_paused)
+		fill_join(t);
+}
+
+void jp_mapfile_fork_parent(void)
+{
+	if (!fill_paused)
+		return;
+	fill_paused = 0;
+	pthread_mutex_lock(&fill.lock);
+	if (fill.files && !fill.running)
+		fill_start();
+	pthread_mutex_unlock(&fill.lock);
+	__atomic_fetch_add(&fill.wake, 1, __ATOMIC_SEQ_CST);
+	jp_futex_wake(&fill.wake);
 }
 
 int jp_mapfile_start(struct jp_mapfile *f, int fd, uint64_t size)
@@ -311,7 +335,7 @@ int jp_mapfile_append(struct jp_mapfile *f, const void *head, size_t head_len,
 	if (ready < end + ahead(end) / 2 && __atomic_load_n(&fill.idle, __ATOMIC_SEQ_CST) &&
 	    !f->fill_failed && __atomic_exchange_n(&fill.idle, 0, __ATOMIC_SEQ_CST)) {
 		__atomic_fetch_add(&fill.wake, 1, __ATOMIC_SEQ_CST);
-		futex_wake(&fill.wake);
+		jp_futex_wake(&fill.wake);
 	}
 	return 0;
 }

@@ -26,15 +26,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,16 +51,6 @@ static int grow(struct jp_trace *tr, uint64_t idx);
 static struct jpt_file_header *hdr(struct jp_trace *tr)
 {
 	return (struct jpt_file_header *)tr->map;
-}
-
-static void futex_wait(int *word, int val, const struct timespec *ts)
-{
-	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, ts, NULL, 0);
-}
-
-static void futex_wake(int *word)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 /* Populate blocks [from, to): an atomic add of 0 per page where the kernel
@@ -106,33 +92,24 @@ static void *filler_main(void *arg)
 			continue;
 		}
 		if (++quiet < IDLE_ROUNDS) {
-			futex_wait(&tr->wake, seen, &poll);
+			jp_futex_wait(&tr->wake, seen, &poll);
 			continue;
 		}
 		/* Nothing written for a while: sleep until a writer claims a block. */
 		__atomic_store_n(&tr->idle, 1, __ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&tr->next_block, __ATOMIC_SEQ_CST) + FILL_AHEAD <= have &&
 		    !__atomic_load_n(&tr->stop, __ATOMIC_SEQ_CST))
-			futex_wait(&tr->wake, seen, NULL);
+			jp_futex_wait(&tr->wake, seen, NULL);
 		__atomic_store_n(&tr->idle, 0, __ATOMIC_RELAXED);
 		quiet = 0;
 	}
 	return NULL;
 }
 
-/* Start the filler with every signal blocked: the program's signals are
- * not for it. */
 static void filler_start(struct jp_trace *tr)
 {
-	sigset_t all, old;
-
 	tr->stop = 0;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	tr->filler_on = !pthread_create(&tr->filler, NULL, filler_main, tr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (tr->filler_on)      /* named before it runs: ps and perf show it so */
-		pthread_setname_np(tr->filler, "jitperf-fill");
+	tr->filler_on = !jp_bgthread_start(&tr->filler, filler_main, tr, "jitperf-fill");
 }
 
 static void filler_stop(struct jp_trace *tr)
@@ -141,7 +118,7 @@ static void filler_stop(struct jp_trace *tr)
 		return;
 	__atomic_store_n(&tr->stop, 1, __ATOMIC_SEQ_CST);
 	__atomic_fetch_add(&tr->wake, 1, __ATOMIC_SEQ_CST);
-	futex_wake(&tr->wake);
+	jp_futex_wake(&tr->wake);
 	pthread_join(tr->filler, NULL);
 	tr->filler_on = 0;
 }
@@ -290,7 +267,7 @@ static uint64_t claim(struct jp_trace *tr, uint32_t kind)
 	if (__builtin_expect(__atomic_load_n(&tr->idle, __ATOMIC_SEQ_CST), 0) &&
 	    __atomic_exchange_n(&tr->idle, 0, __ATOMIC_SEQ_CST)) {
 		__atomic_fetch_add(&tr->wake, 1, __ATOMIC_SEQ_CST);
-		futex_wake(&tr->wake);
+		jp_futex_wake(&tr->wake);
 	}
 	return idx;
 }
