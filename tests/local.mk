@@ -193,3 +193,8 @@ valgrind: $(check_PROGRAMS)
 	done
 .PHONY: valgrind
 
+
+# `make install` relinks in place (libtool, in the build tree's .libs) every
+# installed library that links lib/libjitperf.la: the test that installs
+# runs after all the others, none of which may load a half-written one.
+tests/lib/llvm-pkgconfig.log: $(TEST_LOGS:tests/lib/llvm-pkgconfig.log=)
