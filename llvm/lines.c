@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Source lines of a loaded object, read with libdw from its relocated
- * image.  Every row of every line table is kept once per object; each
- * function then takes its rows the way LLVM's own PerfJITEventListener
- * does (DWARFContext::getLineInfoForAddressRange): from the last row at or
- * before its first byte, through the row holding its last byte, continuing
- * into later sequences that start inside it.  So a JIT switching listeners
- * gets the same lines in perf, at the same addresses, clipped to the code,
- * and one more row: the last one again at the last byte of the code, which
- * perf needs to give the code of the last row a line at all.
+ * Source lines of a loaded object, from the line tables of its relocated
+ * image (llvm/debugline.c).  Every row of every line table is kept once
+ * per object; each function then takes its rows the way LLVM's own
+ * PerfJITEventListener does (DWARFContext::getLineInfoForAddressRange):
+ * from the last row at or before its first byte, through the row holding
+ * its last byte, continuing into later sequences that start inside it.
+ * So a JIT switching listeners gets the same lines in perf, at the same
+ * addresses, clipped to the code, and one more row: the last one again at
+ * the last byte of the code, which perf needs to give the code of the
+ * last row a line at all.
  */
 #include "config.h"
 
@@ -16,17 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <elfutils/libdw.h>
-#include <gelf.h>
-
 #include "llvm/llvm.h"
-
-struct row {
-	uint64_t    addr;
-	const char *file;
-	uint32_t    line;
-	uint32_t    discrim;
-};
 
 struct seq {                    /* rows [first, end]; row end is the end_sequence */
 	size_t   first, end;
@@ -34,13 +25,10 @@ struct seq {                    /* rows [first, end]; row end is the end_sequenc
 };
 
 struct jpl_lines {
-	unsigned char *img;
-	Elf           *elf;
-	Dwarf         *dw;
-	struct row    *rows;
-	size_t         nrows, cap;
-	struct seq    *seqs;
-	size_t         nseqs, seq_cap;
+	unsigned char       *img;
+	struct jpl_line_rows rows;
+	struct seq          *seqs;
+	size_t               nseqs, seq_cap;
 };
 
 static int grow(void **v, size_t *cap, size_t need, size_t size)
@@ -59,51 +47,27 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-/* The rows of one line table, split into sequences at end_sequence rows. */
-static int add_table(struct jpl_lines *l, Dwarf_Lines *lines, size_t n)
+/* The rows split into sequences at end_sequence rows. */
+static int split(struct jpl_lines *l)
 {
-	size_t start = l->nrows;
-	int open = 0;
+	const struct jpl_line_row *r = l->rows.v;
+	size_t start = 0;
 
-	if (grow((void **)&l->rows, &l->cap, l->nrows + n, sizeof(*l->rows)))
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		Dwarf_Line *dl = dwarf_onesrcline(lines, i);
-		struct row *r = &l->rows[l->nrows];
-		Dwarf_Addr addr;
-		unsigned disc = 0;
-		int lineno = 0;
-		bool end = false;
+	for (size_t i = 0; i < l->rows.n; i++) {
+		struct seq *s;
 
-		if (!dl || dwarf_lineaddr(dl, &addr) || dwarf_lineno(dl, &lineno))
+		if (!r[i].end_sequence)
 			continue;
-		dwarf_lineendsequence(dl, &end);
-		dwarf_linediscriminator(dl, &disc);
-		r->addr = addr;
-		r->line = lineno > 0 ? (uint32_t)lineno : 0;
-		r->discrim = disc;
-		r->file = dwarf_linesrc(dl, NULL, NULL);
-		if (!r->file)
-			r->file = "";
-		if (!open) {
-			start = l->nrows;
-			open = 1;
-		}
-		l->nrows++;
-		if (end) {
-			struct seq *s;
-
-			open = 0;
-			if (l->nrows - start < 2)
-				continue;       /* an empty sequence covers nothing */
+		if (i - start >= 1) {   /* an empty sequence covers nothing */
 			if (grow((void **)&l->seqs, &l->seq_cap, l->nseqs + 1, sizeof(*l->seqs)))
 				return -ENOMEM;
 			s = &l->seqs[l->nseqs++];
 			s->first = start;
-			s->end = l->nrows - 1;
-			s->lo = l->rows[start].addr;
-			s->hi = r->addr;
+			s->end = i;
+			s->lo = r[start].addr;
+			s->hi = r[i].addr;
 		}
+		start = i + 1;
 	}
 	return 0;
 }
@@ -115,14 +79,14 @@ static int cmp_seq(const void *a, const void *b)
 	return x->hi < y->hi ? -1 : x->hi > y->hi;
 }
 
+#define SECTION(l, name, img, size) \
+	((l) = 0, jpl_elf_section(img, size, name, &(l)))
+
 int jpl_lines_open(struct jpl_lines **out, unsigned char *img, size_t size)
 {
+	struct jpl_dwarf_sections s;
 	struct jpl_lines *l;
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie;
-	Dwarf_Half version;
-	uint8_t type;
-	int err = -ENODATA;
+	int err;
 
 	*out = NULL;
 	if (!(l = calloc(1, sizeof(*l)))) {
@@ -130,20 +94,19 @@ int jpl_lines_open(struct jpl_lines **out, unsigned char *img, size_t size)
 		return -ENOMEM;
 	}
 	l->img = img;
-	elf_version(EV_CURRENT);
-	if (!(l->elf = elf_memory((char *)img, size)) ||
-	    !(l->dw = dwarf_begin_elf(l->elf, DWARF_C_READ, NULL)))
+	s.info = SECTION(s.info_len, ".debug_info", img, size);
+	s.abbrev = SECTION(s.abbrev_len, ".debug_abbrev", img, size);
+	s.line = SECTION(s.line_len, ".debug_line", img, size);
+	s.str = SECTION(s.str_len, ".debug_str", img, size);
+	s.line_str = SECTION(s.line_str_len, ".debug_line_str", img, size);
+	s.str_offsets = SECTION(s.str_offsets_len, ".debug_str_offsets", img, size);
+	err = jpl_debugline_read(&l->rows, &s);
+	if (err)
+		jpl_debug("DWARF line tables: %s%s", jitperf_strerror(err),
+			  l->rows.n ? " (the readable ones are used)" : "");
+	if (err == -ENOMEM || (err = split(l)))
 		goto fail;
-	while (dwarf_get_units(l->dw, cu, &cu, &version, &type, &cudie, NULL) == 0) {
-		Dwarf_Lines *lines;
-		size_t n;
-
-		if (dwarf_getsrclines(&cudie, &lines, &n) == 0 && n &&
-		    add_table(l, lines, n)) {
-			err = -ENOMEM;
-			goto fail;
-		}
-	}
+	err = -ENODATA;
 	if (!l->nseqs)
 		goto fail;
 	/* in the order LLVM looks sequences up in */
@@ -163,7 +126,7 @@ static size_t row_at(const struct jpl_lines *l, const struct seq *s, uint64_t a)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (l->rows[mid].addr <= a)
+		if (l->rows.v[mid].addr <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -208,7 +171,7 @@ int jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
 			return -ENOMEM;
 		}
 		for (size_t i = first; i <= last; i++) {
-			const struct row *r = &l->rows[i];
+			const struct jpl_line_row *r = &l->rows.v[i];
 			struct jitperf_line *o = &out[*n];
 
 			if (r->addr >= hi)
@@ -244,11 +207,7 @@ void jpl_lines_close(struct jpl_lines *l)
 {
 	if (!l)
 		return;
-	if (l->dw)
-		dwarf_end(l->dw);
-	if (l->elf)
-		elf_end(l->elf);
-	free(l->rows);
+	jpl_line_rows_free(&l->rows);
 	free(l->seqs);
 	free(l->img);
 	free(l);

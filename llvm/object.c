@@ -72,6 +72,18 @@ static unsigned section_named(const struct elf *e, const char *name)
 	return 0;
 }
 
+const unsigned char *jpl_elf_section(const unsigned char *img, size_t size, const char *name,
+				     size_t *len)
+{
+	struct elf e;
+	unsigned i;
+
+	if (check_header(&e, img, size) || !(i = section_named(&e, name)))
+		return NULL;
+	*len = e.sh[i].sh_size;
+	return bytes(&e, i);
+}
+
 static uint64_t loaded(const struct jpl_object *o, unsigned shndx)
 {
 	return shndx < o->nsec && shndx < SHN_LORESERVE ? o->sec_addr[shndx] : 0;
@@ -117,7 +129,7 @@ static int read_symbols(struct jpl_object *o, const struct elf *e)
 	return 0;
 }
 
-/* Lines of every function: a relocated copy of the image goes to libdw. */
+/* Lines of every function, from a relocated copy of the image. */
 static int read_lines(struct jpl_object *o, const struct elf *e)
 {
 	unsigned char *copy;

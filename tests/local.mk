@@ -86,6 +86,15 @@ tests_unit_check_llvm_CFLAGS = $(CHECK_TEST_CFLAGS) $(LLVM_CFLAGS)
 tests_unit_check_llvm_LDADD = examples/libjcllvm.la llvm/libjitperf-llvm.la llvm/libjplobj.la \
 	read/libjitperf-read.la lib/libjitperf.la $(CHECK_LIBS) $(LLVM_LIBS)
 tests_unit_check_llvm_LDFLAGS = $(AM_LDFLAGS) $(LLVM_LDFLAGS)
+# its DWARF line table reader, against libdw
+check_PROGRAMS += tests/unit/check_llvm_lines
+TESTS += tests/unit/check_llvm_lines
+tests_unit_check_llvm_lines_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/llvm
+tests_unit_check_llvm_lines_CFLAGS = $(CHECK_TEST_CFLAGS) $(LLVM_CFLAGS) $(LIBDW_CFLAGS) \
+	$(LIBELF_CFLAGS)
+tests_unit_check_llvm_lines_LDADD = examples/libjcllvm.la llvm/libjplobj.la lib/libjitperf.la \
+	$(CHECK_LIBS) $(LLVM_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
+tests_unit_check_llvm_lines_LDFLAGS = $(AM_LDFLAGS) $(LLVM_LDFLAGS)
 endif
 
 # ---- progs/: helper programs of the scripts
