@@ -510,7 +510,7 @@ static int emit(struct jpl_line_rows *r, const struct table *t, const struct sta
 	uint64_t f = t->un.version >= 5 ? st->file : st->file - 1;
 
 	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 256;
+		size_t cap = r->cap ? 2 * r->cap : 64;
 		struct jpl_line_row *v = realloc(r->v, cap * sizeof(*v));
 
 		if (!v)

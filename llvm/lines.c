@@ -34,7 +34,7 @@ struct jpl_lines {
 static int grow(void **v, size_t *cap, size_t need, size_t size)
 {
 	void *n;
-	size_t c = *cap ? *cap : 64;
+	size_t c = *cap ? *cap : 8;
 
 	if (need <= *cap)
 		return 0;
@@ -79,8 +79,11 @@ static int cmp_seq(const void *a, const void *b)
 	return x->hi < y->hi ? -1 : x->hi > y->hi;
 }
 
-#define SECTION(l, name, img, size) \
-	((l) = 0, jpl_elf_section(img, size, name, &(l)))
+/* the sections llvm/debugline.c reads, in the order of struct jpl_dwarf_sections' fields */
+static const char *const dwarf_names[] = {
+	".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str",
+	".debug_str_offsets",
+};
 
 int jpl_lines_open(struct jpl_lines **out, unsigned char *img, size_t size)
 {
@@ -94,12 +97,18 @@ int jpl_lines_open(struct jpl_lines **out, unsigned char *img, size_t size)
 		return -ENOMEM;
 	}
 	l->img = img;
-	s.info = SECTION(s.info_len, ".debug_info", img, size);
-	s.abbrev = SECTION(s.abbrev_len, ".debug_abbrev", img, size);
-	s.line = SECTION(s.line_len, ".debug_line", img, size);
-	s.str = SECTION(s.str_len, ".debug_str", img, size);
-	s.line_str = SECTION(s.line_str_len, ".debug_line_str", img, size);
-	s.str_offsets = SECTION(s.str_offsets_len, ".debug_str_offsets", img, size);
+	{
+		const unsigned char *sec[6];
+		size_t len[6];
+
+		jpl_elf_sections(img, size, dwarf_names, 6, sec, len);
+		s.info = sec[0], s.info_len = len[0];
+		s.abbrev = sec[1], s.abbrev_len = len[1];
+		s.line = sec[2], s.line_len = len[2];
+		s.str = sec[3], s.str_len = len[3];
+		s.line_str = sec[4], s.line_str_len = len[4];
+		s.str_offsets = sec[5], s.str_offsets_len = len[5];
+	}
 	err = jpl_debugline_read(&l->rows, &s);
 	if (err)
 		jpl_debug("DWARF line tables: %s%s", jitperf_strerror(err),
@@ -110,7 +119,8 @@ int jpl_lines_open(struct jpl_lines **out, unsigned char *img, size_t size)
 	if (!l->nseqs)
 		goto fail;
 	/* in the order LLVM looks sequences up in */
-	qsort(l->seqs, l->nseqs, sizeof(*l->seqs), cmp_seq);
+	if (l->nseqs > 1)
+		qsort(l->seqs, l->nseqs, sizeof(*l->seqs), cmp_seq);
 	*out = l;
 	return 0;
 fail:

@@ -68,9 +68,13 @@ JPL_HIDDEN void jpl_object_free(struct jpl_object *o);
 JPL_HIDDEN int jpl_relocate_debug(unsigned char *img, size_t size, const uint64_t *sec_addr,
 				  size_t nsec);
 
-/* llvm/object.c: the bytes of the section named name of an ELF image, or NULL. */
-JPL_HIDDEN const unsigned char *jpl_elf_section(const unsigned char *img, size_t size,
-						const char *name, size_t *len);
+/*
+ * llvm/object.c: the bytes and length of the sections named names[0..n) of
+ * an ELF image (NULL and 0 for those it does not have), in one walk of
+ * its section table; returns how many were found.
+ */
+JPL_HIDDEN int jpl_elf_sections(const unsigned char *img, size_t size, const char *const *names,
+				size_t n, const unsigned char **sec, size_t *len);
 
 /* The DWARF sections the line tables are read from (NULL: absent). */
 struct jpl_dwarf_sections {

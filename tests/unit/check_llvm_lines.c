@@ -114,14 +114,19 @@ static struct jpl_dwarf_sections sections(const struct obj *o)
 {
 	struct jpl_dwarf_sections s;
 
-	memset(&s, 0, sizeof(s));
-	s.info = jpl_elf_section(o->img, o->size, ".debug_info", &s.info_len);
-	s.abbrev = jpl_elf_section(o->img, o->size, ".debug_abbrev", &s.abbrev_len);
-	s.line = jpl_elf_section(o->img, o->size, ".debug_line", &s.line_len);
-	s.str = jpl_elf_section(o->img, o->size, ".debug_str", &s.str_len);
-	s.line_str = jpl_elf_section(o->img, o->size, ".debug_line_str", &s.line_str_len);
-	s.str_offsets = jpl_elf_section(o->img, o->size, ".debug_str_offsets",
-					&s.str_offsets_len);
+	static const char *const names[] = { ".debug_info", ".debug_abbrev", ".debug_line",
+					      ".debug_str", ".debug_line_str",
+					      ".debug_str_offsets" };
+	const unsigned char *sec[6];
+	size_t len[6];
+
+	ck_assert_int_ge(jpl_elf_sections(o->img, o->size, names, 6, sec, len), 4);
+	s.info = sec[0], s.info_len = len[0];
+	s.abbrev = sec[1], s.abbrev_len = len[1];
+	s.line = sec[2], s.line_len = len[2];
+	s.str = sec[3], s.str_len = len[3];
+	s.line_str = sec[4], s.line_str_len = len[4];
+	s.str_offsets = sec[5], s.str_offsets_len = len[5];
 	ck_assert_ptr_nonnull(s.info);
 	ck_assert_ptr_nonnull(s.line);
 	return s;
