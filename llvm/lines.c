@@ -149,16 +149,11 @@ static int holds(const struct seq *s, uint64_t a)
 	return s->lo <= a && a < s->hi;
 }
 
-int jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
-		 struct jitperf_line **rows, size_t *n)
+/* The first sequence holding lo, or l->nseqs. */
+static size_t first_seq(const struct jpl_lines *l, uint64_t lo)
 {
-	size_t a = 0, b = l->nseqs, cap = 0, k;
-	struct jitperf_line *out = NULL;
+	size_t a = 0, b = l->nseqs;
 
-	*rows = NULL;
-	*n = 0;
-	if (hi <= lo)
-		return 0;
 	/* the first sequence ending after lo (upper_bound by end address) */
 	while (a < b) {
 		size_t mid = a + (b - a) / 2;
@@ -168,48 +163,68 @@ int jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
 		else
 			b = mid;
 	}
-	if (a == l->nseqs || !holds(&l->seqs[a], lo))
-		return 0;
-	for (k = a; k < l->nseqs && l->seqs[k].lo < hi; k++) {
+	return a < l->nseqs && holds(&l->seqs[a], lo) ? a : l->nseqs;
+}
+
+/*
+ * The rows of [lo, hi) into out (NULL: only counted); returns how many.
+ * Two passes over a few rows cost less than growing the array: the rows
+ * are cache-cold by now, the allocator's state even more so.
+ */
+static size_t take(const struct jpl_lines *l, size_t a, uint64_t lo, uint64_t hi,
+		   struct jitperf_line *out)
+{
+	size_t n = 0;
+
+	for (size_t k = a; k < l->nseqs && l->seqs[k].lo < hi; k++) {
 		const struct seq *s = &l->seqs[k];
 		size_t first = k == a ? row_at(l, s, lo) : s->first;
 		size_t last = holds(s, hi - 1) ? row_at(l, s, hi - 1) : s->end;
 
-		if (grow((void **)&out, &cap, *n + (last - first + 1), sizeof(*out))) {
-			free(out);
-			*n = 0;
-			return -ENOMEM;
-		}
 		for (size_t i = first; i <= last; i++) {
 			const struct jpl_line_row *r = &l->rows.v[i];
-			struct jitperf_line *o = &out[*n];
 
 			if (r->addr >= hi)
 				continue;
-			/* a row that starts before the code still describes its first bytes */
-			o->addr = r->addr < lo ? lo : r->addr;
-			o->line = r->line;
-			o->discrim = r->discrim;
-			o->file = r->file;
-			(*n)++;
+			if (out) {
+				/* a row that starts before the code still describes its first bytes */
+				out[n].addr = r->addr < lo ? lo : r->addr;
+				out[n].line = r->line;
+				out[n].discrim = r->discrim;
+				out[n].file = r->file;
+			}
+			n++;
 		}
 	}
+	return n;
+}
+
+int jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
+		 struct jitperf_line **rows, size_t *n)
+{
+	struct jitperf_line *out;
+	size_t a, count;
+
+	*rows = NULL;
+	*n = 0;
+	if (hi <= lo || (a = first_seq(l, lo)) == l->nseqs || !(count = take(l, a, lo, hi, NULL)))
+		return 0;
+	/* one more for the closing row */
+	if (!(out = malloc((count + 1) * sizeof(*out))))
+		return -ENOMEM;
+	take(l, a, lo, hi, out);
 	/*
 	 * perf inject --jit ends its line table at the last row's address, so
 	 * the code of the last row would have no line; a closing copy of that
 	 * row at the last byte of the code gives it one.
 	 */
-	if (*n && out[*n - 1].addr < hi - 1) {
-		if (grow((void **)&out, &cap, *n + 1, sizeof(*out))) {
-			free(out);
-			*n = 0;
-			return -ENOMEM;
-		}
-		out[*n] = out[*n - 1];
-		out[*n].addr = hi - 1;
-		(*n)++;
+	if (out[count - 1].addr < hi - 1) {
+		out[count] = out[count - 1];
+		out[count].addr = hi - 1;
+		count++;
 	}
 	*rows = out;
+	*n = count;
 	return 0;
 }
 
