@@ -7,8 +7,9 @@
  * them.  A libdw handle would do the same, but opening one costs as much
  * as everything else the listener does for an object: dwarf_begin_elf
  * looks for the file's directory through /proc/self/fd even for an image
- * in memory, five system calls per object.  This reader makes none and
- * allocates only the growing row array and one path per file entry.
+ * in memory, five system calls per object.  This reader makes none; it
+ * allocates the growing row array, one path per file entry, and the
+ * directory and file tables of the line table being read.
  *
  * Line tables are found the way DWARF consumers find them: through the
  * compilation units of .debug_info, whose DW_AT_stmt_list names the table
