@@ -13,8 +13,9 @@
  * temporary JITDUMPDIR, jitperf's perf map and jitdump in a temporary
  * directory), removed at the end.  In the same run: what registering one
  * of these functions with jitperf_code_load costs by itself, and one bare
- * write() of its jitdump record, and what libdw's dwarf_begin_elf costs on
- * one of the objects (which every object with DWARF pays once).
+ * write() of its jitdump record, and what opening a libdw handle costs
+ * (dwarf_begin_elf on an ELF in memory: each object with DWARF paid it
+ * while the lines were read through libdw; llvm/debugline.c does not).
  *
  *   nice bench/llvm_listener [FUNCTIONS [ROUNDS [DWARF]]]
  *
@@ -229,8 +230,9 @@ static double bare_write(const char *dir, int n)
 
 /*
  * What opening a libdw handle on an ELF image in memory costs, as the
- * listener does once per object with DWARF: this program's own file, read
- * into memory, through elf_memory, dwarf_begin_elf and dwarf_end.
+ * listener did once per object with DWARF before it read line tables
+ * itself: this program's own file, read into memory, through elf_memory,
+ * dwarf_begin_elf and dwarf_end.
  */
 static double dwarf_open_cost(int n)
 {

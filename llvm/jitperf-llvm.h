@@ -28,7 +28,7 @@ extern "C" {
  * LLVMExecutionEngine's listeners (MCJIT) or C++ registerJITEventListener.
  * For every function symbol of each loaded object it calls
  * jitperf_code_load_ex() on jp with the function's name, address and size,
- * its source lines (DWARF, read with libdw) and its .eh_frame; when LLVM
+ * its source lines (from its DWARF line tables) and its .eh_frame; when LLVM
  * frees the object, jitperf_code_unload().  jp NULL = jitperf_default().
  * One listener per session, alive until the process exits (callers never
  * free it, as with LLVM's); jp must stay open while the JIT loads or frees

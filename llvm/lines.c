@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Source lines of a loaded object, read with libdw from its relocated
- * image.  Every row of every line table is kept once per object; each
- * function then takes its rows the way LLVM's own PerfJITEventListener
- * does (DWARFContext::getLineInfoForAddressRange): from the last row at or
- * before its first byte, through the row holding its last byte, continuing
- * into later sequences that start inside it.  So a JIT switching listeners
- * gets the same lines in perf, at the same addresses, clipped to the code,
- * and one more row: the last one again at the last byte of the code, which
- * perf needs to give the code of the last row a line at all.
+ * Source lines of a loaded object, from the line tables of its relocated
+ * image (llvm/debugline.c).  Every row of every line table is kept once
+ * per object; each function then takes its rows the way LLVM's own
+ * PerfJITEventListener does (DWARFContext::getLineInfoForAddressRange):
+ * from the last row at or before its first byte, through the row holding
+ * its last byte, continuing into later sequences that start inside it.
+ * So a JIT switching listeners gets the same lines in perf, at the same
+ * addresses, clipped to the code, and one more row: the last one again at
+ * the last byte of the code, which perf needs to give the code of the
+ * last row a line at all.
  */
 #include "config.h"
 
@@ -16,17 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <elfutils/libdw.h>
-#include <gelf.h>
-
 #include "llvm/llvm.h"
-
-struct row {
-	uint64_t    addr;
-	const char *file;
-	uint32_t    line;
-	uint32_t    discrim;
-};
 
 struct seq {                    /* rows [first, end]; row end is the end_sequence */
 	size_t   first, end;
@@ -34,19 +25,16 @@ struct seq {                    /* rows [first, end]; row end is the end_sequenc
 };
 
 struct jpl_lines {
-	unsigned char *img;
-	Elf           *elf;
-	Dwarf         *dw;
-	struct row    *rows;
-	size_t         nrows, cap;
-	struct seq    *seqs;
-	size_t         nseqs, seq_cap;
+	unsigned char       *img;
+	struct jpl_line_rows rows;
+	struct seq          *seqs;
+	size_t               nseqs, seq_cap;
 };
 
 static int grow(void **v, size_t *cap, size_t need, size_t size)
 {
 	void *n;
-	size_t c = *cap ? *cap : 64;
+	size_t c = *cap ? *cap : 8;
 
 	if (need <= *cap)
 		return 0;
@@ -59,51 +47,27 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-/* The rows of one line table, split into sequences at end_sequence rows. */
-static int add_table(struct jpl_lines *l, Dwarf_Lines *lines, size_t n)
+/* The rows split into sequences at end_sequence rows. */
+static int split(struct jpl_lines *l)
 {
-	size_t start = l->nrows;
-	int open = 0;
+	const struct jpl_line_row *r = l->rows.v;
+	size_t start = 0;
 
-	if (grow((void **)&l->rows, &l->cap, l->nrows + n, sizeof(*l->rows)))
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		Dwarf_Line *dl = dwarf_onesrcline(lines, i);
-		struct row *r = &l->rows[l->nrows];
-		Dwarf_Addr addr;
-		unsigned disc = 0;
-		int lineno = 0;
-		bool end = false;
+	for (size_t i = 0; i < l->rows.n; i++) {
+		struct seq *s;
 
-		if (!dl || dwarf_lineaddr(dl, &addr) || dwarf_lineno(dl, &lineno))
+		if (!r[i].end_sequence)
 			continue;
-		dwarf_lineendsequence(dl, &end);
-		dwarf_linediscriminator(dl, &disc);
-		r->addr = addr;
-		r->line = lineno > 0 ? (uint32_t)lineno : 0;
-		r->discrim = disc;
-		r->file = dwarf_linesrc(dl, NULL, NULL);
-		if (!r->file)
-			r->file = "";
-		if (!open) {
-			start = l->nrows;
-			open = 1;
-		}
-		l->nrows++;
-		if (end) {
-			struct seq *s;
-
-			open = 0;
-			if (l->nrows - start < 2)
-				continue;       /* an empty sequence covers nothing */
+		if (i - start >= 1) {   /* an empty sequence covers nothing */
 			if (grow((void **)&l->seqs, &l->seq_cap, l->nseqs + 1, sizeof(*l->seqs)))
 				return -ENOMEM;
 			s = &l->seqs[l->nseqs++];
 			s->first = start;
-			s->end = l->nrows - 1;
-			s->lo = l->rows[start].addr;
-			s->hi = r->addr;
+			s->end = i;
+			s->lo = r[start].addr;
+			s->hi = r[i].addr;
 		}
+		start = i + 1;
 	}
 	return 0;
 }
@@ -115,14 +79,17 @@ static int cmp_seq(const void *a, const void *b)
 	return x->hi < y->hi ? -1 : x->hi > y->hi;
 }
 
+/* the sections llvm/debugline.c reads, in the order of struct jpl_dwarf_sections' fields */
+static const char *const dwarf_names[] = {
+	".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str",
+	".debug_str_offsets",
+};
+
 int jpl_lines_open(struct jpl_lines **out, unsigned char *img, size_t size)
 {
+	struct jpl_dwarf_sections s;
 	struct jpl_lines *l;
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie;
-	Dwarf_Half version;
-	uint8_t type;
-	int err = -ENODATA;
+	int err;
 
 	*out = NULL;
 	if (!(l = calloc(1, sizeof(*l)))) {
@@ -130,24 +97,30 @@ int jpl_lines_open(struct jpl_lines **out, unsigned char *img, size_t size)
 		return -ENOMEM;
 	}
 	l->img = img;
-	elf_version(EV_CURRENT);
-	if (!(l->elf = elf_memory((char *)img, size)) ||
-	    !(l->dw = dwarf_begin_elf(l->elf, DWARF_C_READ, NULL)))
-		goto fail;
-	while (dwarf_get_units(l->dw, cu, &cu, &version, &type, &cudie, NULL) == 0) {
-		Dwarf_Lines *lines;
-		size_t n;
+	{
+		const unsigned char *sec[6];
+		size_t len[6];
 
-		if (dwarf_getsrclines(&cudie, &lines, &n) == 0 && n &&
-		    add_table(l, lines, n)) {
-			err = -ENOMEM;
-			goto fail;
-		}
+		jpl_elf_sections(img, size, dwarf_names, 6, sec, len);
+		s.info = sec[0], s.info_len = len[0];
+		s.abbrev = sec[1], s.abbrev_len = len[1];
+		s.line = sec[2], s.line_len = len[2];
+		s.str = sec[3], s.str_len = len[3];
+		s.line_str = sec[4], s.line_str_len = len[4];
+		s.str_offsets = sec[5], s.str_offsets_len = len[5];
 	}
+	err = jpl_debugline_read(&l->rows, &s);
+	if (err)
+		jpl_debug("DWARF line tables: %s%s", jitperf_strerror(err),
+			  l->rows.n ? " (the readable ones are used)" : "");
+	if (err == -ENOMEM || (err = split(l)))
+		goto fail;
+	err = -ENODATA;
 	if (!l->nseqs)
 		goto fail;
 	/* in the order LLVM looks sequences up in */
-	qsort(l->seqs, l->nseqs, sizeof(*l->seqs), cmp_seq);
+	if (l->nseqs > 1)
+		qsort(l->seqs, l->nseqs, sizeof(*l->seqs), cmp_seq);
 	*out = l;
 	return 0;
 fail:
@@ -163,7 +136,7 @@ static size_t row_at(const struct jpl_lines *l, const struct seq *s, uint64_t a)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (l->rows[mid].addr <= a)
+		if (l->rows.v[mid].addr <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -176,16 +149,11 @@ static int holds(const struct seq *s, uint64_t a)
 	return s->lo <= a && a < s->hi;
 }
 
-int jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
-		 struct jitperf_line **rows, size_t *n)
+/* The first sequence holding lo, or l->nseqs. */
+static size_t first_seq(const struct jpl_lines *l, uint64_t lo)
 {
-	size_t a = 0, b = l->nseqs, cap = 0, k;
-	struct jitperf_line *out = NULL;
+	size_t a = 0, b = l->nseqs;
 
-	*rows = NULL;
-	*n = 0;
-	if (hi <= lo)
-		return 0;
 	/* the first sequence ending after lo (upper_bound by end address) */
 	while (a < b) {
 		size_t mid = a + (b - a) / 2;
@@ -195,48 +163,68 @@ int jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
 		else
 			b = mid;
 	}
-	if (a == l->nseqs || !holds(&l->seqs[a], lo))
-		return 0;
-	for (k = a; k < l->nseqs && l->seqs[k].lo < hi; k++) {
+	return a < l->nseqs && holds(&l->seqs[a], lo) ? a : l->nseqs;
+}
+
+/*
+ * The rows of [lo, hi) into out (NULL: only counted); returns how many.
+ * Two passes over a few rows cost less than growing the array: the rows
+ * are cache-cold by now, the allocator's state even more so.
+ */
+static size_t take(const struct jpl_lines *l, size_t a, uint64_t lo, uint64_t hi,
+		   struct jitperf_line *out)
+{
+	size_t n = 0;
+
+	for (size_t k = a; k < l->nseqs && l->seqs[k].lo < hi; k++) {
 		const struct seq *s = &l->seqs[k];
 		size_t first = k == a ? row_at(l, s, lo) : s->first;
 		size_t last = holds(s, hi - 1) ? row_at(l, s, hi - 1) : s->end;
 
-		if (grow((void **)&out, &cap, *n + (last - first + 1), sizeof(*out))) {
-			free(out);
-			*n = 0;
-			return -ENOMEM;
-		}
 		for (size_t i = first; i <= last; i++) {
-			const struct row *r = &l->rows[i];
-			struct jitperf_line *o = &out[*n];
+			const struct jpl_line_row *r = &l->rows.v[i];
 
 			if (r->addr >= hi)
 				continue;
-			/* a row that starts before the code still describes its first bytes */
-			o->addr = r->addr < lo ? lo : r->addr;
-			o->line = r->line;
-			o->discrim = r->discrim;
-			o->file = r->file;
-			(*n)++;
+			if (out) {
+				/* a row that starts before the code still describes its first bytes */
+				out[n].addr = r->addr < lo ? lo : r->addr;
+				out[n].line = r->line;
+				out[n].discrim = r->discrim;
+				out[n].file = r->file;
+			}
+			n++;
 		}
 	}
+	return n;
+}
+
+int jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
+		 struct jitperf_line **rows, size_t *n)
+{
+	struct jitperf_line *out;
+	size_t a, count;
+
+	*rows = NULL;
+	*n = 0;
+	if (hi <= lo || (a = first_seq(l, lo)) == l->nseqs || !(count = take(l, a, lo, hi, NULL)))
+		return 0;
+	/* one more for the closing row */
+	if (!(out = malloc((count + 1) * sizeof(*out))))
+		return -ENOMEM;
+	take(l, a, lo, hi, out);
 	/*
 	 * perf inject --jit ends its line table at the last row's address, so
 	 * the code of the last row would have no line; a closing copy of that
 	 * row at the last byte of the code gives it one.
 	 */
-	if (*n && out[*n - 1].addr < hi - 1) {
-		if (grow((void **)&out, &cap, *n + 1, sizeof(*out))) {
-			free(out);
-			*n = 0;
-			return -ENOMEM;
-		}
-		out[*n] = out[*n - 1];
-		out[*n].addr = hi - 1;
-		(*n)++;
+	if (out[count - 1].addr < hi - 1) {
+		out[count] = out[count - 1];
+		out[count].addr = hi - 1;
+		count++;
 	}
 	*rows = out;
+	*n = count;
 	return 0;
 }
 
@@ -244,11 +232,7 @@ void jpl_lines_close(struct jpl_lines *l)
 {
 	if (!l)
 		return;
-	if (l->dw)
-		dwarf_end(l->dw);
-	if (l->elf)
-		elf_end(l->elf);
-	free(l->rows);
+	jpl_line_rows_free(&l->rows);
 	free(l->seqs);
 	free(l->img);
 	free(l);

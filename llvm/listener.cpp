@@ -96,16 +96,22 @@ void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile 
 	    !(addr = static_cast<uint64_t *>(malloc(nsec * sizeof(*addr)))))
 		return;
 	memset(addr, 0, nsec * sizeof(*addr));
-	/* only allocated sections are loaded: skip the lookups of the others */
-	for (const llvm::object::SectionRef &s : obj.sections()) {
-		uint64_t i = s.getIndex();
+	/*
+	 * Only allocated sections are loaded: only those are looked up, each
+	 * by its own SectionRef.  An ELF object's SectionRef is the address
+	 * of its section header (ELFObjectFile::toDRI), which saves walking
+	 * LLVM's section list, whose getIndex() re-checks the whole table.
+	 */
+	for (size_t i = 1; i < nsec; i++) {
+		const char *at = data.data() + hdr.e_shoff + i * sizeof(Elf64_Shdr);
+		llvm::object::DataRefImpl dri;
 		Elf64_Shdr sh;
 
-		if (i >= nsec)
+		memcpy(&sh, at, sizeof(sh));
+		if (!(sh.sh_flags & SHF_ALLOC) || !sh.sh_size)
 			continue;
-		memcpy(&sh, data.data() + hdr.e_shoff + i * sizeof(sh), sizeof(sh));
-		if (sh.sh_flags & SHF_ALLOC)
-			addr[i] = info.getSectionLoadAddress(s);
+		dri.p = reinterpret_cast<uintptr_t>(at);
+		addr[i] = info.getSectionLoadAddress(llvm::object::SectionRef(dri, &obj));
 	}
 
 	memset(&o, 0, sizeof(o));

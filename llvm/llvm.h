@@ -2,7 +2,7 @@
 /*
  * Internal interfaces of libjitperf-llvm.  The C++ side (listener.cpp,
  * instrument.cpp) talks to LLVM; everything that reads the loaded object
- * (ELF sections and symbols, DWARF lines through libdw, .eh_frame) is C
+ * (ELF sections and symbols, DWARF lines, .eh_frame) is C
  * and knows nothing of LLVM: it gets the object's bytes and the run-time
  * address of each of its sections.  Internal names start with jpl_.
  */
@@ -69,8 +69,49 @@ JPL_HIDDEN int jpl_relocate_debug(unsigned char *img, size_t size, const uint64_
 				  size_t nsec);
 
 /*
- * llvm/lines.c: the DWARF line tables of a relocated image, read with
- * libdw.  jpl_lines_open takes ownership of img (malloc'ed); returns
+ * llvm/object.c: the bytes and length of the sections named names[0..n) of
+ * an ELF image (NULL and 0 for those it does not have), in one walk of
+ * its section table; returns how many were found.
+ */
+JPL_HIDDEN int jpl_elf_sections(const unsigned char *img, size_t size, const char *const *names,
+				size_t n, const unsigned char **sec, size_t *len);
+
+/* The DWARF sections the line tables are read from (NULL: absent). */
+struct jpl_dwarf_sections {
+	const unsigned char *info, *abbrev, *line, *str, *line_str, *str_offsets;
+	size_t               info_len, abbrev_len, line_len, str_len, line_str_len,
+			     str_offsets_len;
+};
+
+struct jpl_line_row {
+	uint64_t    addr;
+	const char *file;               /* in files of jpl_line_rows */
+	uint32_t    line;
+	uint32_t    discrim;
+	int         end_sequence;
+};
+
+struct jpl_line_rows {
+	struct jpl_line_row *v;
+	size_t               n, cap;
+	char               **files;     /* every file name, as LLVM spells it */
+	size_t               nfiles, files_cap;
+};
+
+/*
+ * llvm/debugline.c: every row of every line table of the compilation units
+ * of s (relocated), in the order of the tables.  File names are absolute
+ * when the unit's compilation directory is.  Errors: -ENODATA (no
+ * .debug_info or .debug_line), -EINVAL (a unit or table that cannot be
+ * read: its rows are left out, those of the others are in *r), -ENOMEM.
+ * *r is to be freed with jpl_line_rows_free in every case.
+ */
+JPL_HIDDEN int  jpl_debugline_read(struct jpl_line_rows *r, const struct jpl_dwarf_sections *s);
+JPL_HIDDEN void jpl_line_rows_free(struct jpl_line_rows *r);
+
+/*
+ * llvm/lines.c: the DWARF line tables of a relocated image, read by
+ * llvm/debugline.c.  jpl_lines_open takes ownership of img (malloc'ed); returns
  * -ENODATA without line tables.  jpl_lines_of gives the rows of the code
  * [lo, hi) the way LLVM's DWARFContext::getLineInfoForAddressRange picks
  * them, clipped to the code, plus the last row again at hi - 1 (perf ends

@@ -1,7 +1,7 @@
 # llvm/ - libjitperf-llvm: the LLVM JIT event listener and instrumentation
 # pass (C++ against LLVM, C API in jitperf-llvm.h), built when configure
 # found an llvm-config of LLVM 14 to 19.  The object reading (ELF, DWARF
-# lines through libdw, .eh_frame) is C and knows nothing of LLVM.
+# line tables, .eh_frame) is C and knows nothing of LLVM, nor of libdw.
 # Private header: llvm/llvm.h.
 EXTRA_DIST += llvm/libjitperf-llvm.map jitperf-llvm.pc.in
 DISTCLEANFILES += jitperf-llvm.pc
@@ -16,9 +16,9 @@ if HAVE_LLVM
 noinst_LTLIBRARIES += llvm/libjplobj.la
 endif
 llvm_libjplobj_la_SOURCES = llvm/llvm.h llvm/object.c llvm/reloc.c llvm/lines.c \
-	llvm/unwind.c llvm/keys.c llvm/debug.c
-llvm_libjplobj_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
-llvm_libjplobj_la_LIBADD = lib/libjitperf.la $(LIBDW_LIBS) $(LIBELF_LIBS)
+	llvm/debugline.c llvm/unwind.c llvm/keys.c llvm/debug.c
+llvm_libjplobj_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+llvm_libjplobj_la_LIBADD = lib/libjitperf.la
 
 llvm_libjitperf_llvm_la_SOURCES = llvm/jitperf-llvm.h llvm/llvm.h \
 	llvm/listener.cpp llvm/instrument.cpp

@@ -72,6 +72,44 @@ static unsigned section_named(const struct elf *e, const char *name)
 	return 0;
 }
 
+int jpl_elf_sections(const unsigned char *img, size_t size, const char *const *names, size_t n,
+		     const unsigned char **sec, size_t *len)
+{
+	const Elf64_Ehdr *h = (const Elf64_Ehdr *)img;
+	const Elf64_Shdr *strsh;
+	const char *strs;
+	struct elf e;
+	int found = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		sec[k] = NULL;
+		len[k] = 0;
+	}
+	if (check_header(&e, img, size) || !(strs = bytes(&e, h->e_shstrndx)))
+		return 0;
+	strsh = &e.sh[h->e_shstrndx];
+	/* one walk of the section table for all names */
+	for (unsigned i = 1; i < e.shnum; i++) {
+		size_t at = e.sh[i].sh_name, room;
+
+		if (at >= strsh->sh_size)
+			continue;
+		room = strsh->sh_size - at;
+		for (size_t k = 0; k < n; k++) {
+			size_t nlen = strlen(names[k]) + 1;
+
+			if (sec[k] || room < nlen || memcmp(strs + at, names[k], nlen))
+				continue;
+			if ((sec[k] = bytes(&e, i))) {
+				len[k] = e.sh[i].sh_size;
+				found++;
+			}
+			break;
+		}
+	}
+	return found;
+}
+
 static uint64_t loaded(const struct jpl_object *o, unsigned shndx)
 {
 	return shndx < o->nsec && shndx < SHN_LORESERVE ? o->sec_addr[shndx] : 0;
@@ -117,7 +155,7 @@ static int read_symbols(struct jpl_object *o, const struct elf *e)
 	return 0;
 }
 
-/* Lines of every function: a relocated copy of the image goes to libdw. */
+/* Lines of every function, from a relocated copy of the image. */
 static int read_lines(struct jpl_object *o, const struct elf *e)
 {
 	unsigned char *copy;

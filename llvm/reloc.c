@@ -5,7 +5,8 @@
  * wrote them, with zeros where a RELA relocation puts a code address
  * (DW_LNE_set_address, DW_AT_low_pc) or a string offset (DW_FORM_strp,
  * DW_FORM_line_strp).  Applying those relocations with the run-time
- * section addresses gives libdw the final values: absolute code addresses,
+ * section addresses gives the line table reader (llvm/debugline.c) the
+ * final values: absolute code addresses,
  * and offsets into the other debug sections (not loaded, so at 0).
  */
 #include "config.h"

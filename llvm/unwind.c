@@ -328,7 +328,8 @@ int jpl_unwind_open(struct jpl_fdes **out, const unsigned char *eh, size_t eh_le
 		}
 		t->n += (size_t)read_fde(t, rec, p, &t->v[t->n]);
 	}
-	qsort(t->v, t->n, sizeof(*t->v), cmp_fde);
+	if (t->n > 1)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_fde);
 	*out = t;
 	return 0;
 }

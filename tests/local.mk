@@ -86,6 +86,15 @@ tests_unit_check_llvm_CFLAGS = $(CHECK_TEST_CFLAGS) $(LLVM_CFLAGS)
 tests_unit_check_llvm_LDADD = examples/libjcllvm.la llvm/libjitperf-llvm.la llvm/libjplobj.la \
 	read/libjitperf-read.la lib/libjitperf.la $(CHECK_LIBS) $(LLVM_LIBS)
 tests_unit_check_llvm_LDFLAGS = $(AM_LDFLAGS) $(LLVM_LDFLAGS)
+# its DWARF line table reader, against libdw
+check_PROGRAMS += tests/unit/check_llvm_lines
+TESTS += tests/unit/check_llvm_lines
+tests_unit_check_llvm_lines_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/llvm
+tests_unit_check_llvm_lines_CFLAGS = $(CHECK_TEST_CFLAGS) $(LLVM_CFLAGS) $(LIBDW_CFLAGS) \
+	$(LIBELF_CFLAGS)
+tests_unit_check_llvm_lines_LDADD = examples/libjcllvm.la llvm/libjplobj.la lib/libjitperf.la \
+	$(CHECK_LIBS) $(LLVM_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
+tests_unit_check_llvm_lines_LDFLAGS = $(AM_LDFLAGS) $(LLVM_LDFLAGS)
 endif
 
 # ---- progs/: helper programs of the scripts
@@ -146,7 +155,8 @@ EXTRA_DIST += $(SCRIPT_TESTS)
 # libjitperf-llvm and examples/llvm-orc (each skips when LLVM was not configured)
 LLVM_TESTS = tests/lib/llvm-symbols.test tests/lib/llvm-pkgconfig.test \
 	tests/example/llvm-perf.test tests/example/llvm-callgraph.test \
-	tests/example/llvm-counts.test tests/example/llvm-lines.test tests/man/llvm-examples.test
+	tests/example/llvm-counts.test tests/example/llvm-lines.test tests/man/llvm-examples.test \
+	tests/fuzz/debugline.test
 TESTS += $(LLVM_TESTS)
 EXTRA_DIST += $(LLVM_TESTS)
 EXAMPLE_TESTS = tests/example/cli.test tests/example/perf.test tests/example/callgraph.test \
@@ -168,6 +178,12 @@ tests_fuzz_fuzz_trace_run_LDADD = read/libjitperf-read.la
 tests_fuzz_fuzz_perfdata_run_SOURCES = tests/fuzz/fuzz-main.c tests/fuzz/fuzz_perfdata.c
 tests_fuzz_fuzz_perfdata_run_LDADD = tools/libcommand.la
 EXTRA_DIST += tests/fuzz/seeds/perfscript-callchain.txt tests/fuzz/seeds/perfscript-perfdata.txt
+# libjitperf-llvm's line table reader (its hidden functions: the convenience library)
+if HAVE_LLVM
+check_PROGRAMS += tests/fuzz/fuzz-debugline-run
+endif
+tests_fuzz_fuzz_debugline_run_SOURCES = tests/fuzz/fuzz-main.c tests/fuzz/fuzz_debugline.c
+tests_fuzz_fuzz_debugline_run_LDADD = llvm/libjplobj.la
 if FUZZERS
 # configure adds -fsanitize=fuzzer-no-link everywhere, so the libraries the
 # harnesses link are instrumented too
@@ -181,6 +197,11 @@ tests_fuzz_fuzz_trace_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_perfdata_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_fuzz_perfdata_LDADD = tools/libcommand.la
 tests_fuzz_fuzz_trace_LDADD = read/libjitperf-read.la
+if HAVE_LLVM
+noinst_PROGRAMS += tests/fuzz/fuzz_debugline
+endif
+tests_fuzz_fuzz_debugline_LDFLAGS = -fsanitize=fuzzer
+tests_fuzz_fuzz_debugline_LDADD = llvm/libjplobj.la
 endif
 
 # Run every Check suite under valgrind's memcheck.

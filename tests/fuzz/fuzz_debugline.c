@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * libFuzzer harness: arbitrary bytes as a relocatable ELF object, through
+ * libjitperf-llvm's line tables as the listener reads them (llvm/lines.c
+ * over llvm/debugline.c): every row, then the rows of a few address
+ * ranges.  The bytes go to a block of their own size, so that a read past
+ * them is caught by the sanitizers.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llvm/llvm.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	unsigned char *img = malloc(size ? size : 1);
+	volatile size_t sink = 0;
+	struct jpl_lines *l;
+
+	if (!img)
+		return 0;
+	memcpy(img, data, size);
+	/* jpl_lines_open owns img from here, whatever it returns */
+	if (jpl_lines_open(&l, img, size))
+		return 0;
+	/*
+	 * Function-sized ranges over the first KiB, where an object's code is
+	 * before relocation; every row's file name is read.
+	 */
+	for (uint64_t lo = 0; lo < 1024; lo += 16) {
+		struct jitperf_line *rows;
+		size_t n;
+
+		if (jpl_lines_of(l, lo, lo + 48, &rows, &n))
+			continue;
+		for (size_t k = 0; k < n; k++)
+			sink += rows[k].line + strlen(rows[k].file);
+		free(rows);
+	}
+	jpl_lines_close(l);
+	(void)sink;
+	return 0;
+}
