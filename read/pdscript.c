@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,12 @@
 #include "stackframe.h"
 
 #define MAX_STACK 127          /* perf script's default --max-stack */
+
+static inline int is_blank(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+#define is_space is_blank
 
 struct piece {
 	const char *p;             /* NULL: off is in the scratch buffer */
@@ -200,10 +207,6 @@ static int tidy_pieces(struct reader *r, const char *f, size_t n, const char *pc
 	return 0;
 }
 
-static inline int is_blank(unsigned char c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r');
-}
 
 /* the printed line would not split into name and dso where they meet */
 static int odd_line(const char *name, const char *mod)
@@ -316,8 +319,156 @@ static const struct cached *cache_get(struct reader *r, const struct pd_sym *sym
 	return c;
 }
 
+/* a new piece in the scratch buffer: the bytes of a, b and c one after another */
+static int scratch_piece(struct reader *r, const char *a, size_t an, const char *b, size_t bn,
+			 const char *c, size_t cn)
+{
+	char *d = scratch_room(r, an + bn + cn);
+	struct piece *p;
+
+	if (!d || grow((void **)&r->frames, &r->cap_frames, r->nframes + 1, sizeof(*r->frames)))
+		return -ENOMEM;
+	memcpy(d, a, an);
+	memcpy(d + an, b, bn);
+	memcpy(d + an + bn, c, cn);
+	p = &r->frames[r->nframes++];
+	p->p = NULL;
+	p->off = r->scratch_len;
+	p->len = an + bn + cn;
+	r->scratch_len += p->len;
+	return 0;
+}
+
+/*
+ * What stackcollapse-perf.pl --srcline appends to a frame: the line perf
+ * script -F+srcline prints under it ("file.c:12", or "dso[addr]" when no
+ * line is known) with every [...] taken out; "" when nothing is left (the
+ * kernel: "[kernel.kallsyms][addr]").
+ */
+static size_t srcline(const struct pd_loc *l, char *buf, size_t size)
+{
+	const char *file, *name = l->map->dso->name, *b;
+	size_t n = 0, len;
+	int line, ret;
+
+	if (pd_lines_find(pd_dso_lines(l->map->dso), l->addr, &file, &line) == 0) {
+		ret = snprintf(buf, size, "%s:%d", file, line);
+		return ret < 0 ? 0 : (size_t)ret < size ? (size_t)ret : size - 1;
+	}
+	/* perf's short name of the object, then s/\[.*?\]//g and the blanks trimmed */
+	b = strrchr(name, '/');
+	b = b && name[0] != '[' ? b + 1 : name;
+	len = strlen(b);
+	for (size_t i = 0; i < len && n + 1 < size; i++) {
+		const char *close;
+
+		if (b[i] == '[' && (close = memchr(b + i, ']', len - i))) {
+			i = close - b;
+			continue;
+		}
+		buf[n++] = b[i];
+	}
+	/* an unmatched '[' meets the "[addr]" perf adds: the rest goes */
+	if (memchr(buf, '[', n))
+		n = (const char *)memchr(buf, '[', n) - buf;
+	while (n > 0 && is_space(buf[n - 1]))
+		n--;
+	for (len = 0; len < n && is_space(buf[len]); len++)
+		;
+	memmove(buf, buf + len, n - len);
+	return n - len;
+}
+
+/*
+ * stackcollapse-perf.pl --inline: addr2line -i names the functions inlined
+ * at the address, outermost first; not for perf maps, the kernel and
+ * "[...]" objects.  1 when the entry became those frames, 0 when it stays
+ * one frame (no DWARF function there).
+ */
+static int inline_entry(struct reader *r, const struct pd_loc *l)
+{
+	struct pd_inl inl[16];
+	const char *name = l->map->dso->name;
+	int n, i, ret;
+
+	if (l->map->dso->kind != PD_DSO_ELF || strstr(name, "kernel.") || name[0] == '[')
+		return 0;
+	n = pd_lines_inline(pd_dso_lines(l->map->dso), l->addr, inl, 16);
+	if (n <= 0)
+		return n;
+	if (n == 1 && !strcmp(inl[0].name, "??"))
+		return 0;
+	for (i = n - 1; i >= 0; i--) {
+		char ctx[300] = "";
+		int cn = 0;
+
+		/* --srcline too: each function with its place, as --context does */
+		if (r->flags & PS_SRCLINE)
+			cn = snprintf(ctx, sizeof(ctx), ":%s:%d", inl[i].file, inl[i].line);
+		if (cn < 0 || (size_t)cn >= sizeof(ctx))
+			cn = 0;
+		ret = scratch_piece(r, inl[i].name, strlen(inl[i].name), ctx, cn, "", 0);
+		if (ret)
+			return ret;
+	}
+	return 1;
+}
+
+/* --srcline: each piece of the entry made since first gets ":" and its source line */
+static int add_srcline(struct reader *r, const struct pd_loc *l, size_t first)
+{
+	char sl[PATH_MAX + 24];
+	size_t n = srcline(l, sl, sizeof(sl)), i, end = r->nframes;
+	int ret;
+
+	if (n == 0)
+		return 0;
+	for (i = first; i < end; i++) {
+		struct piece p = r->frames[i];
+		size_t at = r->nframes;
+
+		/* the copy goes to the end, then takes the piece's place */
+		if (!p.p) {
+			/* scratch_room may move the buffer the piece lies in */
+			if (!scratch_room(r, p.len + 1 + n))
+				return -ENOMEM;
+			ret = scratch_piece(r, r->scratch + p.off, p.len, ":", 1, sl, n);
+		} else {
+			ret = scratch_piece(r, p.p, p.len, ":", 1, sl, n);
+		}
+		if (ret)
+			return ret;
+		r->frames[i] = r->frames[at];
+		r->nframes--;
+	}
+	return 0;
+}
+
+static int add_entry_pieces(struct reader *r, const struct pd_frame *fr);
+
 /* one callchain entry (or the sample's ip) as frames */
 static int add_entry(struct reader *r, const struct pd_frame *fr)
+{
+	const struct pd_loc *l = &fr->loc;
+	size_t first = r->nframes;
+	int ret;
+
+	if (grow((void **)&r->groups, &r->cap_groups, r->ngroups + 1, sizeof(*r->groups)))
+		return -ENOMEM;
+	r->groups[r->ngroups++] = r->nframes;
+	if ((r->flags & PS_INLINE) && l->map) {
+		ret = inline_entry(r, l);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
+	ret = add_entry_pieces(r, fr);
+	/* an entry without a map is "[unknown] ([unknown])": no source line */
+	if (!ret && (r->flags & PS_SRCLINE) && l->map)
+		ret = add_srcline(r, l, first);
+	return ret;
+}
+
+static int add_entry_pieces(struct reader *r, const struct pd_frame *fr)
 {
 	const struct pd_loc *l = &fr->loc;
 	const char *mod = l->map ? l->map->dso->name : "[unknown]";
@@ -325,9 +476,6 @@ static int add_entry(struct reader *r, const struct pd_frame *fr)
 	size_t i;
 
 	snprintf(pc, sizeof(pc), "%" PRIx64, fr->relative ? l->addr : fr->ip);
-	if (grow((void **)&r->groups, &r->cap_groups, r->ngroups + 1, sizeof(*r->groups)))
-		return -ENOMEM;
-	r->groups[r->ngroups++] = r->nframes;
 	if (odd_line(l->sym ? l->sym->name : "[unknown]", mod))
 		return odd_entry(r, l->sym ? l->sym->name : "[unknown]",
 				 l->sym ? l->addr - l->sym->start : 0, l->sym != NULL, pc, mod);
