@@ -37,7 +37,6 @@ static inline int is_blank(unsigned char c)
 {
 	return c == ' ' || (c >= '\t' && c <= '\r');
 }
-#define is_space is_blank
 
 struct piece {
 	const char *p;             /* NULL: off is in the scratch buffer */
@@ -341,42 +340,19 @@ static int scratch_piece(struct reader *r, const char *a, size_t an, const char 
 
 /*
  * What stackcollapse-perf.pl --srcline appends to a frame: the line perf
- * script -F+srcline prints under it ("file.c:12", or "dso[addr]" when no
- * line is known) with every [...] taken out; "" when nothing is left (the
- * kernel: "[kernel.kallsyms][addr]").
+ * script -F+srcline prints under it, "file.c:12".  Where no line is known
+ * perf prints nothing (6.1) or "dso[addr]" (older), which that script
+ * reads as the next frame or as "dso": nothing is appended.
  */
 static size_t srcline(const struct pd_loc *l, char *buf, size_t size)
 {
-	const char *file, *name = l->map->dso->name, *b;
-	size_t n = 0, len;
+	const char *file;
 	int line, ret;
 
-	if (pd_lines_find(pd_dso_lines(l->map->dso), l->addr, &file, &line) == 0) {
-		ret = snprintf(buf, size, "%s:%d", file, line);
-		return ret < 0 ? 0 : (size_t)ret < size ? (size_t)ret : size - 1;
-	}
-	/* perf's short name of the object, then s/\[.*?\]//g and the blanks trimmed */
-	b = strrchr(name, '/');
-	b = b && name[0] != '[' ? b + 1 : name;
-	len = strlen(b);
-	for (size_t i = 0; i < len && n + 1 < size; i++) {
-		const char *close;
-
-		if (b[i] == '[' && (close = memchr(b + i, ']', len - i))) {
-			i = close - b;
-			continue;
-		}
-		buf[n++] = b[i];
-	}
-	/* an unmatched '[' meets the "[addr]" perf adds: the rest goes */
-	if (memchr(buf, '[', n))
-		n = (const char *)memchr(buf, '[', n) - buf;
-	while (n > 0 && is_space(buf[n - 1]))
-		n--;
-	for (len = 0; len < n && is_space(buf[len]); len++)
-		;
-	memmove(buf, buf + len, n - len);
-	return n - len;
+	if (pd_lines_find(pd_dso_lines(l->map->dso), l->addr, &file, &line))
+		return 0;
+	ret = snprintf(buf, size, "%s:%d", file, line);
+	return ret < 0 ? 0 : (size_t)ret < size ? (size_t)ret : size - 1;
 }
 
 /*

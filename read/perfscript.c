@@ -768,11 +768,21 @@ static int line(struct ps_parser *p, const char *l, size_t n)
 	if (n == 0)
 		return emit(p);
 	if (p->flags & PS_PERFDATA) {
+		const char *t = l;
+
 		if (l[0] == '\t') {
+			/* with srcline, perf prints inlined frames without a dso:
+			 * stackcollapse-perf.pl passes them by */
 			if (!ps_match_stack(l, n, &st))
-				return fail(p, -EINVAL, "cannot parse call graph line");
+				return p->flags & PS_SRCLINE ? 0 :
+				       fail(p, -EINVAL, "cannot parse call graph line");
 			return p->have_pname ? stack_frames(p, &st) : 0;
 		}
+		/* and their source lines, indented, are not headers */
+		while (t < l + n && *t == ' ')
+			t++;
+		if ((p->flags & PS_SRCLINE) && t > l && !ps_match_header(t, l + n - t, &h))
+			return 0;
 		/* a header completes a sample that had no blank line */
 		if (p->have_pname) {
 			int ret = emit(p);

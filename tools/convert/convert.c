@@ -293,6 +293,13 @@ static int choose_source(struct conv *c)
 		c->o.source = c->in.has_samples ? CV_SAMPLES : CV_CALLS;
 	else
 		c->o.source = !strcmp(c->source, "samples") ? CV_SAMPLES : CV_CALLS;
+	/* text names objects by path and prints no sample's address in them
+	 * that DWARF could place: the chains come from perf.data only */
+	if ((c->o.ps_flags & PS_INLINE) && c->in.kind == CV_TEXT) {
+		cmd_err("%s: --inline needs a perf.data (or record directory), not perf "
+			"script text", c->input);
+		return usage_error(c);
+	}
 	if (c->o.source == CV_SAMPLES && !c->in.has_samples) {
 		cmd_err("%s: no perf samples (try --source calls)", c->input);
 		return -ENODATA;
