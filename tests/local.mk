@@ -139,13 +139,13 @@ SCRIPT_TESTS = \
 	tests/convert/stackcollapse.test tests/convert/chrome.test tests/convert/svg.test \
 	tests/convert/errors.test tests/convert/record.test tests/convert/viewer.test \
 	tests/convert/outfile.test tests/convert/chrome-max.test tests/convert/perfdata.test \
-	tests/convert/pprof.test tests/convert/srcline.test \
+	tests/convert/pprof.test tests/convert/srcline.test tests/convert/speedscope.test \
 	tests/man/lint.test tests/man/coverage.test tests/man/core-examples.test \
 	tests/man/instr-examples.test tests/man/wrap-example.test tests/man/cmd-examples.test \
 	tests/man/convert-examples.test \
 	tests/fuzz/jitdump.test tests/fuzz/perfscript.test tests/fuzz/perfdata.test
 TESTS += $(SCRIPT_TESTS)
-EXTRA_DIST += $(SCRIPT_TESTS)
+EXTRA_DIST += $(SCRIPT_TESTS) tests/convert/speedscope-pprof.js
 # libjitperf-llvm and examples/llvm-orc (each skips when LLVM was not configured)
 LLVM_TESTS = tests/lib/llvm-symbols.test tests/lib/llvm-pkgconfig.test \
 	tests/example/llvm-perf.test tests/example/llvm-callgraph.test \
