@@ -64,6 +64,21 @@ struct stack_ent {
 };
 
 #define STACK_CACHE_MAX (256u << 20)
+#define STACK_CHUNK     4096u
+#define STACK(r, i)     (&(r)->stacks[(i) / STACK_CHUNK][(i) % STACK_CHUNK])
+
+/*
+ * Folded frames met before, whatever callchain made them: raw callchains
+ * differ in every return address, so many fold alike, and they share one
+ * copy (and one ps_sample.stack_id, which spares the writers work too).
+ */
+struct folded_ent {
+	uint64_t             hash;
+	struct ps_str        pname, comm;
+	const struct ps_str *frames;
+	size_t               nframes;
+	uint64_t             id;
+};
 
 struct reader {
 	unsigned              flags;
@@ -95,11 +110,13 @@ struct reader {
 	size_t                ncpieces, cap_cpieces;
 	/* whole stacks met before: a sample of the same thread and callchain
 	 * under the same maps folds to the same frames */
-	struct stack_ent     *stacks;
-	size_t                nstacks, cap_stacks;
+	struct stack_ent    **stacks;    /* in chunks of STACK_CHUNK: never moved or copied */
+	size_t                nstacks, nchunks;
 	uint32_t             *stack_index;   /* entry + 1, 0 = empty */
 	size_t                stack_mask;
 	size_t                stack_bytes;   /* kept in blocks; the cache is dropped past a limit */
+	struct folded_ent    *folded;        /* open addressing on the contents' hash */
+	size_t                folded_mask, nfolded;
 	const struct pd_attr *event_attr;    /* the attribute of the kept event */
 	uint64_t              last_stack_id;
 
@@ -626,7 +643,7 @@ static struct stack_ent *stack_find(struct reader *r, uint64_t h, const struct p
 	if (!r->stack_index)
 		return *slot = 0, NULL;
 	for (j = h & r->stack_mask; r->stack_index[j]; j = (j + 1) & r->stack_mask) {
-		struct stack_ent *e = &r->stacks[r->stack_index[j] - 1];
+		struct stack_ent *e = STACK(r, r->stack_index[j] - 1);
 
 		if (!stack_same(e, h, t, ev))
 			continue;
@@ -655,6 +672,9 @@ static void stack_drop(struct reader *r)
 	r->stack_mask = 0;
 	r->nstacks = 0;
 	r->stack_bytes = 0;
+	free(r->folded);
+	r->folded = NULL;
+	r->folded_mask = r->nfolded = 0;
 }
 
 static char *keep_bytes(struct reader *r, const void *p, size_t n)
@@ -675,13 +695,99 @@ static char *keep_bytes(struct reader *r, const void *p, size_t n)
 	return d;
 }
 
+static uint64_t folded_hash(const struct ps_sample *c)
+{
+	uint64_t h = mix(c->pname.len, c->comm.len), v;
+	size_t i, k;
+
+	for (i = 0; i <= c->nframes; i++) {
+		const struct ps_str *p = i ? &c->frames[i - 1] : &c->pname;
+
+		h = mix(h, p->len);
+		for (k = 0; k + 8 <= p->len; k += 8) {
+			memcpy(&v, p->s + k, 8);
+			h = mix(h, v);
+		}
+		if (k < p->len) {
+			v = 0;
+			memcpy(&v, p->s + k, p->len - k);
+			h = mix(h, v);
+		}
+	}
+	return h;
+}
+
+static int folded_same(const struct folded_ent *f, const struct ps_sample *c)
+{
+	if (f->nframes != c->nframes || f->pname.len != c->pname.len ||
+	    f->comm.len != c->comm.len || memcmp(f->pname.s, c->pname.s, c->pname.len))
+		return 0;
+	for (size_t i = 0; i < c->nframes; i++)
+		if (f->frames[i].len != c->frames[i].len ||
+		    (f->frames[i].s != c->frames[i].s &&
+		     memcmp(f->frames[i].s, c->frames[i].s, c->frames[i].len)))
+			return 0;
+	return 1;
+}
+
+/* the kept copy of the frames just folded (r->cur), made on first sight; NULL = ENOMEM */
+static const struct folded_ent *folded_get(struct reader *r)
+{
+	uint64_t h = folded_hash(&r->cur);
+	struct folded_ent *f;
+	struct ps_str *fr;
+	size_t i, j;
+
+	if ((r->nfolded + 1) * 2 > r->folded_mask) {
+		size_t mask = r->folded_mask ? r->folded_mask * 2 + 1 : 1023;
+		struct folded_ent *n = calloc(mask + 1, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (i = 0; r->folded && i <= r->folded_mask; i++) {
+			if (!r->folded[i].id)
+				continue;
+			for (j = r->folded[i].hash & mask; n[j].id; j = (j + 1) & mask)
+				;
+			n[j] = r->folded[i];
+		}
+		free(r->folded);
+		r->folded = n;
+		r->folded_mask = mask;
+	}
+	for (j = h & r->folded_mask; r->folded[j].id; j = (j + 1) & r->folded_mask)
+		if (r->folded[j].hash == h && folded_same(&r->folded[j], &r->cur))
+			return &r->folded[j];
+	f = &r->folded[j];
+	f->pname.s = keep_bytes(r, r->cur.pname.s, r->cur.pname.len);
+	f->pname.len = r->cur.pname.len;
+	f->comm = (struct ps_str){ f->pname.s, r->cur.comm.len };
+	fr = (struct ps_str *)keep_bytes(r, r->cur.frames, r->cur.nframes * sizeof(*fr) + 8);
+	if (!f->pname.s || !fr)
+		return NULL;
+	/* pieces from the scratch buffer move to the blocks too */
+	for (i = 0; i < r->cur.nframes; i++) {
+		if (fr[i].s >= r->scratch && fr[i].s < r->scratch + r->scratch_cap) {
+			fr[i].s = keep_bytes(r, fr[i].s, fr[i].len);
+			if (!fr[i].s)
+				return NULL;
+		}
+	}
+	f->frames = fr;
+	f->nframes = r->cur.nframes;
+	f->hash = h;
+	f->id = ++r->last_stack_id;
+	r->nfolded++;
+	return f;
+}
+
 /* remember the sample just folded (r->cur) under its thread, callchain and generation */
 static int stack_add(struct reader *r, uint64_t h, const struct pd_thread *t,
 		     const struct pd_event *ev, uint64_t gen, int skip)
 {
 	const struct pd_sample *smp = &ev->sample;
 	struct stack_ent *e;
-	struct ps_str *fr;
+	const struct folded_ent *f;
 	size_t i, slot;
 
 	if (r->stack_bytes > STACK_CACHE_MAX)
@@ -695,7 +801,7 @@ static int stack_add(struct reader *r, uint64_t h, const struct pd_thread *t,
 		for (i = 0; i < r->nstacks; i++) {
 			size_t j;
 
-			for (j = r->stacks[i].hash & mask; ix[j]; j = (j + 1) & mask)
+			for (j = STACK(r, i)->hash & mask; ix[j]; j = (j + 1) & mask)
 				;
 			ix[j] = (uint32_t)i + 1;
 		}
@@ -703,9 +809,18 @@ static int stack_add(struct reader *r, uint64_t h, const struct pd_thread *t,
 		r->stack_index = ix;
 		r->stack_mask = mask;
 	}
-	if (grow((void **)&r->stacks, &r->cap_stacks, r->nstacks + 1, sizeof(*r->stacks)))
-		return -ENOMEM;
-	e = &r->stacks[r->nstacks];
+	if (r->nstacks == r->nchunks * STACK_CHUNK) {
+		struct stack_ent **c = realloc(r->stacks, (r->nchunks + 1) * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		r->stacks = c;
+		c[r->nchunks] = malloc(STACK_CHUNK * sizeof(**c));
+		if (!c[r->nchunks])
+			return -ENOMEM;
+		r->nchunks++;
+	}
+	e = STACK(r, r->nstacks);
 	memset(e, 0, sizeof(*e));
 	e->hash = h;
 	e->gen = gen;
@@ -718,23 +833,14 @@ static int stack_add(struct reader *r, uint64_t h, const struct pd_thread *t,
 		e->ip = smp->ip;
 		e->mode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	}
-	e->pname.s = keep_bytes(r, r->cur.pname.s, r->cur.pname.len);
-	e->pname.len = r->cur.pname.len;
-	e->comm = (struct ps_str){ e->pname.s, r->cur.comm.len };
-	fr = (struct ps_str *)keep_bytes(r, r->cur.frames, r->cur.nframes * sizeof(*fr) + 8);
-	if (!e->pname.s || !fr)
+	f = folded_get(r);
+	if (!f)
 		return -ENOMEM;
-	/* pieces from the scratch buffer move to the blocks too */
-	for (i = 0; i < r->cur.nframes; i++) {
-		if (fr[i].s >= r->scratch && fr[i].s < r->scratch + r->scratch_cap) {
-			fr[i].s = keep_bytes(r, fr[i].s, fr[i].len);
-			if (!fr[i].s)
-				return -ENOMEM;
-		}
-	}
-	e->frames = fr;
-	e->nframes = r->cur.nframes;
-	e->id = ++r->last_stack_id;
+	e->pname = f->pname;
+	e->comm = f->comm;
+	e->frames = f->frames;
+	e->nframes = f->nframes;
+	e->id = f->id;
 	r->cur.stack_id = e->id;
 	stack_find(r, h, t, ev, gen, &slot);
 	r->stack_index[slot] = (uint32_t)++r->nstacks;
@@ -868,7 +974,10 @@ static void reader_fini(struct reader *r)
 	free(r->cpieces);
 	free(r->frames);
 	free(r->locs);
+	for (size_t i = 0; i < r->nchunks; i++)
+		free(r->stacks[i]);
 	free(r->stacks);
+	free(r->folded);
 	free(r->stack_index);
 	free(r->groups);
 	free(r->out);
