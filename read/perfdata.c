@@ -494,6 +494,54 @@ static int by_time(const void *x, const void *y)
 }
 
 /*
+ * An index nearly in order (perf inject's output: a few records out of
+ * place) is sorted by taking out the records that come before an earlier
+ * one's time, sorting those few and merging them back: linear, where the
+ * radix sort scatters the whole index four times.  The order is (time,
+ * file offset), which is what the stable sort gives.  1 if it was not
+ * nearly in order (nothing changed), 0, or -ENOMEM.
+ */
+static int sort_nearly(struct pd_file *f)
+{
+	struct pd_index *a = f->index, *side, *out;
+	size_t n = f->nindex, i, nm = 0, ns = 0, j, k;
+	uint64_t last = 0;
+
+	for (i = 0; i < n; i++) {
+		if (a[i].time >= last)
+			last = a[i].time;
+		else
+			ns++;
+	}
+	if (ns > n / 16)
+		return 1;
+	side = malloc((ns ? ns : 1) * sizeof(*side));
+	out = malloc((n ? n : 1) * sizeof(*out));
+	if (!side || !out) {
+		free(side);
+		free(out);
+		return 1;
+	}
+	ns = 0;
+	last = 0;
+	for (i = 0; i < n; i++) {
+		if (a[i].time >= last) {
+			last = a[i].time;
+			a[nm++] = a[i];
+		} else {
+			side[ns++] = a[i];
+		}
+	}
+	qsort(side, ns, sizeof(*side), by_time);
+	for (i = j = k = 0; i < nm || j < ns;)
+		out[k++] = j >= ns || (i < nm && by_time(&a[i], &side[j]) < 0) ? a[i++] : side[j++];
+	free(side);
+	free(a);
+	f->index = out;
+	return 0;
+}
+
+/*
  * Stable LSD radix sort of the index by time, 16 bits a pass, skipping the
  * passes whose digit is the same in every record (the high bits of
  * nanosecond timestamps of one recording): a few linear passes where qsort
@@ -506,6 +554,8 @@ static int sort_index(struct pd_file *f)
 	uint64_t lo = UINT64_MAX, hi = 0;
 	int shift;
 
+	if (sort_nearly(f) == 0)
+		return 0;
 	for (i = 0; i < n; i++) {
 		lo = a[i].time < lo ? a[i].time : lo;
 		hi = a[i].time > hi ? a[i].time : hi;
