@@ -310,9 +310,28 @@ static int cache_grow(struct reader *r)
 	return 0;
 }
 
-static const struct cached *cache_get(struct reader *r, const struct pd_sym *sym,
-				      const struct pd_map *map, const char *pc)
+/* the address perf prints for a frame, in hex: made only when a name needs it */
+static const char *frame_pc(const struct pd_frame *fr, char *buf)
 {
+	static const char digits[] = "0123456789abcdef";
+	uint64_t v = fr->relative ? fr->loc.addr : fr->ip;
+	char tmp[17];
+	int n = 0, i;
+
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = 0;
+	return buf;
+}
+
+static const struct cached *cache_get(struct reader *r, const struct pd_sym *sym,
+				      const struct pd_map *map, const struct pd_frame *fr)
+{
+	char pc[24];
 	int java = r->cur.pname.len == 4 && !memcmp(r->pname, "java", 4);
 	size_t j;
 	struct cached *c;
@@ -325,8 +344,8 @@ static const struct cached *cache_get(struct reader *r, const struct pd_sym *sym
 			return &r->cache[j];
 	c = &r->cache[j];
 	c->first = (uint32_t)r->ncpieces;
-	if (tidy_line(r, sym->name, pc, map->dso->name, 1, &r->cpieces, &r->ncpieces,
-		      &r->cap_cpieces))
+	if (tidy_line(r, sym->name, frame_pc(fr, pc), map->dso->name, 1, &r->cpieces,
+		      &r->ncpieces, &r->cap_cpieces))
 		return NULL;
 	c->n = (uint32_t)(r->ncpieces - c->first);
 	c->sym = sym;
@@ -468,12 +487,12 @@ static int add_entry_pieces(struct reader *r, const struct pd_frame *fr)
 	char pc[24];
 	size_t i;
 
-	snprintf(pc, sizeof(pc), "%" PRIx64, fr->relative ? l->addr : fr->ip);
 	if (odd_line(l->sym ? l->sym->name : "[unknown]", mod))
 		return odd_entry(r, l->sym ? l->sym->name : "[unknown]",
-				 l->sym ? l->addr - l->sym->start : 0, l->sym != NULL, pc, mod);
+				 l->sym ? l->addr - l->sym->start : 0, l->sym != NULL,
+				 frame_pc(fr, pc), mod);
 	if (l->sym) {
-		const struct cached *c = cache_get(r, l->sym, l->map, pc);
+		const struct cached *c = cache_get(r, l->sym, l->map, fr);
 
 		if (!c || grow((void **)&r->frames, &r->cap_frames, r->nframes + c->n,
 			       sizeof(*r->frames)))
@@ -482,7 +501,8 @@ static int add_entry_pieces(struct reader *r, const struct pd_frame *fr)
 			r->frames[r->nframes++] = r->cpieces[c->first + i];
 		return 0;
 	}
-	return tidy_line(r, "[unknown]", pc, mod, 0, &r->frames, &r->nframes, &r->cap_frames);
+	return tidy_line(r, "[unknown]", frame_pc(fr, pc), mod, 0, &r->frames, &r->nframes,
+			 &r->cap_frames);
 }
 
 static int push_loc(struct reader *r, struct pd_thread *t, int kernel, uint64_t ip, int relative)
