@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,11 @@
 #include "stackframe.h"
 
 #define MAX_STACK 127          /* perf script's default --max-stack */
+
+static inline int is_blank(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
 
 struct piece {
 	const char *p;             /* NULL: off is in the scratch buffer */
@@ -58,6 +64,21 @@ struct stack_ent {
 };
 
 #define STACK_CACHE_MAX (256u << 20)
+#define STACK_CHUNK     4096u
+#define STACK(r, i)     (&(r)->stacks[(i) / STACK_CHUNK][(i) % STACK_CHUNK])
+
+/*
+ * Folded frames met before, whatever callchain made them: raw callchains
+ * differ in every return address, so many fold alike, and they share one
+ * copy (and one ps_sample.stack_id, which spares the writers work too).
+ */
+struct folded_ent {
+	uint64_t             hash;
+	struct ps_str        pname, comm;
+	const struct ps_str *frames;
+	size_t               nframes;
+	uint64_t             id;
+};
 
 struct reader {
 	unsigned              flags;
@@ -89,11 +110,13 @@ struct reader {
 	size_t                ncpieces, cap_cpieces;
 	/* whole stacks met before: a sample of the same thread and callchain
 	 * under the same maps folds to the same frames */
-	struct stack_ent     *stacks;
-	size_t                nstacks, cap_stacks;
+	struct stack_ent    **stacks;    /* in chunks of STACK_CHUNK: never moved or copied */
+	size_t                nstacks, nchunks;
 	uint32_t             *stack_index;   /* entry + 1, 0 = empty */
 	size_t                stack_mask;
 	size_t                stack_bytes;   /* kept in blocks; the cache is dropped past a limit */
+	struct folded_ent    *folded;        /* open addressing on the contents' hash */
+	size_t                folded_mask, nfolded;
 	const struct pd_attr *event_attr;    /* the attribute of the kept event */
 	uint64_t              last_stack_id;
 
@@ -200,10 +223,6 @@ static int tidy_pieces(struct reader *r, const char *f, size_t n, const char *pc
 	return 0;
 }
 
-static inline int is_blank(unsigned char c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r');
-}
 
 /* the printed line would not split into name and dso where they meet */
 static int odd_line(const char *name, const char *mod)
@@ -291,9 +310,28 @@ static int cache_grow(struct reader *r)
 	return 0;
 }
 
-static const struct cached *cache_get(struct reader *r, const struct pd_sym *sym,
-				      const struct pd_map *map, const char *pc)
+/* the address perf prints for a frame, in hex: made only when a name needs it */
+static const char *frame_pc(const struct pd_frame *fr, char *buf)
 {
+	static const char digits[] = "0123456789abcdef";
+	uint64_t v = fr->relative ? fr->loc.addr : fr->ip;
+	char tmp[17];
+	int n = 0, i;
+
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = 0;
+	return buf;
+}
+
+static const struct cached *cache_get(struct reader *r, const struct pd_sym *sym,
+				      const struct pd_map *map, const struct pd_frame *fr)
+{
+	char pc[24];
 	int java = r->cur.pname.len == 4 && !memcmp(r->pname, "java", 4);
 	size_t j;
 	struct cached *c;
@@ -306,8 +344,8 @@ static const struct cached *cache_get(struct reader *r, const struct pd_sym *sym
 			return &r->cache[j];
 	c = &r->cache[j];
 	c->first = (uint32_t)r->ncpieces;
-	if (tidy_line(r, sym->name, pc, map->dso->name, 1, &r->cpieces, &r->ncpieces,
-		      &r->cap_cpieces))
+	if (tidy_line(r, sym->name, frame_pc(fr, pc), map->dso->name, 1, &r->cpieces,
+		      &r->ncpieces, &r->cap_cpieces))
 		return NULL;
 	c->n = (uint32_t)(r->ncpieces - c->first);
 	c->sym = sym;
@@ -316,23 +354,145 @@ static const struct cached *cache_get(struct reader *r, const struct pd_sym *sym
 	return c;
 }
 
+/* a new piece in the scratch buffer: the bytes of a, b and c one after another */
+static int scratch_piece(struct reader *r, const char *a, size_t an, const char *b, size_t bn,
+			 const char *c, size_t cn)
+{
+	char *d = scratch_room(r, an + bn + cn);
+	struct piece *p;
+
+	if (!d || grow((void **)&r->frames, &r->cap_frames, r->nframes + 1, sizeof(*r->frames)))
+		return -ENOMEM;
+	memcpy(d, a, an);
+	memcpy(d + an, b, bn);
+	memcpy(d + an + bn, c, cn);
+	p = &r->frames[r->nframes++];
+	p->p = NULL;
+	p->off = r->scratch_len;
+	p->len = an + bn + cn;
+	r->scratch_len += p->len;
+	return 0;
+}
+
+/*
+ * What stackcollapse-perf.pl --srcline appends to a frame: the line perf
+ * script -F+srcline prints under it, "file.c:12".  Where no line is known
+ * perf prints nothing (6.1) or "dso[addr]" (older), which that script
+ * reads as the next frame or as "dso": nothing is appended.
+ */
+static size_t srcline(const struct pd_loc *l, char *buf, size_t size)
+{
+	const char *file;
+	int line, ret;
+
+	if (pd_lines_find(pd_dso_lines(l->map->dso), l->addr, &file, &line))
+		return 0;
+	ret = snprintf(buf, size, "%s:%d", file, line);
+	return ret < 0 ? 0 : (size_t)ret < size ? (size_t)ret : size - 1;
+}
+
+/*
+ * stackcollapse-perf.pl --inline: addr2line -i names the functions inlined
+ * at the address, outermost first; not for perf maps, the kernel and
+ * "[...]" objects.  1 when the entry became those frames, 0 when it stays
+ * one frame (no DWARF function there).
+ */
+static int inline_entry(struct reader *r, const struct pd_loc *l)
+{
+	struct pd_inl inl[16];
+	const char *name = l->map->dso->name;
+	int n, i, ret;
+
+	if (l->map->dso->kind != PD_DSO_ELF || strstr(name, "kernel.") || name[0] == '[')
+		return 0;
+	n = pd_lines_inline(pd_dso_lines(l->map->dso), l->addr, inl, 16);
+	if (n <= 0)
+		return n;
+	if (n == 1 && !strcmp(inl[0].name, "??"))
+		return 0;
+	for (i = n - 1; i >= 0; i--) {
+		char ctx[300] = "";
+		int cn = 0;
+
+		/* --srcline too: each function with its place, as --context does */
+		if (r->flags & PS_SRCLINE)
+			cn = snprintf(ctx, sizeof(ctx), ":%s:%d", inl[i].file, inl[i].line);
+		if (cn < 0 || (size_t)cn >= sizeof(ctx))
+			cn = 0;
+		ret = scratch_piece(r, inl[i].name, strlen(inl[i].name), ctx, cn, "", 0);
+		if (ret)
+			return ret;
+	}
+	return 1;
+}
+
+/* --srcline: each piece of the entry made since first gets ":" and its source line */
+static int add_srcline(struct reader *r, const struct pd_loc *l, size_t first)
+{
+	char sl[PATH_MAX + 24];
+	size_t n = srcline(l, sl, sizeof(sl)), i, end = r->nframes;
+	int ret;
+
+	if (n == 0)
+		return 0;
+	for (i = first; i < end; i++) {
+		struct piece p = r->frames[i];
+		size_t at = r->nframes;
+
+		/* the copy goes to the end, then takes the piece's place */
+		if (!p.p) {
+			/* scratch_room may move the buffer the piece lies in */
+			if (!scratch_room(r, p.len + 1 + n))
+				return -ENOMEM;
+			ret = scratch_piece(r, r->scratch + p.off, p.len, ":", 1, sl, n);
+		} else {
+			ret = scratch_piece(r, p.p, p.len, ":", 1, sl, n);
+		}
+		if (ret)
+			return ret;
+		r->frames[i] = r->frames[at];
+		r->nframes--;
+	}
+	return 0;
+}
+
+static int add_entry_pieces(struct reader *r, const struct pd_frame *fr);
+
 /* one callchain entry (or the sample's ip) as frames */
 static int add_entry(struct reader *r, const struct pd_frame *fr)
+{
+	const struct pd_loc *l = &fr->loc;
+	size_t first = r->nframes;
+	int ret;
+
+	if (grow((void **)&r->groups, &r->cap_groups, r->ngroups + 1, sizeof(*r->groups)))
+		return -ENOMEM;
+	r->groups[r->ngroups++] = r->nframes;
+	if ((r->flags & PS_INLINE) && l->map) {
+		ret = inline_entry(r, l);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
+	ret = add_entry_pieces(r, fr);
+	/* an entry without a map is "[unknown] ([unknown])": no source line */
+	if (!ret && (r->flags & PS_SRCLINE) && l->map)
+		ret = add_srcline(r, l, first);
+	return ret;
+}
+
+static int add_entry_pieces(struct reader *r, const struct pd_frame *fr)
 {
 	const struct pd_loc *l = &fr->loc;
 	const char *mod = l->map ? l->map->dso->name : "[unknown]";
 	char pc[24];
 	size_t i;
 
-	snprintf(pc, sizeof(pc), "%" PRIx64, fr->relative ? l->addr : fr->ip);
-	if (grow((void **)&r->groups, &r->cap_groups, r->ngroups + 1, sizeof(*r->groups)))
-		return -ENOMEM;
-	r->groups[r->ngroups++] = r->nframes;
 	if (odd_line(l->sym ? l->sym->name : "[unknown]", mod))
 		return odd_entry(r, l->sym ? l->sym->name : "[unknown]",
-				 l->sym ? l->addr - l->sym->start : 0, l->sym != NULL, pc, mod);
+				 l->sym ? l->addr - l->sym->start : 0, l->sym != NULL,
+				 frame_pc(fr, pc), mod);
 	if (l->sym) {
-		const struct cached *c = cache_get(r, l->sym, l->map, pc);
+		const struct cached *c = cache_get(r, l->sym, l->map, fr);
 
 		if (!c || grow((void **)&r->frames, &r->cap_frames, r->nframes + c->n,
 			       sizeof(*r->frames)))
@@ -341,7 +501,8 @@ static int add_entry(struct reader *r, const struct pd_frame *fr)
 			r->frames[r->nframes++] = r->cpieces[c->first + i];
 		return 0;
 	}
-	return tidy_line(r, "[unknown]", pc, mod, 0, &r->frames, &r->nframes, &r->cap_frames);
+	return tidy_line(r, "[unknown]", frame_pc(fr, pc), mod, 0, &r->frames, &r->nframes,
+			 &r->cap_frames);
 }
 
 static int push_loc(struct reader *r, struct pd_thread *t, int kernel, uint64_t ip, int relative)
@@ -502,7 +663,7 @@ static struct stack_ent *stack_find(struct reader *r, uint64_t h, const struct p
 	if (!r->stack_index)
 		return *slot = 0, NULL;
 	for (j = h & r->stack_mask; r->stack_index[j]; j = (j + 1) & r->stack_mask) {
-		struct stack_ent *e = &r->stacks[r->stack_index[j] - 1];
+		struct stack_ent *e = STACK(r, r->stack_index[j] - 1);
 
 		if (!stack_same(e, h, t, ev))
 			continue;
@@ -531,6 +692,9 @@ static void stack_drop(struct reader *r)
 	r->stack_mask = 0;
 	r->nstacks = 0;
 	r->stack_bytes = 0;
+	free(r->folded);
+	r->folded = NULL;
+	r->folded_mask = r->nfolded = 0;
 }
 
 static char *keep_bytes(struct reader *r, const void *p, size_t n)
@@ -551,13 +715,99 @@ static char *keep_bytes(struct reader *r, const void *p, size_t n)
 	return d;
 }
 
+static uint64_t folded_hash(const struct ps_sample *c)
+{
+	uint64_t h = mix(c->pname.len, c->comm.len), v;
+	size_t i, k;
+
+	for (i = 0; i <= c->nframes; i++) {
+		const struct ps_str *p = i ? &c->frames[i - 1] : &c->pname;
+
+		h = mix(h, p->len);
+		for (k = 0; k + 8 <= p->len; k += 8) {
+			memcpy(&v, p->s + k, 8);
+			h = mix(h, v);
+		}
+		if (k < p->len) {
+			v = 0;
+			memcpy(&v, p->s + k, p->len - k);
+			h = mix(h, v);
+		}
+	}
+	return h;
+}
+
+static int folded_same(const struct folded_ent *f, const struct ps_sample *c)
+{
+	if (f->nframes != c->nframes || f->pname.len != c->pname.len ||
+	    f->comm.len != c->comm.len || memcmp(f->pname.s, c->pname.s, c->pname.len))
+		return 0;
+	for (size_t i = 0; i < c->nframes; i++)
+		if (f->frames[i].len != c->frames[i].len ||
+		    (f->frames[i].s != c->frames[i].s &&
+		     memcmp(f->frames[i].s, c->frames[i].s, c->frames[i].len)))
+			return 0;
+	return 1;
+}
+
+/* the kept copy of the frames just folded (r->cur), made on first sight; NULL = ENOMEM */
+static const struct folded_ent *folded_get(struct reader *r)
+{
+	uint64_t h = folded_hash(&r->cur);
+	struct folded_ent *f;
+	struct ps_str *fr;
+	size_t i, j;
+
+	if ((r->nfolded + 1) * 2 > r->folded_mask) {
+		size_t mask = r->folded_mask ? r->folded_mask * 2 + 1 : 1023;
+		struct folded_ent *n = calloc(mask + 1, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (i = 0; r->folded && i <= r->folded_mask; i++) {
+			if (!r->folded[i].id)
+				continue;
+			for (j = r->folded[i].hash & mask; n[j].id; j = (j + 1) & mask)
+				;
+			n[j] = r->folded[i];
+		}
+		free(r->folded);
+		r->folded = n;
+		r->folded_mask = mask;
+	}
+	for (j = h & r->folded_mask; r->folded[j].id; j = (j + 1) & r->folded_mask)
+		if (r->folded[j].hash == h && folded_same(&r->folded[j], &r->cur))
+			return &r->folded[j];
+	f = &r->folded[j];
+	f->pname.s = keep_bytes(r, r->cur.pname.s, r->cur.pname.len);
+	f->pname.len = r->cur.pname.len;
+	f->comm = (struct ps_str){ f->pname.s, r->cur.comm.len };
+	fr = (struct ps_str *)keep_bytes(r, r->cur.frames, r->cur.nframes * sizeof(*fr) + 8);
+	if (!f->pname.s || !fr)
+		return NULL;
+	/* pieces from the scratch buffer move to the blocks too */
+	for (i = 0; i < r->cur.nframes; i++) {
+		if (fr[i].s >= r->scratch && fr[i].s < r->scratch + r->scratch_cap) {
+			fr[i].s = keep_bytes(r, fr[i].s, fr[i].len);
+			if (!fr[i].s)
+				return NULL;
+		}
+	}
+	f->frames = fr;
+	f->nframes = r->cur.nframes;
+	f->hash = h;
+	f->id = ++r->last_stack_id;
+	r->nfolded++;
+	return f;
+}
+
 /* remember the sample just folded (r->cur) under its thread, callchain and generation */
 static int stack_add(struct reader *r, uint64_t h, const struct pd_thread *t,
 		     const struct pd_event *ev, uint64_t gen, int skip)
 {
 	const struct pd_sample *smp = &ev->sample;
 	struct stack_ent *e;
-	struct ps_str *fr;
+	const struct folded_ent *f;
 	size_t i, slot;
 
 	if (r->stack_bytes > STACK_CACHE_MAX)
@@ -571,7 +821,7 @@ static int stack_add(struct reader *r, uint64_t h, const struct pd_thread *t,
 		for (i = 0; i < r->nstacks; i++) {
 			size_t j;
 
-			for (j = r->stacks[i].hash & mask; ix[j]; j = (j + 1) & mask)
+			for (j = STACK(r, i)->hash & mask; ix[j]; j = (j + 1) & mask)
 				;
 			ix[j] = (uint32_t)i + 1;
 		}
@@ -579,9 +829,18 @@ static int stack_add(struct reader *r, uint64_t h, const struct pd_thread *t,
 		r->stack_index = ix;
 		r->stack_mask = mask;
 	}
-	if (grow((void **)&r->stacks, &r->cap_stacks, r->nstacks + 1, sizeof(*r->stacks)))
-		return -ENOMEM;
-	e = &r->stacks[r->nstacks];
+	if (r->nstacks == r->nchunks * STACK_CHUNK) {
+		struct stack_ent **c = realloc(r->stacks, (r->nchunks + 1) * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		r->stacks = c;
+		c[r->nchunks] = malloc(STACK_CHUNK * sizeof(**c));
+		if (!c[r->nchunks])
+			return -ENOMEM;
+		r->nchunks++;
+	}
+	e = STACK(r, r->nstacks);
 	memset(e, 0, sizeof(*e));
 	e->hash = h;
 	e->gen = gen;
@@ -594,23 +853,14 @@ static int stack_add(struct reader *r, uint64_t h, const struct pd_thread *t,
 		e->ip = smp->ip;
 		e->mode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	}
-	e->pname.s = keep_bytes(r, r->cur.pname.s, r->cur.pname.len);
-	e->pname.len = r->cur.pname.len;
-	e->comm = (struct ps_str){ e->pname.s, r->cur.comm.len };
-	fr = (struct ps_str *)keep_bytes(r, r->cur.frames, r->cur.nframes * sizeof(*fr) + 8);
-	if (!e->pname.s || !fr)
+	f = folded_get(r);
+	if (!f)
 		return -ENOMEM;
-	/* pieces from the scratch buffer move to the blocks too */
-	for (i = 0; i < r->cur.nframes; i++) {
-		if (fr[i].s >= r->scratch && fr[i].s < r->scratch + r->scratch_cap) {
-			fr[i].s = keep_bytes(r, fr[i].s, fr[i].len);
-			if (!fr[i].s)
-				return -ENOMEM;
-		}
-	}
-	e->frames = fr;
-	e->nframes = r->cur.nframes;
-	e->id = ++r->last_stack_id;
+	e->pname = f->pname;
+	e->comm = f->comm;
+	e->frames = f->frames;
+	e->nframes = f->nframes;
+	e->id = f->id;
 	r->cur.stack_id = e->id;
 	stack_find(r, h, t, ev, gen, &slot);
 	r->stack_index[slot] = (uint32_t)++r->nstacks;
@@ -744,7 +994,10 @@ static void reader_fini(struct reader *r)
 	free(r->cpieces);
 	free(r->frames);
 	free(r->locs);
+	for (size_t i = 0; i < r->nchunks; i++)
+		free(r->stacks[i]);
 	free(r->stacks);
+	free(r->folded);
 	free(r->stack_index);
 	free(r->groups);
 	free(r->out);

@@ -206,6 +206,19 @@ static void load_elf(struct pd_session *s, struct pd_dso *d)
 		syms = runtime;
 	if (syms && pd_symtab_load_elf(&d->syms, syms, runtime))
 		pd_symtab_free(&d->syms);
+	/* kept for the source lines, looked up only when asked for */
+	d->symfile = syms ? strdup(syms) : NULL;
+	d->runtime = runtime ? strdup(runtime) : NULL;
+}
+
+struct pd_lines *pd_dso_lines(struct pd_dso *d)
+{
+	if (!d->lines_tried && d->kind == PD_DSO_ELF && d->loaded) {
+		d->lines_tried = 1;
+		if (d->symfile || d->runtime)
+			d->lines = pd_lines_open(d->symfile, d->runtime);
+	}
+	return d->lines;
 }
 
 /* [vdso]: perf's saved copy, else this process's own if it is the same */
@@ -796,6 +809,9 @@ void pd_session_free(struct pd_session *s)
 	for (d = s->dsos; d; d = dn) {
 		dn = d->next;
 		pd_symtab_free(&d->syms);
+		pd_lines_free(d->lines);
+		free(d->symfile);
+		free(d->runtime);
 		free(d->name);
 		free(d);
 	}

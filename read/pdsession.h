@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "perfdata.h"
+#include "pdline.h"
 #include "pdsym.h"
 
 enum pd_dso_kind { PD_DSO_ELF, PD_DSO_PERFMAP, PD_DSO_KERNEL, PD_DSO_MODULE, PD_DSO_VDSO };
@@ -26,6 +27,10 @@ struct pd_dso {
 	int              loaded;
 	int              jit;        /* a perf map or perf inject's jitted-PID-N.so */
 	struct pd_symtab syms;
+	char            *symfile;    /* ELF: where the symbols came from, NULL if nowhere */
+	char            *runtime;    /* ELF: the image that was mapped, NULL if not found */
+	struct pd_lines *lines;      /* pd_dso_lines() */
+	int              lines_tried;
 	struct pd_dso   *next;
 };
 
@@ -75,6 +80,12 @@ const char *pd_thread_comm(const struct pd_thread *t);
 /* Resolve ip of t in kernel (1) or user (0) space. */
 void pd_session_resolve(struct pd_session *s, struct pd_thread *t, int kernel, uint64_t ip,
 			struct pd_loc *loc);
+
+/*
+ * The source lines of an ELF object (read/pdline.h), opened on first use;
+ * NULL if it has no DWARF or is no ELF object.
+ */
+struct pd_lines *pd_dso_lines(struct pd_dso *d);
 
 /* Every DSO seen so far, in no particular order. */
 struct pd_dso *pd_session_dsos(const struct pd_session *s);

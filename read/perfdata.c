@@ -52,8 +52,9 @@ struct pd_file {
 	struct pd_build_id   *bids;
 	size_t                nbids;
 	char                 *cmdline;
-	struct pd_index      *index;
+	struct pd_index      *index;       /* NULL: the records are in time order already */
 	size_t                nindex, next;
+	uint64_t              seq_off, seq_last;   /* the next record and time, without index */
 	uint64_t              lost;
 };
 
@@ -493,6 +494,54 @@ static int by_time(const void *x, const void *y)
 }
 
 /*
+ * An index nearly in order (perf inject's output: a few records out of
+ * place) is sorted by taking out the records that come before an earlier
+ * one's time, sorting those few and merging them back: linear, where the
+ * radix sort scatters the whole index four times.  The order is (time,
+ * file offset), which is what the stable sort gives.  1 if it was not
+ * nearly in order (nothing changed), 0, or -ENOMEM.
+ */
+static int sort_nearly(struct pd_file *f)
+{
+	struct pd_index *a = f->index, *side, *out;
+	size_t n = f->nindex, i, nm = 0, ns = 0, j, k;
+	uint64_t last = 0;
+
+	for (i = 0; i < n; i++) {
+		if (a[i].time >= last)
+			last = a[i].time;
+		else
+			ns++;
+	}
+	if (ns > n / 16)
+		return 1;
+	side = malloc((ns ? ns : 1) * sizeof(*side));
+	out = malloc((n ? n : 1) * sizeof(*out));
+	if (!side || !out) {
+		free(side);
+		free(out);
+		return 1;
+	}
+	ns = 0;
+	last = 0;
+	for (i = 0; i < n; i++) {
+		if (a[i].time >= last) {
+			last = a[i].time;
+			a[nm++] = a[i];
+		} else {
+			side[ns++] = a[i];
+		}
+	}
+	qsort(side, ns, sizeof(*side), by_time);
+	for (i = j = k = 0; i < nm || j < ns;)
+		out[k++] = j >= ns || (i < nm && by_time(&a[i], &side[j]) < 0) ? a[i++] : side[j++];
+	free(side);
+	free(a);
+	f->index = out;
+	return 0;
+}
+
+/*
  * Stable LSD radix sort of the index by time, 16 bits a pass, skipping the
  * passes whose digit is the same in every record (the high bits of
  * nanosecond timestamps of one recording): a few linear passes where qsort
@@ -505,6 +554,8 @@ static int sort_index(struct pd_file *f)
 	uint64_t lo = UINT64_MAX, hi = 0;
 	int shift;
 
+	if (sort_nearly(f) == 0)
+		return 0;
 	for (i = 0; i < n; i++) {
 		lo = a[i].time < lo ? a[i].time : lo;
 		hi = a[i].time > hi ? a[i].time : hi;
@@ -537,10 +588,16 @@ static int sort_index(struct pd_file *f)
 	return 0;
 }
 
+/*
+ * Check every record's framing, take in the header records (pipe mode), and
+ * see whether the records are in time order, as perf inject writes them;
+ * only when they are not, index and sort them (perf record's per-CPU
+ * buffers interleave).  No index is one pass over the file and no memory.
+ */
 static int index_records(struct pd_file *f, char *err, size_t errlen)
 {
 	uint64_t off = f->data_off, last = 0;
-	size_t cap = 0;
+	size_t n = 0;
 	int sorted = 1, ret;
 
 	while (off < f->data_end) {
@@ -576,30 +633,43 @@ static int index_records(struct pd_file *f, char *err, size_t errlen)
 			ret = header_record(f, type, r, size, off, err, errlen);
 			if (ret)
 				return ret;
-		} else {
-			if (f->nindex == cap) {
-				size_t ncap = cap ? cap * 2 : 4096;
-				struct pd_index *ni = realloc(f->index, ncap * sizeof(*ni));
-
-				if (!ni)
-					return -ENOMEM;
-				f->index = ni;
-				cap = ncap;
-			}
+		} else if (sorted) {
 			/* records without a time keep their place after the one before */
 			t = record_time(f, type, r, size);
-			if (!t)
-				t = last;
-			if (t < last)
+			if (t && t < last)
 				sorted = 0;
-			last = t;
-			f->index[f->nindex++] = (struct pd_index){ t, off };
+			else if (t)
+				last = t;
+			n++;
+		} else {
+			n++;
 		}
 		off += size + extra;
 	}
-	if (!sorted)
-		return sort_index(f);
-	return 0;
+	f->seq_off = f->data_off;
+	if (sorted)
+		return 0;
+	f->index = malloc((n ? n : 1) * sizeof(*f->index));
+	if (!f->index)
+		return -ENOMEM;
+	/* the framing is known good now */
+	last = 0;
+	for (off = f->data_off; off < f->data_end;) {
+		const unsigned char *r = f->data + off;
+		uint32_t type = u32at(r);
+		uint16_t size = u16at(r + 6);
+		uint64_t t;
+
+		if (type < PD_HEADER_ATTR) {
+			t = record_time(f, type, r, size);
+			if (!t)
+				t = last;
+			last = t;
+			f->index[f->nindex++] = (struct pd_index){ t, off };
+		}
+		off += size + (type == PD_AUXTRACE ? u64at(r + 8) : 0);
+	}
+	return sort_index(f);
 }
 
 static int parse_layout(struct pd_file *f, char *err, size_t errlen)
@@ -981,15 +1051,36 @@ static int parse_sample(const struct pd_attr *a, struct cursor *c, struct pd_sam
 int pd_next(struct pd_file *f, struct pd_event *ev, char *err, size_t errlen)
 {
 	const struct pd_index *ix;
+	struct pd_index seq;
 	const unsigned char *r, *p;
+	uint32_t type;
 	struct cursor c;
 	uint16_t size;
 	const struct pd_attr *a;
 	size_t fixed;
 
-	if (f->next >= f->nindex)
+	if (!f->index) {
+		/* in time order: the next record that is not a header record */
+		for (;;) {
+			if (f->seq_off >= f->data_end)
+				return 0;
+			r = f->data + f->seq_off;
+			seq.off = f->seq_off;
+			type = u32at(r);
+			f->seq_off += u16at(r + 6) + (type == PD_AUXTRACE ? u64at(r + 8) : 0);
+			if (type < PD_HEADER_ATTR)
+				break;
+		}
+		seq.time = record_time(f, type, r, u16at(r + 6));
+		if (!seq.time)
+			seq.time = f->seq_last;
+		f->seq_last = seq.time;
+		ix = &seq;
+	} else if (f->next >= f->nindex) {
 		return 0;
-	ix = &f->index[f->next++];
+	} else {
+		ix = &f->index[f->next++];
+	}
 	r = f->data + ix->off;
 	size = u16at(r + 6);
 	memset(ev, 0, sizeof(*ev));

@@ -63,6 +63,10 @@ struct ps_parser {
 	int           filtered;
 	char          err[512];
 
+	/* PS_SRCLINE: the next sl_left lines are the source lines of the
+	 * frames from sl_frame on */
+	size_t        sl_frame, sl_left;
+
 	ps_resolve_fn resolve;      /* names frames anew, or NULL */
 	void         *resolve_arg;
 };
@@ -574,7 +578,7 @@ static int stack_frames(struct ps_parser *p, const struct ps_stackline *s)
 {
 	const char *f = s->func, *e;
 	size_t n = s->funcn, first;
-	int ret, inl = 0;
+	int ret, inl = 0, unknown = 0;
 	/* tidy_java: FlameGraph's published test results shorten Java names
 	 * only for a process named exactly "java" (not "java-PID" under
 	 * --pid/--tid), so this does too */
@@ -621,6 +625,16 @@ static int stack_frames(struct ps_parser *p, const struct ps_stackline *s)
 		}
 		if (len == 0 && (!arrow || rest == 0))
 			break;   /* trailing empty pieces */
+		/* --srcline reads a line for each piece until one is
+		 * "[unknown] ([unknown])" (stackcollapse's sticky $is_unknown) */
+		if (len == 9 && !memcmp(f, "[unknown]", 9) && s->modn == 9 &&
+		    !memcmp(s->mod, "[unknown]", 9))
+			unknown = 1;
+		if ((p->flags & PS_SRCLINE) && !unknown) {
+			if (!p->sl_left)
+				p->sl_frame = p->nframes;
+			p->sl_left++;
+		}
 		ret = put_func(p, f, len, &ctx, inl);
 		if (ret)
 			return ret;
@@ -697,6 +711,49 @@ static const char *excerpt(const char *l, size_t n, char *buf)
 	return buf;
 }
 
+/*
+ * --srcline: the line perf script -F+srcline printed under a frame, with
+ * every [...] taken out and blanks trimmed ("file.c:12"; "libc.so.6" from
+ * "libc.so.6[27b25]"; nothing from "[kernel.kallsyms][ffff...]"), goes
+ * after the frame's name and a ':'.
+ */
+static int srcline_line(struct ps_parser *p, const char *l, size_t n)
+{
+	struct buf *a = &p->arena;
+	struct frame *fr;
+	size_t off, i, b, e;
+
+	fr = &p->frames[p->sl_frame++];
+	p->sl_left--;
+	if (buf_reserve(a, fr->len + 1 + n))
+		return fail(p, -ENOMEM, "out of memory");
+	off = a->len;
+	memcpy(a->s + off, a->s + fr->off, fr->len);
+	a->s[off + fr->len] = ':';
+	b = off + fr->len + 1;
+	e = b;
+	for (i = 0; i < n; i++) {
+		const char *close;
+
+		if (l[i] == '[' && (close = memchr(l + i + 1, ']', n - i - 1))) {
+			i = close - l;
+			continue;
+		}
+		a->s[e++] = l[i];
+	}
+	while (e > b && is_ws(a->s[e - 1]))
+		e--;
+	for (i = b; i < e && is_ws(a->s[i]); i++)
+		;
+	if (i == e)
+		return 0;          /* `unless $_ eq ""` */
+	memmove(a->s + b, a->s + i, e - i);
+	a->len = b + (e - i);
+	fr->off = off;
+	fr->len = a->len - off;
+	return 0;
+}
+
 static int line(struct ps_parser *p, const char *l, size_t n)
 {
 	char ex[48];
@@ -704,16 +761,28 @@ static int line(struct ps_parser *p, const char *l, size_t n)
 	struct ps_stackline st;
 
 	p->lineno++;
+	if (p->sl_left)            /* whatever it holds, as `$_ = <>` takes it */
+		return srcline_line(p, l, n);
 	if (n > 0 && l[0] == '#')         /* comments, perf script --header */
 		return 0;
 	if (n == 0)
 		return emit(p);
 	if (p->flags & PS_PERFDATA) {
+		const char *t = l;
+
 		if (l[0] == '\t') {
+			/* with srcline, perf prints inlined frames without a dso:
+			 * stackcollapse-perf.pl passes them by */
 			if (!ps_match_stack(l, n, &st))
-				return fail(p, -EINVAL, "cannot parse call graph line");
+				return p->flags & PS_SRCLINE ? 0 :
+				       fail(p, -EINVAL, "cannot parse call graph line");
 			return p->have_pname ? stack_frames(p, &st) : 0;
 		}
+		/* and their source lines, indented, are not headers */
+		while (t < l + n && *t == ' ')
+			t++;
+		if ((p->flags & PS_SRCLINE) && t > l && !ps_match_header(t, l + n - t, &h))
+			return 0;
 		/* a header completes a sample that had no blank line */
 		if (p->have_pname) {
 			int ret = emit(p);
@@ -727,6 +796,10 @@ static int line(struct ps_parser *p, const char *l, size_t n)
 		return header_line(p, l, n, &h);
 	if (ps_match_stack(l, n, &st))
 		return p->have_pname ? stack_frames(p, &st) : 0;
+	/* the source line of a frame that is not kept (a filtered sample, a
+	 * process name): stackcollapse-perf.pl warns and goes on */
+	if ((p->flags & PS_SRCLINE) && is_ws(l[0]) && !memchr(l, 0, n))
+		return 0;
 	if (memchr(l, 0, n))
 		return fail(p, -EINVAL, "binary data, not perf script output");
 	if (l[n - 1] == '\r')

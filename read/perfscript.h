@@ -22,6 +22,12 @@ enum ps_flags {
 	PS_PERFDATA = 1u << 5,
 	/* perf.data input: hand each sample's unfolded places too (ps_sample.raw) */
 	PS_RAW      = 1u << 6,
+	/* stackcollapse-perf.pl --srcline: "func:file.c:12" (text input: from
+	 * the line perf script -F+srcline prints after each frame) */
+	PS_SRCLINE  = 1u << 7,
+	/* stackcollapse-perf.pl --inline: a frame becomes its chain of inlined
+	 * functions, "outer;inner" (perf.data input, DWARF through libdw) */
+	PS_INLINE   = 1u << 8,
 };
 
 struct pd_raw;

@@ -104,7 +104,8 @@ PDBUILD = tests/progs/pdbuild.c tests/progs/pdbuild.h
 check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
 	tests/progs/jd-fixture tests/progs/instr-prog tests/progs/instr-dump \
 	tests/progs/cyg_prog tests/progs/cyg_prog_linked tests/progs/cyg_read \
-	tests/progs/setid-prog tests/progs/pdprog tests/progs/pd-fixture
+	tests/progs/setid-prog tests/progs/pdprog tests/progs/pd-fixture \
+	tests/progs/inlprog
 # a JIT that registers N functions (and can be killed halfway)
 tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_jitload_LDFLAGS = -no-install
@@ -132,6 +133,8 @@ tests_progs_pd_fixture_SOURCES = tests/progs/pd-fixture.c $(PDBUILD)
 # known call stacks in threads and a forked child, with frame pointers (perfdata.test)
 tests_progs_pdprog_CFLAGS = $(AM_CFLAGS) -O1 -fno-omit-frame-pointer
 tests_progs_pdprog_LDADD = $(PTHREAD_LIBS)
+# a function inlined into another, with DWARF (srcline.test)
+tests_progs_inlprog_CFLAGS = $(AM_CFLAGS) -O2 -g -fno-omit-frame-pointer
 
 # ---- scripts
 SCRIPT_TESTS = \
@@ -145,13 +148,13 @@ SCRIPT_TESTS = \
 	tests/convert/stackcollapse.test tests/convert/chrome.test tests/convert/svg.test \
 	tests/convert/errors.test tests/convert/record.test tests/convert/viewer.test \
 	tests/convert/outfile.test tests/convert/chrome-max.test tests/convert/perfdata.test \
-	tests/convert/pprof.test \
+	tests/convert/pprof.test tests/convert/srcline.test tests/convert/speedscope.test \
 	tests/man/lint.test tests/man/coverage.test tests/man/core-examples.test \
 	tests/man/instr-examples.test tests/man/wrap-example.test tests/man/cmd-examples.test \
 	tests/man/convert-examples.test \
 	tests/fuzz/jitdump.test tests/fuzz/perfscript.test tests/fuzz/perfdata.test
 TESTS += $(SCRIPT_TESTS)
-EXTRA_DIST += $(SCRIPT_TESTS)
+EXTRA_DIST += $(SCRIPT_TESTS) tests/convert/speedscope-pprof.js
 # libjitperf-llvm and examples/llvm-orc (each skips when LLVM was not configured)
 LLVM_TESTS = tests/lib/llvm-symbols.test tests/lib/llvm-pkgconfig.test \
 	tests/example/llvm-perf.test tests/example/llvm-callgraph.test \

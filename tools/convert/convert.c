@@ -27,6 +27,7 @@ static const char usage_text[] =
 	"usage: jitperf convert [DIR | perf.data | perf-script.txt | FILE.trace | FILE.dump | -]\n"
 	"                       [--chrome FILE] [--folded FILE] [--svg FILE] [--pprof FILE]\n"
 	"                       [--pid] [--tid] [--kernel] [--jit] [--all] [--addrs]\n"
+	"                       [--inline] [--srcline]\n"
 	"                       [--source samples|calls] [--title TEXT]\n"
 	"\n"
 	"  --chrome FILE    Chrome trace JSON (Perfetto, chrome://tracing, speedscope)\n"
@@ -36,6 +37,10 @@ static const char usage_text[] =
 	"  --pid, --tid     add the PID (and TID) to the process name\n"
 	"  --kernel, --jit  annotate kernel (_[k]) and JIT (_[j]) frames; --all: both\n"
 	"  --addrs          keep the address of frames without a symbol\n"
+	"  --inline         perf.data: functions inlined at a frame's address become\n"
+	"                   frames of their own, outer;inner (DWARF)\n"
+	"  --srcline        frames get :FILE:LINE (perf.data: from DWARF, jitted code\n"
+	"                   from its jitdump's lines; text: perf script -F+srcline)\n"
 	"  --source S       stacks of perf samples or of instrumented calls (self ns)\n"
 	"  --title TEXT     title of the SVG (default: Flame Graph)\n"
 	"  --chrome-max MIB bound of the Chrome trace, so viewers open it (default 256;\n"
@@ -176,6 +181,8 @@ static int parse_args(struct conv *c, int argc, char **argv)
 		{ "jit",    no_argument,       NULL, 'j' },
 		{ "all",    no_argument,       NULL, 'a' },
 		{ "addrs",  no_argument,       NULL, 'A' },
+		{ "inline", no_argument,       NULL, 'I' },
+		{ "srcline", no_argument,      NULL, 'L' },
 		{ "source", required_argument, NULL, 'S' },
 		{ "title",  required_argument, NULL, 'T' },
 		{ "chrome-max", required_argument, NULL, 'M' },
@@ -202,6 +209,8 @@ static int parse_args(struct conv *c, int argc, char **argv)
 		case 'j': c->o.ps_flags |= PS_JIT; break;
 		case 'a': c->o.ps_flags |= PS_KERNEL | PS_JIT; break;
 		case 'A': c->o.ps_flags |= PS_ADDRS; break;
+		case 'I': c->o.ps_flags |= PS_INLINE; break;
+		case 'L': c->o.ps_flags |= PS_SRCLINE; break;
 		case 'S': c->source = optarg; break;
 		case 'T': c->o.title = optarg; break;
 		case 'M':
@@ -284,6 +293,13 @@ static int choose_source(struct conv *c)
 		c->o.source = c->in.has_samples ? CV_SAMPLES : CV_CALLS;
 	else
 		c->o.source = !strcmp(c->source, "samples") ? CV_SAMPLES : CV_CALLS;
+	/* text names objects by path and prints no sample's address in them
+	 * that DWARF could place: the chains come from perf.data only */
+	if ((c->o.ps_flags & PS_INLINE) && c->in.kind == CV_TEXT) {
+		cmd_err("%s: --inline needs a perf.data (or record directory), not perf "
+			"script text", c->input);
+		return usage_error(c);
+	}
 	if (c->o.source == CV_SAMPLES && !c->in.has_samples) {
 		cmd_err("%s: no perf samples (try --source calls)", c->input);
 		return -ENODATA;

@@ -311,8 +311,15 @@ int cv_read_perfscript(const char *data, unsigned flags, int with_calls,
 		return fmt_err(err, errlen, -ENOENT, "%s: perf not found, needed to read it "
 			       "(" PERF_INSTALL_HINT ")", data);
 	perf_attrs(perf, data, &period, &monotonic);
-	args[4] = period ? "comm,pid,tid,time,period,event,ip,sym,dso"
-			 : "comm,pid,tid,time,event,ip,sym,dso";
+	/* --srcline: perf prints each frame's line under it, read as text is */
+	if (flags & PS_SRCLINE)
+		args[4] = period ? "comm,pid,tid,time,period,event,ip,sym,dso,srcline"
+				 : "comm,pid,tid,time,event,ip,sym,dso,srcline";
+	else
+		args[4] = period ? "comm,pid,tid,time,period,event,ip,sym,dso"
+				 : "comm,pid,tid,time,event,ip,sym,dso";
+	if (flags & PS_INLINE)
+		cmd_err("%s: --inline is not applied to call graphs perf script unwinds", data);
 	if (monotonic == 0 && with_calls)
 		cmd_err("%s was not recorded with perf record -k 1 "
 			"(CLOCK_MONOTONIC): its samples are not on the timeline of the traced calls",
