@@ -115,6 +115,12 @@ int jc_parse_finish(struct jc_prog *p);
 struct jc_func *jc_find(const struct jc_prog *p, const char *name);
 void *jc_alloc(struct jc_prog *p, size_t size);
 
+/* cli.c: the whole file, NUL-terminated (NULL with errno set; *len gets its
+ * length); a positive int-sized option value, else exit(2) after a message
+ * naming prog */
+char *jc_slurp(const char *path, size_t *len);
+long jc_number(const char *prog, const char *s, const char *what);
+
 /* probes.c: the instrumentation pass over the IR */
 int jc_instrument(struct jc_prog *p);
 

@@ -65,55 +65,6 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* The whole file, NUL-terminated; NULL with errno set. *len gets its length. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t cap = 0, n;
-	int err = 0;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	do {
-		if (*len + 4096 + 1 > cap) {
-			char *t = realloc(text, cap = (cap ? cap * 2 : 8192));
-
-			if (!t) {
-				err = ENOMEM;
-				break;
-			}
-			text = t;
-		}
-		n = fread(text + *len, 1, 4096, f);
-		*len += n;
-	} while (n);
-	if (!err && ferror(f))
-		err = errno ? errno : EIO;
-	fclose(f);
-	if (err) {
-		free(text);
-		return errno = err, NULL;
-	}
-	text[*len] = 0;
-	return text;
-}
-
-static long number(const char *s, const char *what)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < 1 || v > INT_MAX) {
-		fprintf(stderr, "jitcalc: %s must be a positive number, not '%s'\n", what, s);
-		exit(2);
-	}
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -137,8 +88,8 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "e:n:t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e': expr = optarg; break;
-		case 'n': rounds = number(optarg, "-n"); break;
-		case 't': threads = number(optarg, "-t"); break;
+		case 'n': rounds = jc_number("jitcalc", optarg, "-n"); break;
+		case 't': threads = jc_number("jitcalc", optarg, "-t"); break;
 		case 'I': instrument = 1; break;
 		case 'N': instrument = 0; break;
 		case 'P':
@@ -165,7 +116,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* line info wants the absolute path, so perf annotate finds the source */
-	if (!realpath(file, path) || !(text = slurp(path, &len))) {
+	if (!realpath(file, path) || !(text = jc_slurp(path, &len))) {
 		fprintf(stderr, "jitcalc: %s: %s\n", file, strerror(errno));
 		return 1;
 	}

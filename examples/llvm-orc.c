@@ -174,52 +174,16 @@ static int compile(LLVMOrcLLJITRef jit, struct jc_prog *p, const struct opts *o,
 	return err;
 }
 
-static long number(const char *s, const char *what)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < 1 || v > INT_MAX) {
-		fprintf(stderr, "llvm-orc: %s must be a positive number, not '%s'\n", what, s);
-		exit(2);
-	}
-	return v;
-}
-
-/* The whole file, NUL-terminated, or NULL with errno set. */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	long len;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (text = malloc((size_t)len + 1))) {
-		if (fread(text, 1, (size_t)len, f) != (size_t)len) {
-			free(text);
-			text = NULL;
-			errno = EIO;
-		} else {
-			text[len] = 0;
-		}
-	}
-	fclose(f);
-	return text;
-}
-
 /* Parse FILE (and -e EXPR) with jitcalc's front end; NULL after a message. */
 static struct jc_prog *parse(const char *file, const char *expr)
 {
 	char path[PATH_MAX], *text;
+	size_t len;
 	struct jc_prog *p;
 	int err;
 
 	/* line info wants the absolute path, so perf annotate finds the source */
-	if (!realpath(file, path) || !(text = slurp(path))) {
+	if (!realpath(file, path) || !(text = jc_slurp(path, &len))) {
 		fprintf(stderr, "llvm-orc: %s: %s\n", file, strerror(errno));
 		return NULL;
 	}
@@ -271,11 +235,11 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "e:n:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'e': expr = optarg; break;
-		case 'n': rounds = number(optarg, "-n"); break;
+		case 'n': rounds = jc_number("llvm-orc", optarg, "-n"); break;
 		case 'I': o.instrument = 1; break;
 		case 'N': o.instrument = 0; break;
 		case 'O': o.one_module = 1; break;
-		case 'D': o.dwarf = (int)number(optarg, "--dwarf"); break;
+		case 'D': o.dwarf = (int)jc_number("llvm-orc", optarg, "--dwarf"); break;
 		case 'P': o.perf_listener = 1; break;
 		case 'h': printf(usage, DEFAULT_ROUNDS); return 0;
 		default: fprintf(stderr, usage, DEFAULT_ROUNDS); return 2;

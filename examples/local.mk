@@ -5,7 +5,7 @@
 EXTRA_DIST += examples/demo.jc
 if ARCH_X86_64
 noinst_LTLIBRARIES += examples/libjitcalc.la
-examples_libjitcalc_la_SOURCES = examples/jit.h examples/parse.c examples/probes.c \
+examples_libjitcalc_la_SOURCES = examples/jit.h examples/cli.c examples/parse.c examples/probes.c \
 	examples/prog.c examples/codegen_x86_64.c examples/ehframe.c examples/jit.c
 examples_libjitcalc_la_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer
 
@@ -26,7 +26,7 @@ endif
 EXTRA_DIST += examples/llvm_ir.h
 if HAVE_LLVM
 noinst_LTLIBRARIES += examples/libjcllvm.la
-examples_libjcllvm_la_SOURCES = examples/jit.h examples/parse.c examples/prog.c \
+examples_libjcllvm_la_SOURCES = examples/jit.h examples/cli.c examples/parse.c examples/prog.c \
 	examples/llvm_ir.c examples/llvm_ir.h
 examples_libjcllvm_la_CFLAGS = $(AM_CFLAGS) $(LLVM_CFLAGS)
 

@@ -103,29 +103,8 @@ static uint64_t u(struct cur *c, unsigned n)
 	return v;
 }
 
-static uint64_t uleb(struct cur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (!c->bad) {
-		unsigned char b;
-
-		if (c->p == c->end) {
-			c->bad = true;
-			break;
-		}
-		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	return 0;
-}
-
-static int64_t sleb(struct cur *c)
+/* LEB128 (DWARF 5 section 7.6); bits past 64 are dropped, as padding allows */
+static uint64_t leb(struct cur *c, bool sign)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -142,12 +121,22 @@ static int64_t sleb(struct cur *c)
 			v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
+			if (sign && shift < 64 && (b & 0x40))
 				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
+			return v;
 		}
 	}
 	return 0;
+}
+
+static uint64_t uleb(struct cur *c)
+{
+	return leb(c, false);
+}
+
+static int64_t sleb(struct cur *c)
+{
+	return (int64_t)leb(c, true);
 }
 
 /* a NUL-terminated string in place */

@@ -9,11 +9,9 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pdline.h"
@@ -32,21 +30,6 @@ struct pd_lines {
 	char        *names[16];      /* demangled names of the last inline chain */
 };
 
-/* regular files only: a perf.data names any path, and a FIFO would block */
-static int open_regular(const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 static int add_seg(struct pd_lines *l, uint64_t off, uint64_t size, uint64_t vaddr)
 {
 	struct seg *s = realloc(l->segs, (l->nsegs + 1) * sizeof(*s));
@@ -61,7 +44,7 @@ static int add_seg(struct pd_lines *l, uint64_t off, uint64_t size, uint64_t vad
 /* the loadable parts of runtime: program headers, else allocated sections */
 static int load_segs(struct pd_lines *l, const char *runtime)
 {
-	int fd = open_regular(runtime), ret = 0;
+	int fd = pd_open_regular(runtime), ret = 0;
 	size_t n, i;
 	Elf *e;
 
@@ -101,7 +84,7 @@ static Dwarf *open_dwarf(struct pd_lines *l, const char *path)
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 
-	l->fd = open_regular(path);
+	l->fd = pd_open_regular(path);
 	if (l->fd < 0)
 		return NULL;
 	l->elf = elf_begin(l->fd, ELF_C_READ_MMAP, NULL);

@@ -288,11 +288,7 @@ char *pd_demangle(const char *name)
 #endif
 }
 
-/*
- * Only regular files are read, as perf reads them: a perf.data names any
- * path it likes, and a FIFO or a terminal would block the reader.
- */
-static int open_regular(const char *path)
+int pd_open_regular(const char *path)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -309,7 +305,7 @@ static int open_regular(const char *path)
 
 static FILE *fopen_regular(const char *path)
 {
-	int fd = open_regular(path);
+	int fd = pd_open_regular(path);
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
 
 	if (fd >= 0 && !f)
@@ -323,7 +319,7 @@ static Elf *elf_open(const char *path, int *fd)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return errno = EINVAL, NULL;
-	*fd = open_regular(path);
+	*fd = pd_open_regular(path);
 	if (*fd < 0)
 		return NULL;
 	e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
@@ -702,7 +698,7 @@ static int hexval(int c)
 /* the whole file (procfs files report no size: read to the end), NUL-terminated */
 static char *read_all(const char *path, size_t *len)
 {
-	int fd = open_regular(path);
+	int fd = pd_open_regular(path);
 	struct stat st;
 	size_t cap, n = 0;
 	char *b = NULL, *nb;

@@ -47,6 +47,12 @@ const struct pd_sym *pd_symtab_find(const struct pd_symtab *t, uint64_t addr);
 int pd_symtab_load_elf(struct pd_symtab *t, const char *symfile, const char *runtime);
 /* ELF in memory (the running process's vdso) */
 int pd_symtab_load_elf_mem(struct pd_symtab *t, const void *image, size_t size);
+/*
+ * Open path for reading if it is a regular file, as perf reads them: a
+ * perf.data names any path it likes, and a FIFO or a terminal would block
+ * the reader.  A descriptor, or -1 with errno (EINVAL: not a regular file).
+ */
+int pd_open_regular(const char *path);
 /* Whether an ELF file has a .symtab (1), only .dynsym (0), or cannot be read (-errno). */
 int pd_elf_has_symtab(const char *path);
 /* Build id of an ELF file or image: its size (<= max), 0 if it has none, -errno. */

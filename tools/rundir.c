@@ -123,16 +123,28 @@ uint64_t rundir_code_loads(const struct rundir *rd)
 	return n;
 }
 
-/* Cut path to size, if it is a regular file of ours (never through a link). */
+/* path opened with flags if it is a regular file of ours (never through a
+ * link, never blocking on a FIFO); -1 otherwise */
+static int open_own(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != getuid())) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Cut path to size, if it is a regular file of ours. */
 static int cut_own(const char *path, uint64_t size)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), ok = 0;
-	struct stat st;
+	int fd = open_own(path, O_WRONLY), ok;
 
 	if (fd < 0)
 		return 0;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == getuid())
-		ok = ftruncate(fd, (off_t)size) == 0;
+	ok = ftruncate(fd, (off_t)size) == 0;
 	close(fd);
 	return ok;
 }
@@ -166,15 +178,10 @@ int rundir_trim_map(const char *path)
 	char buf[65536];
 	off_t off = 0;
 	ssize_t n;
-	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), cut = 0;
-	struct stat st;
+	int fd = open_own(path, O_RDWR), cut = 0;
 
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != getuid()) {
-		close(fd);
-		return 0;
-	}
 	while (!cut && (n = pread(fd, buf, sizeof(buf), off)) > 0) {
 		char *z = memchr(buf, 0, (size_t)n);
 
