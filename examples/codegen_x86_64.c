@@ -198,6 +198,21 @@ static void jmp_back(struct cg *g, size_t to)
 	emit32(g, (uint32_t)(to - (here(g) + 4)));
 }
 
+/*
+ * The result of a return (%rax) to the scratch slot (save) or back from it,
+ * around a call of the library at exit.  Only where the call is made: in
+ * the path every return takes, a store and a reload of the result would
+ * put a store-to-load forwarding on the chain that carries it to the
+ * caller (in fib, every addition waits for it).
+ */
+static void save_result(struct cg *g, int save)
+{
+	uint8_t b[3] = { 0x48, save ? 0x89 : 0x8b, 0x85 };    /* mov %rax,scratch(%rbp) or back */
+
+	emit(g, b, 3);
+	emit32(g, (uint32_t)slot_disp(g, g->f->nslots));
+}
+
 /* movabs $&jitperf__probe_active,%rax; mov (%rax),%eax; test %eax,%eax;
  * jnz to a tail, which comes back here */
 static void test_active(struct cg *g, int exit)
@@ -216,7 +231,8 @@ static void test_active(struct cg *g, int exit)
  * A probe site.  JC_PROBES_CALL: a call.  JC_PROBES_CHECK: the inline
  * test, the call out of line.  JC_PROBES_INLINE: at entry, clear the
  * frame's flag and test; at exit, test the flag (set only when the entry
- * called the library).  Nothing is live in registers at a probe.
+ * called the library).  Nothing but a return's result (%rax) is live in
+ * registers at a probe.
  */
 static void probe(struct cg *g, int exit)
 {
@@ -289,6 +305,8 @@ static void probe_tails(struct cg *g)
 		size_t back = 0;
 
 		land(g, t.on);
+		if (t.exit && g->p->probe_code == JC_PROBES_INLINE)
+			save_result(g, 1);
 		if (g->p->probe_code == JC_PROBES_CHECK)
 			probe_call(g, t.exit ? jitperf_exit : jitperf_enter);
 		else if (t.exit)
@@ -297,6 +315,8 @@ static void probe_tails(struct cg *g)
 			back = tail_count(g);
 			probe_call(g, jitperf__enter_framed);
 		}
+		if (t.exit && g->p->probe_code == JC_PROBES_INLINE)
+			save_result(g, 0);
 		jmp_back(g, t.back);
 		if (back)
 			put32(g, back, (uint32_t)(t.back - (back + 4)));
@@ -528,15 +548,12 @@ static void statement(struct cg *g, const struct jc_node *n)
 		break;
 	case JC_RETURN:
 		expr(g, n->a);
-		if (n->probe) {
-			/* keep the result in the scratch slot across jitperf_exit */
-			int scratch = slot_disp(g, g->f->nslots);
-
-			EMIT(g, 0x48, 0x89, 0x85);
-			emit32(g, (uint32_t)scratch);
+		if (n->probe && g->p->probe_code != JC_PROBES_INLINE) {
+			save_result(g, 1);  /* the test or the call uses %rax */
 			probe(g, 1);
-			EMIT(g, 0x48, 0x8b, 0x85);
-			emit32(g, (uint32_t)scratch);
+			save_result(g, 0);
+		} else if (n->probe) {
+			probe(g, 1);        /* its tail keeps the result */
 		}
 		EMIT(g, 0xe9);                      /* jmp epilogue */
 		at = here(g);
