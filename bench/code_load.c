@@ -14,6 +14,12 @@
  *
  * Each for the default (files written through shared mappings) and for
  * JITPERF_IO=write (one write() per record).  Medians of ROUNDS rounds.
+ *
+ * And what readying one new page of a mapped file costs on this machine
+ * (fallocate()d, MADV_POPULATE_WRITE, a first store from user space), per
+ * function at the bytes a function takes in the two files: back to back,
+ * a writer cannot go faster than its filler thread readies pages (or than
+ * it readies them itself), whatever the copying costs.
  * Writes into a temporary directory and removes it, and its perf map.
  *
  *   nice bench/code_load [FUNCTIONS [ROUNDS [PACE_US]]]
@@ -22,6 +28,8 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -86,6 +94,7 @@ static const char *dir;
 static const unsigned char *code;
 static char **names;
 static double pace_ns, clock_cost;
+static double file_bytes, file_fns;     /* both files, and functions, over the sessions */
 
 /* Busy work until pace_ns have passed (a JIT compiling the next function). */
 static void work(void)
@@ -115,16 +124,23 @@ static jitperf *open_session(int io_write)
 	return jp;
 }
 
-static void close_session(jitperf *jp)
+static void close_session(jitperf *jp, int n)
 {
 	char path[4096];
 
+	struct stat st;
+
 	jitperf_close(jp);
+	file_fns += n;
 	/* removed at once: otherwise their dirty pages would be written back
 	 * during the next rounds and bill those */
 	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)getpid());
+	if (!stat(path, &st))
+		file_bytes += (double)st.st_size;
 	unlink(path);
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	if (!stat(path, &st))
+		file_bytes += (double)st.st_size;
 	unlink(path);
 }
 
@@ -147,7 +163,7 @@ static struct cost loads(int io_write, int n)
 	for (int i = 0; i < n; i++)
 		load(jp, i);
 	c = since(t0, n);
-	close_session(jp);
+	close_session(jp, n);
 	return c;
 }
 
@@ -164,7 +180,7 @@ static double loads_paced(int io_write, int n, double *v)
 		load(jp, i);
 		v[i] = clock_ns(CLOCK_MONOTONIC) - t0 - clock_cost;
 	}
-	close_session(jp);
+	close_session(jp, n);
 	return median(v, n);
 }
 
@@ -222,6 +238,36 @@ static double writes_paced(int n, double *v)
 	return median(v, n);
 }
 
+/* ns to ready one page of a shared mapping of a new file, as the filler does. */
+static double page_ready(void)
+{
+	const size_t len = (size_t)16 << 20, chunk = (size_t)64 << 10;
+	long page = sysconf(_SC_PAGESIZE);
+	char path[4096];
+	double t0, t;
+	char *m;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/pages.bin", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || posix_fallocate(fd, 0, (off_t)len))
+		die(path);
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		die("mmap");
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	for (size_t at = 0; at < len; at += chunk) {
+		madvise(m + at, chunk, 23 /* MADV_POPULATE_WRITE */);
+		for (size_t p = at; p < at + chunk; p += (size_t)page)
+			m[p] = 1;
+	}
+	t = (clock_ns(CLOCK_MONOTONIC) - t0) / (double)(len / (size_t)page);
+	munmap(m, len);
+	close(fd);
+	unlink(path);
+	return t;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 100000;
@@ -229,7 +275,7 @@ int main(int argc, char **argv)
 	double pace_us = argc > 3 ? atof(argv[3]) : 15;
 	int npaced = n < 20000 ? n : 20000;
 	char tmp[] = "/tmp/jitperf-bench.XXXXXX";
-	double *v[10], *calls;
+	double *v[11], *calls;
 	unsigned char *buf;
 	double t0;
 
@@ -245,7 +291,7 @@ int main(int argc, char **argv)
 		die("code_load");
 	dir = tmp;
 	code = buf;
-	for (int i = 0; i < 10; i++)
+	for (int i = 0; i < 11; i++)
 		if (!(v[i] = calloc((size_t)rounds, sizeof(double))))
 			die("code_load");
 	/* distinct bytes for every function, as a JIT's are (xorshift) */
@@ -279,6 +325,7 @@ int main(int argc, char **argv)
 		v[6][r] = loads_paced(0, npaced, calls);
 		v[7][r] = loads_paced(1, npaced, calls);
 		v[8][r] = writes_paced(npaced, calls);
+		v[10][r] = page_ready();
 	}
 	printf("%d functions of %d bytes (perf map + jitdump), median of %d rounds\n", n, CODE_LEN,
 	       rounds);
@@ -296,10 +343,21 @@ int main(int argc, char **argv)
 	printf("  mapped / bare write()                 %9.2f  %9.2f  %12.2f\n",
 	       median(v[0], rounds) / median(v[2], rounds), median(v[3], rounds) / median(v[5], rounds),
 	       median(v[6], rounds) / median(v[8], rounds));
+	if (file_fns) {
+		double per_fn = file_bytes / file_fns;
+		double page = median(v[10], rounds);
+		long psize = sysconf(_SC_PAGESIZE);
+
+		printf("  one page of a mapped file readied     %9.0f  (fallocate, populate, first store)\n"
+		       "    per function, at %.0f bytes a function %9.0f  = %.2f of a bare write(): the\n"
+		       "    least a back-to-back writer pays here, in one thread or the other\n",
+		       page, per_fn, page * per_fn / (double)psize,
+		       page * per_fn / (double)psize / median(v[2], rounds));
+	}
 	rmdir(tmp);
 	for (int i = 0; i < n; i++)
 		free(names[i]);
-	for (int i = 0; i < 10; i++)
+	for (int i = 0; i < 11; i++)
 		free(v[i]);
 	free(names);
 	free(calls);
