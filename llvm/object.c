@@ -73,15 +73,18 @@ static unsigned section_named(const struct elf *e, const char *name)
 	return 0;
 }
 
-/* The index of each section named names[k] in idx[k] (0: none), in one walk. */
+/* The index of each section named names[k] (n <= 16) in idx[k] (0: none), in one walk. */
 static void find_sections(const struct elf *e, const char *const *names, size_t n, unsigned *idx)
 {
 	const Elf64_Ehdr *h = (const Elf64_Ehdr *)e->img;
 	const Elf64_Shdr *strsh = &e->sh[h->e_shstrndx];
 	const char *strs = bytes(e, h->e_shstrndx);
+	size_t nlen[16];
 
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < n; k++) {
 		idx[k] = 0;
+		nlen[k] = strlen(names[k]) + 1;
+	}
 	if (!strs)
 		return;
 	for (unsigned i = 1; i < e->shnum; i++) {
@@ -91,9 +94,10 @@ static void find_sections(const struct elf *e, const char *const *names, size_t 
 			continue;
 		room = strsh->sh_size - at;
 		for (size_t k = 0; k < n; k++) {
-			size_t nlen = strlen(names[k]) + 1;
-
-			if (idx[k] || room < nlen || memcmp(strs + at, names[k], nlen))
+			/* the second byte first: the names looked up start with a dot */
+			if (idx[k] || room < nlen[k] ||
+			    (nlen[k] > 1 && strs[at + 1] != names[k][1]) ||
+			    memcmp(strs + at, names[k], nlen[k]))
 				continue;
 			if (bytes(e, i))
 				idx[k] = i;
