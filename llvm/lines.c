@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Source lines of a loaded object, from the line tables of its relocated
- * image (llvm/debugline.c).  Every row of every line table is kept once
- * per object; each function then takes its rows the way LLVM's own
- * PerfJITEventListener does (DWARFContext::getLineInfoForAddressRange):
+ * debug sections (llvm/debugline.c).  Every row of every line table is
+ * kept once per object, with its own copy of the file names (the sections
+ * are not needed after jpl_lines_open); each function then takes its rows
+ * the way LLVM's own PerfJITEventListener does (DWARFContext::getLineInfoForAddressRange):
  * from the last row at or before its first byte, through the row holding
  * its last byte, continuing into later sequences that start inside it.
  * So a JIT switching listeners gets the same lines in perf, at the same
@@ -25,7 +26,6 @@ struct seq {                    /* rows [first, end]; row end is the end_sequenc
 };
 
 struct jpl_lines {
-	unsigned char       *img;
 	struct jpl_line_rows rows;
 	struct seq          *seqs;
 	size_t               nseqs, seq_cap;
@@ -79,37 +79,15 @@ static int cmp_seq(const void *a, const void *b)
 	return x->hi < y->hi ? -1 : x->hi > y->hi;
 }
 
-/* the sections llvm/debugline.c reads, in the order of struct jpl_dwarf_sections' fields */
-static const char *const dwarf_names[] = {
-	".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str",
-	".debug_str_offsets",
-};
-
-int jpl_lines_open(struct jpl_lines **out, unsigned char *img, size_t size)
+int jpl_lines_open(struct jpl_lines **out, const struct jpl_dwarf_sections *s)
 {
-	struct jpl_dwarf_sections s;
 	struct jpl_lines *l;
 	int err;
 
 	*out = NULL;
-	if (!(l = calloc(1, sizeof(*l)))) {
-		free(img);
+	if (!(l = calloc(1, sizeof(*l))))
 		return -ENOMEM;
-	}
-	l->img = img;
-	{
-		const unsigned char *sec[6];
-		size_t len[6];
-
-		jpl_elf_sections(img, size, dwarf_names, 6, sec, len);
-		s.info = sec[0], s.info_len = len[0];
-		s.abbrev = sec[1], s.abbrev_len = len[1];
-		s.line = sec[2], s.line_len = len[2];
-		s.str = sec[3], s.str_len = len[3];
-		s.line_str = sec[4], s.line_str_len = len[4];
-		s.str_offsets = sec[5], s.str_offsets_len = len[5];
-	}
-	err = jpl_debugline_read(&l->rows, &s);
+	err = jpl_debugline_read(&l->rows, s);
 	if (err)
 		jpl_debug("DWARF line tables: %s%s", jitperf_strerror(err),
 			  l->rows.n ? " (the readable ones are used)" : "");
@@ -234,6 +212,5 @@ void jpl_lines_close(struct jpl_lines *l)
 		return;
 	jpl_line_rows_free(&l->rows);
 	free(l->seqs);
-	free(l->img);
 	free(l);
 }

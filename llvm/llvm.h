@@ -69,9 +69,17 @@ JPL_HIDDEN int jpl_relocate_debug(unsigned char *img, size_t size, const uint64_
 				  size_t nsec);
 
 /*
- * llvm/object.c: the bytes and length of the sections named names[0..n) of
- * an ELF image (NULL and 0 for those it does not have), in one walk of
- * its section table; returns how many were found.
+ * llvm/reloc.c: the same for the one section target of the image: its
+ * relocations applied to out, a copy of its bytes.  Returns the number
+ * applied or -ENOEXEC (unknown machine).
+ */
+JPL_HIDDEN int jpl_relocated(const unsigned char *img, size_t size, unsigned target,
+			     unsigned char *out, const uint64_t *sec_addr, size_t nsec);
+
+/*
+ * llvm/object.c: the bytes and length of the sections named names[0..n)
+ * (n <= 16) of an ELF image (NULL and 0 for those it does not have), in
+ * one walk of its section table; returns how many were found.
  */
 JPL_HIDDEN int jpl_elf_sections(const unsigned char *img, size_t size, const char *const *names,
 				size_t n, const unsigned char **sec, size_t *len);
@@ -82,6 +90,10 @@ struct jpl_dwarf_sections {
 	size_t               info_len, abbrev_len, line_len, str_len, line_str_len,
 			     str_offsets_len;
 };
+
+/* llvm/object.c: the DWARF sections of an ELF image, as they are in it. */
+JPL_HIDDEN void jpl_dwarf_sections_of(const unsigned char *img, size_t size,
+				      struct jpl_dwarf_sections *s);
 
 struct jpl_line_row {
 	uint64_t    addr;
@@ -110,15 +122,16 @@ JPL_HIDDEN int  jpl_debugline_read(struct jpl_line_rows *r, const struct jpl_dwa
 JPL_HIDDEN void jpl_line_rows_free(struct jpl_line_rows *r);
 
 /*
- * llvm/lines.c: the DWARF line tables of a relocated image, read by
- * llvm/debugline.c.  jpl_lines_open takes ownership of img (malloc'ed); returns
- * -ENODATA without line tables.  jpl_lines_of gives the rows of the code
- * [lo, hi) the way LLVM's DWARFContext::getLineInfoForAddressRange picks
- * them, clipped to the code, plus the last row again at hi - 1 (perf ends
- * the line table at the last row's address); *rows is malloc'ed, file
- * names stay valid until jpl_lines_close.
+ * llvm/lines.c: the DWARF line tables of relocated debug sections, read by
+ * llvm/debugline.c.  jpl_lines_open keeps what it needs (rows and file
+ * names): the sections may go once it returns; -ENODATA without line
+ * tables.  jpl_lines_of gives the rows of the code [lo, hi) the way
+ * LLVM's DWARFContext::getLineInfoForAddressRange picks them, clipped to
+ * the code, plus the last row again at hi - 1 (perf ends the line table
+ * at the last row's address); *rows is malloc'ed, file names stay valid
+ * until jpl_lines_close.
  */
-JPL_HIDDEN int  jpl_lines_open(struct jpl_lines **out, unsigned char *img, size_t size);
+JPL_HIDDEN int  jpl_lines_open(struct jpl_lines **out, const struct jpl_dwarf_sections *s);
 JPL_HIDDEN int  jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
 			     struct jitperf_line **rows, size_t *n);
 JPL_HIDDEN void jpl_lines_close(struct jpl_lines *l);

@@ -2,7 +2,8 @@
 /*
  * The functions of a loaded object: its ELF symbol table read in place
  * (no copy, no libelf for what a few struct reads do), each function's
- * source lines from the DWARF of a relocated copy (llvm/lines.c) and its
+ * source lines from its DWARF, with relocated copies of the debug
+ * sections that have relocations (llvm/reloc.c, llvm/lines.c), and its
  * unwind info from the loaded .eh_frame (llvm/unwind.c).
  *
  * Functions are the symbols LLVM's PerfJITEventListener reports: STT_FUNC
@@ -72,12 +73,43 @@ static unsigned section_named(const struct elf *e, const char *name)
 	return 0;
 }
 
+/* The index of each section named names[k] (n <= 16) in idx[k] (0: none), in one walk. */
+static void find_sections(const struct elf *e, const char *const *names, size_t n, unsigned *idx)
+{
+	const Elf64_Ehdr *h = (const Elf64_Ehdr *)e->img;
+	const Elf64_Shdr *strsh = &e->sh[h->e_shstrndx];
+	const char *strs = bytes(e, h->e_shstrndx);
+	size_t nlen[16];
+
+	for (size_t k = 0; k < n; k++) {
+		idx[k] = 0;
+		nlen[k] = strlen(names[k]) + 1;
+	}
+	if (!strs)
+		return;
+	for (unsigned i = 1; i < e->shnum; i++) {
+		size_t at = e->sh[i].sh_name, room;
+
+		if (at >= strsh->sh_size)
+			continue;
+		room = strsh->sh_size - at;
+		for (size_t k = 0; k < n; k++) {
+			/* the second byte first: the names looked up start with a dot */
+			if (idx[k] || room < nlen[k] ||
+			    (nlen[k] > 1 && strs[at + 1] != names[k][1]) ||
+			    memcmp(strs + at, names[k], nlen[k]))
+				continue;
+			if (bytes(e, i))
+				idx[k] = i;
+			break;
+		}
+	}
+}
+
 int jpl_elf_sections(const unsigned char *img, size_t size, const char *const *names, size_t n,
 		     const unsigned char **sec, size_t *len)
 {
-	const Elf64_Ehdr *h = (const Elf64_Ehdr *)img;
-	const Elf64_Shdr *strsh;
-	const char *strs;
+	unsigned idx[16];
 	struct elf e;
 	int found = 0;
 
@@ -85,29 +117,43 @@ int jpl_elf_sections(const unsigned char *img, size_t size, const char *const *n
 		sec[k] = NULL;
 		len[k] = 0;
 	}
-	if (check_header(&e, img, size) || !(strs = bytes(&e, h->e_shstrndx)))
+	if (n > 16 || check_header(&e, img, size) || ((const Elf64_Ehdr *)img)->e_shstrndx >= e.shnum)
 		return 0;
-	strsh = &e.sh[h->e_shstrndx];
-	/* one walk of the section table for all names */
-	for (unsigned i = 1; i < e.shnum; i++) {
-		size_t at = e.sh[i].sh_name, room;
-
-		if (at >= strsh->sh_size)
-			continue;
-		room = strsh->sh_size - at;
-		for (size_t k = 0; k < n; k++) {
-			size_t nlen = strlen(names[k]) + 1;
-
-			if (sec[k] || room < nlen || memcmp(strs + at, names[k], nlen))
-				continue;
-			if ((sec[k] = bytes(&e, i))) {
-				len[k] = e.sh[i].sh_size;
-				found++;
-			}
-			break;
+	find_sections(&e, names, n, idx);
+	for (size_t k = 0; k < n; k++)
+		if (idx[k]) {
+			sec[k] = bytes(&e, idx[k]);
+			len[k] = e.sh[idx[k]].sh_size;
+			found++;
 		}
-	}
 	return found;
+}
+
+/* the sections llvm/debugline.c reads, in the order of struct jpl_dwarf_sections' fields */
+static const char *const dwarf_names[] = {
+	".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str",
+	".debug_str_offsets",
+};
+#define NDWARF (sizeof(dwarf_names) / sizeof(*dwarf_names))
+
+static void set_dwarf(struct jpl_dwarf_sections *s, const unsigned char *const *sec,
+		      const size_t *len)
+{
+	s->info = sec[0], s->info_len = len[0];
+	s->abbrev = sec[1], s->abbrev_len = len[1];
+	s->line = sec[2], s->line_len = len[2];
+	s->str = sec[3], s->str_len = len[3];
+	s->line_str = sec[4], s->line_str_len = len[4];
+	s->str_offsets = sec[5], s->str_offsets_len = len[5];
+}
+
+void jpl_dwarf_sections_of(const unsigned char *img, size_t size, struct jpl_dwarf_sections *s)
+{
+	const unsigned char *sec[NDWARF];
+	size_t len[NDWARF];
+
+	jpl_elf_sections(img, size, dwarf_names, NDWARF, sec, len);
+	set_dwarf(s, sec, len);
 }
 
 static uint64_t loaded(const struct jpl_object *o, unsigned shndx)
@@ -155,32 +201,72 @@ static int read_symbols(struct jpl_object *o, const struct elf *e)
 	return 0;
 }
 
-/* Lines of every function, from a relocated copy of the image. */
+/* Room on the stack for the relocated debug sections of a typical object. */
+#define RELOC_SPACE 4096
+
+/*
+ * Lines of every function.  Only the debug sections that have relocations
+ * (.debug_info and .debug_line: code addresses and string offsets) are
+ * copied, into the stack when they fit, and relocated there; the others
+ * are read in the image.  The line tables are read into rows of their own
+ * (llvm/lines.c), so the copies live only as long as this call, and an
+ * object's code, symbols and other sections are not copied at all.
+ */
 static int read_lines(struct jpl_object *o, const struct elf *e)
 {
-	unsigned char *copy;
+	unsigned char space[RELOC_SPACE], *buf = space;
+	const unsigned char *sec[NDWARF];
+	struct jpl_dwarf_sections s;
+	unsigned idx[NDWARF], has_rela[NDWARF] = { 0 };
+	size_t len[NDWARF], need = 0, at = 0;
 	int err;
 
-	if (!section_named(e, ".debug_line"))
+	if (((const Elf64_Ehdr *)e->img)->e_shstrndx >= e->shnum)
 		return 0;
-	if (!(copy = malloc(e->size)))
-		return -ENOMEM;
-	memcpy(copy, e->img, e->size);
-	if (jpl_relocate_debug(copy, e->size, o->sec_addr, o->nsec) < 0) {
-		free(copy);
-		return 0;               /* a machine whose relocations we do not apply */
+	find_sections(e, dwarf_names, NDWARF, idx);
+	if (!idx[0] || !idx[2])
+		return 0;               /* no .debug_info or no .debug_line: no lines */
+	for (unsigned i = 1; i < e->shnum; i++) {
+		if (e->sh[i].sh_type != SHT_RELA)
+			continue;
+		for (size_t k = 0; k < NDWARF; k++)
+			if (idx[k] && e->sh[i].sh_info == idx[k] && !has_rela[k]) {
+				has_rela[k] = 1;
+				need += (e->sh[idx[k]].sh_size + 7) & ~(size_t)7;
+			}
 	}
-	err = jpl_lines_open(&o->dwarf, copy, e->size);
-	if (err)
-		return err == -ENOMEM ? err : 0;
+	if (need > sizeof(space) && !(buf = malloc(need)))
+		return -ENOMEM;
+	for (size_t k = 0; k < NDWARF; k++) {
+		sec[k] = idx[k] ? bytes(e, idx[k]) : NULL;
+		len[k] = idx[k] ? e->sh[idx[k]].sh_size : 0;
+		if (!has_rela[k])
+			continue;
+		memcpy(buf + at, sec[k], len[k]);
+		if (jpl_relocated(e->img, e->size, idx[k], buf + at, o->sec_addr, o->nsec) < 0) {
+			err = 0;        /* a machine whose relocations we do not apply */
+			goto out;
+		}
+		sec[k] = buf + at;
+		at += (len[k] + 7) & ~(size_t)7;
+	}
+	set_dwarf(&s, sec, len);
+	err = jpl_lines_open(&o->dwarf, &s);
+	if (err) {
+		err = err == -ENOMEM ? err : 0;
+		goto out;
+	}
 	for (size_t i = 0; i < o->nfuncs; i++) {
 		struct jpl_func *f = &o->funcs[i];
 
 		err = jpl_lines_of(o->dwarf, f->addr, f->addr + f->len, &f->lines, &f->nlines);
 		if (err)
-			return err;
+			break;
 	}
-	return 0;
+out:
+	if (buf != space)
+		free(buf);
+	return err;
 }
 
 static int read_unwind(struct jpl_object *o, const struct elf *e)

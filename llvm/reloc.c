@@ -8,6 +8,7 @@
  * section addresses gives the line table reader (llvm/debugline.c) the
  * final values: absolute code addresses,
  * and offsets into the other debug sections (not loaded, so at 0).
+ * Either to a whole copy of the image, or to a copy of one section.
  */
 #include "config.h"
 
@@ -38,6 +39,58 @@ static int field_size(unsigned machine, unsigned type)
 	return 0;
 }
 
+/* Is rs a RELA section for the bytes of a non-loaded section we can read? */
+static const Elf64_Shdr *rela_target(const Elf64_Shdr *sh, unsigned shnum, const Elf64_Shdr *rs,
+				     size_t size)
+{
+	const Elf64_Shdr *to, *symtab;
+
+	if (rs->sh_type != SHT_RELA || rs->sh_info >= shnum || rs->sh_link >= shnum)
+		return NULL;
+	to = &sh[rs->sh_info];
+	symtab = &sh[rs->sh_link];
+	/* loaded sections are RuntimeDyld's; NOBITS have no bytes */
+	if ((to->sh_flags & SHF_ALLOC) || to->sh_type == SHT_NOBITS ||
+	    symtab->sh_type != SHT_SYMTAB || symtab->sh_entsize != sizeof(Elf64_Sym) ||
+	    rs->sh_entsize != sizeof(Elf64_Rela) ||
+	    rs->sh_offset > size || rs->sh_size > size - rs->sh_offset ||
+	    to->sh_offset > size || to->sh_size > size - to->sh_offset ||
+	    symtab->sh_offset > size || symtab->sh_size > size - symtab->sh_offset)
+		return NULL;
+	return to;
+}
+
+/* The relocations of RELA section rs applied to out, the bytes of its target. */
+static int apply(const unsigned char *img, const Elf64_Shdr *sh, const Elf64_Shdr *rs,
+		 unsigned machine, unsigned char *out, const uint64_t *sec_addr, size_t nsec)
+{
+	const Elf64_Shdr *to = &sh[rs->sh_info], *symtab = &sh[rs->sh_link];
+	const Elf64_Rela *r = (const Elf64_Rela *)(img + rs->sh_offset);
+	const Elf64_Rela *end = r + rs->sh_size / sizeof(*r);
+	int done = 0;
+
+	for (; r < end; r++) {
+		size_t sym = ELF64_R_SYM(r->r_info);
+		int n = field_size(machine, ELF64_R_TYPE(r->r_info));
+		uint64_t v;
+
+		if (!n || sym >= symtab->sh_size / sizeof(Elf64_Sym) ||
+		    r->r_offset > to->sh_size || (uint64_t)n > to->sh_size - r->r_offset)
+			continue;
+		v = target((const Elf64_Sym *)(img + symtab->sh_offset) + sym, sec_addr, nsec,
+			   r->r_addend);
+		if (n == 8) {
+			memcpy(out + r->r_offset, &v, 8);
+		} else {
+			uint32_t w = (uint32_t)v;
+
+			memcpy(out + r->r_offset, &w, 4);
+		}
+		done++;
+	}
+	return done;
+}
+
 int jpl_relocate_debug(unsigned char *img, size_t size, const uint64_t *sec_addr, size_t nsec)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
@@ -48,42 +101,27 @@ int jpl_relocate_debug(unsigned char *img, size_t size, const uint64_t *sec_addr
 	if (eh->e_machine != EM_X86_64 && eh->e_machine != EM_AARCH64)
 		return -ENOEXEC;
 	for (unsigned i = 1; i < shnum; i++) {
-		const Elf64_Shdr *rs = &sh[i], *to, *symtab;
-		const Elf64_Rela *r, *end;
+		const Elf64_Shdr *to = rela_target(sh, shnum, &sh[i], size);
 
-		if (rs->sh_type != SHT_RELA || rs->sh_info >= shnum || rs->sh_link >= shnum)
-			continue;
-		to = &sh[rs->sh_info];
-		symtab = &sh[rs->sh_link];
-		/* loaded sections are RuntimeDyld's; NOBITS have no bytes */
-		if ((to->sh_flags & SHF_ALLOC) || to->sh_type == SHT_NOBITS ||
-		    symtab->sh_type != SHT_SYMTAB || symtab->sh_entsize != sizeof(Elf64_Sym) ||
-		    rs->sh_entsize != sizeof(Elf64_Rela) ||
-		    rs->sh_offset > size || rs->sh_size > size - rs->sh_offset ||
-		    to->sh_offset > size || to->sh_size > size - to->sh_offset ||
-		    symtab->sh_offset > size || symtab->sh_size > size - symtab->sh_offset)
-			continue;
-		r = (const Elf64_Rela *)(img + rs->sh_offset);
-		end = r + rs->sh_size / sizeof(*r);
-		for (; r < end; r++) {
-			size_t sym = ELF64_R_SYM(r->r_info);
-			int n = field_size(eh->e_machine, ELF64_R_TYPE(r->r_info));
-			uint64_t v;
-
-			if (!n || sym >= symtab->sh_size / sizeof(Elf64_Sym) ||
-			    r->r_offset > to->sh_size || (uint64_t)n > to->sh_size - r->r_offset)
-				continue;
-			v = target((const Elf64_Sym *)(img + symtab->sh_offset) + sym, sec_addr, nsec,
-				   r->r_addend);
-			if (n == 8) {
-				memcpy(img + to->sh_offset + r->r_offset, &v, 8);
-			} else {
-				uint32_t w = (uint32_t)v;
-
-				memcpy(img + to->sh_offset + r->r_offset, &w, 4);
-			}
-			done++;
-		}
+		if (to)
+			done += apply(img, sh, &sh[i], eh->e_machine, img + to->sh_offset, sec_addr,
+				      nsec);
 	}
+	return done;
+}
+
+int jpl_relocated(const unsigned char *img, size_t size, unsigned target, unsigned char *out,
+		  const uint64_t *sec_addr, size_t nsec)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
+	unsigned shnum = eh->e_shnum;
+	int done = 0;
+
+	if (eh->e_machine != EM_X86_64 && eh->e_machine != EM_AARCH64)
+		return -ENOEXEC;
+	for (unsigned i = 1; i < shnum; i++)
+		if (sh[i].sh_info == target && rela_target(sh, shnum, &sh[i], size))
+			done += apply(img, sh, &sh[i], eh->e_machine, out, sec_addr, nsec);
 	return done;
 }

@@ -20,13 +20,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned char *img = malloc(size ? size : 1);
 	volatile size_t sink = 0;
+	struct jpl_dwarf_sections s;
 	struct jpl_lines *l;
+	int err;
 
 	if (!img)
 		return 0;
 	memcpy(img, data, size);
-	/* jpl_lines_open owns img from here, whatever it returns */
-	if (jpl_lines_open(&l, img, size))
+	jpl_dwarf_sections_of(img, size, &s);
+	err = jpl_lines_open(&l, &s);
+	free(img);              /* the rows keep nothing of the sections */
+	if (err)
 		return 0;
 	/*
 	 * Function-sized ranges over the first KiB, where an object's code is

@@ -194,6 +194,56 @@ static void same_as_libdw(int from, int n, int dwarf)
 	free(o.img);
 }
 
+/*
+ * A debug section relocated on its own (what the listener does: only the
+ * sections with relocations are copied) has the bytes that section has
+ * in the relocated image, and is not the unrelocated one.
+ */
+static void one_section(int dwarf)
+{
+	static const char *const names[] = { ".debug_info", ".debug_line" };
+	struct obj o = compile(0, 3, dwarf), whole;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)o.img;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(o.img + eh->e_shoff);
+	const unsigned char *before[2], *after[2];
+	size_t len[2], len2[2];
+	uint64_t addr[64] = { 0 };
+
+	ck_assert_uint_le(eh->e_shnum, 64);
+	for (unsigned i = 1; i < eh->e_shnum; i++)
+		if (sh[i].sh_flags & SHF_ALLOC)
+			addr[i] = TEXT_BASE + 0x10000ull * i;
+	whole.size = o.size;
+	ck_assert_ptr_nonnull(whole.img = malloc(o.size));
+	memcpy(whole.img, o.img, o.size);
+	relocate(&whole);
+	ck_assert_int_eq(jpl_elf_sections(o.img, o.size, names, 2, before, len), 2);
+	ck_assert_int_eq(jpl_elf_sections(whole.img, whole.size, names, 2, after, len2), 2);
+	for (int k = 0; k < 2; k++) {
+		unsigned idx = 0;
+		unsigned char *copy = malloc(len[k]);
+
+		for (unsigned i = 1; i < eh->e_shnum; i++)
+			if (o.img + sh[i].sh_offset == before[k])
+				idx = i;
+		ck_assert_uint_ne(idx, 0);
+		ck_assert_ptr_nonnull(copy);
+		memcpy(copy, before[k], len[k]);
+		ck_assert_int_gt(jpl_relocated(o.img, o.size, idx, copy, addr, eh->e_shnum), 0);
+		ck_assert_uint_eq(len[k], len2[k]);
+		ck_assert_mem_eq(copy, after[k], len[k]);
+		ck_assert(memcmp(copy, before[k], len[k]) != 0);
+		free(copy);
+	}
+	free(whole.img);
+	free(o.img);
+}
+
+START_TEST(test_one_section4) { one_section(4); }
+END_TEST
+START_TEST(test_one_section5) { one_section(5); }
+END_TEST
+
 START_TEST(test_dwarf4_one) { same_as_libdw(1, 1, 4); }
 END_TEST
 START_TEST(test_dwarf4_all) { same_as_libdw(0, 3, 4); }
@@ -400,6 +450,8 @@ static Suite *lines_suite(void)
 	tcase_add_test(tc, test_dwarf5_one);
 	tcase_add_test(tc, test_dwarf5_all);
 	tcase_add_test(tc, test_opcodes);
+	tcase_add_test(tc, test_one_section4);
+	tcase_add_test(tc, test_one_section5);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Malformed");
