@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pdscript.h"
 #include "pdsession.h"
@@ -32,6 +33,7 @@
 #include "stackframe.h"
 
 #define MAX_STACK 127          /* perf script's default --max-stack */
+#define PRELOAD_MIN (16u << 20)   /* records from which kallsyms is read by a thread */
 
 static inline int is_blank(unsigned char c)
 {
@@ -1040,7 +1042,11 @@ static int read_file(struct reader *r, struct pd_file *f, const char *datadir,
 		snprintf(err, errlen, "%s: out of memory", pd_path(f));
 		return -ENOMEM;
 	}
-	while ((ret = pd_next(f, &ev, err, errlen)) == 1) {
+	/* the other core reads kallsyms meanwhile; below that, one thread does */
+	if (pd_data_size(f) >= PRELOAD_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		pd_session_preload(r->s);
+	ret = pd_index(f, err, errlen);
+	while (!ret && (ret = pd_next(f, &ev, err, errlen)) == 1) {
 		ret = ev.type == PERF_RECORD_SAMPLE ? sample(r, &ev) : pd_session_event(r->s, &ev);
 		if (ret)
 			break;
@@ -1087,7 +1093,7 @@ static int read_path(struct reader *r, const char *path, const char *datadir,
 		}
 		datadir = dir;
 	}
-	ret = pd_open(&f, path, err, errlen);
+	ret = pd_open_unindexed(&f, path, err, errlen);
 	if (!ret) {
 		ret = read_file(r, f, datadir, info, err, errlen);
 		pd_close(f);

@@ -67,6 +67,7 @@ struct pd_file {
 	struct pd_index       pending;     /* the walk's next record in place */
 	int                   pending_state;   /* 0: to find, 1: found, 2: none left */
 	uint64_t              lost;
+	int                   indexed;     /* index_records has run */
 };
 
 __attribute__((format(printf, 5, 6)))
@@ -668,6 +669,7 @@ static int index_records(struct pd_file *f, char *err, size_t errlen)
 	size_t cap = 0;
 	int many = 0, ret;
 
+	f->nside = 0;
 	while (off < f->data_end) {
 		const unsigned char *r = f->data + off;
 		uint32_t type;
@@ -712,6 +714,7 @@ static int index_records(struct pd_file *f, char *err, size_t errlen)
 	ret = many ? index_all(f) : f->pipe ? find_out_of_place(f) : 0;
 	if (!ret && !f->index && f->nside > 1)
 		qsort(f->side, f->nside, sizeof(*f->side), by_time);
+	f->indexed = !ret;
 	return ret;
 }
 
@@ -773,7 +776,16 @@ static int parse_layout(struct pd_file *f, char *err, size_t errlen)
 	ret = build_idmap(f);
 	if (!ret)
 		ret = read_features(f, f->data + 72, err, errlen);
-	return ret ? ret : index_records(f, err, errlen);
+	return ret;
+}
+
+int pd_index(struct pd_file *f, char *err, size_t errlen)
+{
+	int ret = f->indexed ? 0 : index_records(f, err, errlen);
+
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", f->path);
+	return ret;
 }
 
 /*
@@ -817,12 +829,15 @@ static int name_attrs(struct pd_file *f)
 	return 0;
 }
 
-static int finish_open(struct pd_file *f, struct pd_file **out, char *err, size_t errlen)
+static int finish_open(struct pd_file *f, struct pd_file **out, int index, char *err,
+		       size_t errlen)
 {
 	int ret = parse_layout(f, err, errlen);
 
 	if (!ret)
 		ret = name_attrs(f);
+	if (!ret && index && !f->indexed)
+		ret = index_records(f, err, errlen);
 
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", f->path);
@@ -854,7 +869,7 @@ int pd_open_mem(struct pd_file **out, const void *data, size_t len, const char *
 	memcpy(copy, data, len);
 	f->data = copy;
 	f->size = len;
-	return finish_open(f, out, err, errlen);
+	return finish_open(f, out, 1, err, errlen);
 }
 
 /* a pipe or standard input: read to the end, after head */
@@ -919,10 +934,11 @@ int pd_open_stream(struct pd_file **out, int fd, const void *head, size_t headle
 		return ret;
 	}
 	f->data = d;
-	return finish_open(f, out, err, errlen);
+	return finish_open(f, out, 1, err, errlen);
 }
 
-int pd_open(struct pd_file **out, const char *path, char *err, size_t errlen)
+static int open_path(struct pd_file **out, const char *path, int index, char *err,
+		     size_t errlen)
 {
 	struct pd_file *f = calloc(1, sizeof(*f));
 	struct stat st;
@@ -964,12 +980,27 @@ int pd_open(struct pd_file **out, const char *path, char *err, size_t errlen)
 	}
 	if (fd > 0)
 		close(fd);
-	return finish_open(f, out, err, errlen);
+	return finish_open(f, out, index, err, errlen);
 out_err:
 	if (fd > 0)
 		close(fd);
 	pd_close(f);
 	return ret;
+}
+
+int pd_open(struct pd_file **out, const char *path, char *err, size_t errlen)
+{
+	return open_path(out, path, 1, err, errlen);
+}
+
+int pd_open_unindexed(struct pd_file **out, const char *path, char *err, size_t errlen)
+{
+	return open_path(out, path, 0, err, errlen);
+}
+
+size_t pd_data_size(const struct pd_file *f)
+{
+	return f->data_end - f->data_off;
 }
 
 /* ---- decoding one record */
@@ -1100,7 +1131,10 @@ int pd_next(struct pd_file *f, struct pd_event *ev, char *err, size_t errlen)
 	uint16_t size;
 	const struct pd_attr *a;
 	size_t fixed;
+	int ret;
 
+	if (!f->indexed && (ret = pd_index(f, err, errlen)))
+		return ret;
 	if (!f->index) {
 		/* the walk's next record in place, or the earliest out of place */
 		while (f->pending_state == 0) {
