@@ -1034,8 +1034,11 @@ static int read_file(struct reader *r, struct pd_file *f, const char *datadir,
 	memset(info, 0, sizeof(*info));
 	r->info = info;
 	attr_info(f, info);
-	if (info->unwind)
-		return -EOPNOTSUPP;
+	if (info->unwind) {
+		/* a malformed file is named as such, not handed on */
+		ret = pd_index(f, err, errlen);
+		return ret ? ret : -EOPNOTSUPP;
+	}
 	r->s = pd_session_new(f, datadir);
 	if (!r->s) {
 		snprintf(err, errlen, "%s: out of memory", pd_path(f));
