@@ -8,7 +8,9 @@
 #
 # Environment: JITPERF (the built command, default ./tools/jitperf), PERF
 # (default perf), RUNS (default 5), SAMPLES (at least this many; default
-# 100000).  Prints the median wall and CPU time of each, and the ratio.
+# 100000).  Prints the median wall and CPU time of each (jitperf's CPU time
+# counts both its threads: a second one reads kallsyms on large recordings),
+# and the ratios.
 set -euo pipefail
 JITPERF=${JITPERF:-./tools/jitperf}
 PERF=${PERF:-perf}

@@ -14,4 +14,4 @@ read_libjitperf_read_la_SOURCES = \
 	read/pdline.c read/pdline.h \
 	read/pdsession.c read/pdsession.h read/pdscript.c read/pdscript.h
 read_libjitperf_read_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
-read_libjitperf_read_la_LIBADD = $(LIBELF_LIBS) $(LIBDW_LIBS) $(DEMANGLE_LIBS)
+read_libjitperf_read_la_LIBADD = $(LIBELF_LIBS) $(LIBDW_LIBS) $(DEMANGLE_LIBS) $(PTHREAD_LIBS)

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pdscript.h"
 #include "pdsession.h"
@@ -32,6 +33,7 @@
 #include "stackframe.h"
 
 #define MAX_STACK 127          /* perf script's default --max-stack */
+#define PRELOAD_MIN (16u << 20)   /* records from which kallsyms is read by a thread */
 
 static inline int is_blank(unsigned char c)
 {
@@ -50,17 +52,15 @@ struct cached {
 	uint32_t             first, n;  /* in pieces[] */
 };
 
+/* small: one is made for every callchain met, and fresh memory is dear */
 struct stack_ent {
-	uint64_t                hash, gen;
-	const struct pd_thread *t;
-	uint64_t                nr, ip;      /* nr callchain entries at ips, or the sample's ip */
-	const unsigned char    *ips;
-	uint16_t                mode;
-	int                     skip;        /* the process name "0": no sample */
-	struct ps_str           pname, comm;
-	const struct ps_str    *frames;
-	size_t                  nframes;
-	uint64_t                id;          /* ps_sample.stack_id */
+	uint64_t                 hash, gen;
+	const struct pd_thread  *t;
+	const unsigned char     *ips;        /* the callchain, NULL if none */
+	uint64_t                 nr;         /* its entries; without: the sample's ip */
+	const struct folded_ent *fold;
+	uint32_t                 mode;       /* without a callchain: the cpu mode */
+	uint32_t                 skip;       /* the process name "0": no sample */
 };
 
 #define STACK_CACHE_MAX (256u << 20)
@@ -70,7 +70,8 @@ struct stack_ent {
 /*
  * Folded frames met before, whatever callchain made them: raw callchains
  * differ in every return address, so many fold alike, and they share one
- * copy (and one ps_sample.stack_id, which spares the writers work too).
+ * copy (and one ps_sample.stack_id, which spares the writers work too),
+ * kept in the blocks: stack entries point at them.
  */
 struct folded_ent {
 	uint64_t             hash;
@@ -115,7 +116,7 @@ struct reader {
 	uint32_t             *stack_index;   /* entry + 1, 0 = empty */
 	size_t                stack_mask;
 	size_t                stack_bytes;   /* kept in blocks; the cache is dropped past a limit */
-	struct folded_ent    *folded;        /* open addressing on the contents' hash */
+	struct folded_ent   **folded;        /* open addressing on the contents' hash */
 	size_t                folded_mask, nfolded;
 	const struct pd_attr *event_attr;    /* the attribute of the kept event */
 	uint64_t              last_stack_id;
@@ -644,7 +645,7 @@ static int stack_same(const struct stack_ent *e, uint64_t h, const struct pd_thr
 	if (e->hash != h || e->t != t)
 		return 0;
 	if (!smp->has_callchain)
-		return !e->ips && e->ip == smp->ip &&
+		return !e->ips && e->nr == smp->ip &&
 		       e->mode == (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 	return e->ips && e->nr == smp->nr && !memcmp(e->ips, smp->chain, 8 * smp->nr);
 }
@@ -754,20 +755,20 @@ static int folded_same(const struct folded_ent *f, const struct ps_sample *c)
 static const struct folded_ent *folded_get(struct reader *r)
 {
 	uint64_t h = folded_hash(&r->cur);
-	struct folded_ent *f;
+	struct folded_ent *f, k;
 	struct ps_str *fr;
 	size_t i, j;
 
 	if ((r->nfolded + 1) * 2 > r->folded_mask) {
 		size_t mask = r->folded_mask ? r->folded_mask * 2 + 1 : 1023;
-		struct folded_ent *n = calloc(mask + 1, sizeof(*n));
+		struct folded_ent **n = calloc(mask + 1, sizeof(*n));
 
 		if (!n)
 			return NULL;
 		for (i = 0; r->folded && i <= r->folded_mask; i++) {
-			if (!r->folded[i].id)
+			if (!r->folded[i])
 				continue;
-			for (j = r->folded[i].hash & mask; n[j].id; j = (j + 1) & mask)
+			for (j = r->folded[i]->hash & mask; n[j]; j = (j + 1) & mask)
 				;
 			n[j] = r->folded[i];
 		}
@@ -775,15 +776,14 @@ static const struct folded_ent *folded_get(struct reader *r)
 		r->folded = n;
 		r->folded_mask = mask;
 	}
-	for (j = h & r->folded_mask; r->folded[j].id; j = (j + 1) & r->folded_mask)
-		if (r->folded[j].hash == h && folded_same(&r->folded[j], &r->cur))
-			return &r->folded[j];
-	f = &r->folded[j];
-	f->pname.s = keep_bytes(r, r->cur.pname.s, r->cur.pname.len);
-	f->pname.len = r->cur.pname.len;
-	f->comm = (struct ps_str){ f->pname.s, r->cur.comm.len };
+	for (j = h & r->folded_mask; r->folded[j]; j = (j + 1) & r->folded_mask)
+		if (r->folded[j]->hash == h && folded_same(r->folded[j], &r->cur))
+			return r->folded[j];
+	k.pname.s = keep_bytes(r, r->cur.pname.s, r->cur.pname.len);
+	k.pname.len = r->cur.pname.len;
+	k.comm = (struct ps_str){ k.pname.s, r->cur.comm.len };
 	fr = (struct ps_str *)keep_bytes(r, r->cur.frames, r->cur.nframes * sizeof(*fr) + 8);
-	if (!f->pname.s || !fr)
+	if (!k.pname.s || !fr)
 		return NULL;
 	/* pieces from the scratch buffer move to the blocks too */
 	for (i = 0; i < r->cur.nframes; i++) {
@@ -793,10 +793,15 @@ static const struct folded_ent *folded_get(struct reader *r)
 				return NULL;
 		}
 	}
-	f->frames = fr;
-	f->nframes = r->cur.nframes;
-	f->hash = h;
-	f->id = ++r->last_stack_id;
+	k.frames = fr;
+	k.nframes = r->cur.nframes;
+	k.hash = h;
+	k.id = r->last_stack_id + 1;
+	f = (struct folded_ent *)keep_bytes(r, &k, sizeof(k));
+	if (!f)
+		return NULL;
+	r->last_stack_id++;
+	r->folded[j] = f;
 	r->nfolded++;
 	return f;
 }
@@ -845,23 +850,19 @@ static int stack_add(struct reader *r, uint64_t h, const struct pd_thread *t,
 	e->hash = h;
 	e->gen = gen;
 	e->t = t;
-	e->skip = skip;
 	if (smp->has_callchain) {
 		e->nr = smp->nr;
 		e->ips = smp->chain;     /* in the file, mapped until the reader ends */
 	} else {
-		e->ip = smp->ip;
+		e->nr = smp->ip;
 		e->mode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	}
+	e->skip = skip;
 	f = folded_get(r);
 	if (!f)
 		return -ENOMEM;
-	e->pname = f->pname;
-	e->comm = f->comm;
-	e->frames = f->frames;
-	e->nframes = f->nframes;
-	e->id = f->id;
-	r->cur.stack_id = e->id;
+	e->fold = f;
+	r->cur.stack_id = f->id;
 	stack_find(r, h, t, ev, gen, &slot);
 	r->stack_index[slot] = (uint32_t)++r->nstacks;
 	return 0;
@@ -911,13 +912,13 @@ static int sample(struct reader *r, const struct pd_event *ev)
 		if (e) {
 			if (e->skip)
 				return 0;
-			r->cur.pname = e->pname;
-			r->cur.comm = e->comm;
+			r->cur.pname = e->fold->pname;
+			r->cur.comm = e->fold->comm;
 			r->cur.event.s = r->event;
 			r->cur.event.len = strlen(r->event);
-			r->cur.frames = e->frames;
-			r->cur.nframes = e->nframes;
-			r->cur.stack_id = e->id;
+			r->cur.frames = e->fold->frames;
+			r->cur.nframes = e->fold->nframes;
+			r->cur.stack_id = e->fold->id;
 			fill_common(r, ev);
 			r->info->samples++;
 			return r->fn(&r->cur, r->arg);
@@ -1033,14 +1034,21 @@ static int read_file(struct reader *r, struct pd_file *f, const char *datadir,
 	memset(info, 0, sizeof(*info));
 	r->info = info;
 	attr_info(f, info);
-	if (info->unwind)
-		return -EOPNOTSUPP;
+	if (info->unwind) {
+		/* a malformed file is named as such, not handed on */
+		ret = pd_index(f, err, errlen);
+		return ret ? ret : -EOPNOTSUPP;
+	}
 	r->s = pd_session_new(f, datadir);
 	if (!r->s) {
 		snprintf(err, errlen, "%s: out of memory", pd_path(f));
 		return -ENOMEM;
 	}
-	while ((ret = pd_next(f, &ev, err, errlen)) == 1) {
+	/* the other core reads kallsyms meanwhile; below that, one thread does */
+	if (pd_data_size(f) >= PRELOAD_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		pd_session_preload(r->s);
+	ret = pd_index(f, err, errlen);
+	while (!ret && (ret = pd_next(f, &ev, err, errlen)) == 1) {
 		ret = ev.type == PERF_RECORD_SAMPLE ? sample(r, &ev) : pd_session_event(r->s, &ev);
 		if (ret)
 			break;
@@ -1087,7 +1095,7 @@ static int read_path(struct reader *r, const char *path, const char *datadir,
 		}
 		datadir = dir;
 	}
-	ret = pd_open(&f, path, err, errlen);
+	ret = pd_open_unindexed(&f, path, err, errlen);
 	if (!ret) {
 		ret = read_file(r, f, datadir, info, err, errlen);
 		pd_close(f);

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,11 @@ struct pd_session {
 	struct pd_proc        kernel;  /* maps of the kernel and its modules */
 	struct pd_dso        *kdso;
 	int                   kallsyms_loaded;
+	/* kallsyms read by a thread of its own (pd_session_preload) */
+	pthread_t             kall_thread;
+	int                   kall_started;
+	int                   kall_ret;
+	struct pd_symtab      kall_all;
 	/* every change of a thread's name or of maps, in order: generation N
 	 * is the state after changes[0..N) */
 	struct pd_change {
@@ -268,21 +274,22 @@ static void load_perfmap(struct pd_session *s, struct pd_dso *d)
 		pd_symtab_free(&d->syms);
 }
 
-/* kallsyms, split among the kernel and its modules as perf splits them */
-static void load_kallsyms(struct pd_session *s)
+/*
+ * The kallsyms of the recorded kernel, whole: its copy in the build-id
+ * cache, else /proc/kallsyms if that is the running kernel.  Reads only
+ * what pd_session_new set, so it can run in a thread of its own.
+ */
+static int read_kallsyms(const struct pd_session *s, struct pd_symtab *all)
 {
-	struct pd_symtab all = { 0 };
 	char p[PATH_MAX], h[41];
 	int ret = -ENOENT;
-	size_t i, kept;
 
-	s->kallsyms_loaded = 1;
 	if (s->kdso->build_id_size) {
 		hex(s->kdso, h);
 		snprintf(p, sizeof(p), "%s/[kernel.kallsyms]/%s/kallsyms", s->buildid_dir, h);
-		ret = pd_symtab_load_kallsyms(&all, p);
+		ret = pd_symtab_load_kallsyms(all, p);
 		if (ret)
-			pd_symtab_free(&all);
+			pd_symtab_free(all);
 	}
 	/* /proc/kallsyms only for the kernel that was recorded */
 	if (ret) {
@@ -310,12 +317,56 @@ static void load_kallsyms(struct pd_session *s)
 			off += ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
 		}
 		if (same)
-			ret = pd_symtab_load_kallsyms(&all, "/proc/kallsyms");
+			ret = pd_symtab_load_kallsyms(all, "/proc/kallsyms");
 	}
-	if (ret) {
-		pd_symtab_free(&all);
+	if (ret)
+		pd_symtab_free(all);
+	return ret;
+}
+
+static void *read_kallsyms_thread(void *arg)
+{
+	struct pd_session *s = arg;
+
+	s->kall_ret = read_kallsyms(s, &s->kall_all);
+	return NULL;
+}
+
+void pd_session_preload(struct pd_session *s)
+{
+	size_t i;
+
+	if (s->kall_started || s->kallsyms_loaded)
 		return;
-	}
+	/* nothing to read ahead if no event samples the kernel */
+	for (i = 0; i < pd_nattrs(s->f); i++)
+		if (!pd_attr(s->f, i)->attr.exclude_kernel)
+			break;
+	if (i == pd_nattrs(s->f))
+		return;
+	s->kall_started = !pthread_create(&s->kall_thread, NULL, read_kallsyms_thread, s);
+}
+
+/* the preloading thread's kallsyms, once it is done; 0 or -errno */
+static int join_kallsyms(struct pd_session *s, struct pd_symtab *all)
+{
+	s->kall_started = 0;
+	pthread_join(s->kall_thread, NULL);
+	*all = s->kall_all;
+	memset(&s->kall_all, 0, sizeof(s->kall_all));
+	return s->kall_ret;
+}
+
+/* kallsyms, split among the kernel and its modules as perf splits them */
+static void load_kallsyms(struct pd_session *s)
+{
+	struct pd_symtab all = { 0 };
+	char p[PATH_MAX];
+	size_t i, kept;
+
+	s->kallsyms_loaded = 1;
+	if (s->kall_started ? join_kallsyms(s, &all) : read_kallsyms(s, &all))
+		return;
 	/* module symbols go to their modules; the kernel keeps the table */
 	for (i = 0, kept = 0; i < all.n; i++) {
 		const struct pd_sym *y = &all.syms[i];
@@ -806,6 +857,12 @@ void pd_session_free(struct pd_session *s)
 
 	if (!s)
 		return;
+	if (s->kall_started) {
+		struct pd_symtab all;
+
+		join_kallsyms(s, &all);
+		pd_symtab_free(&all);
+	}
 	for (d = s->dsos; d; d = dn) {
 		dn = d->next;
 		pd_symtab_free(&d->syms);

@@ -56,6 +56,13 @@ struct pd_loc {
  */
 struct pd_session *pd_session_new(const struct pd_file *f, const char *datadir);
 void pd_session_free(struct pd_session *s);
+/*
+ * Start reading the kernel's symbols (kallsyms: 100k+ lines) in a thread
+ * of its own, if an event samples the kernel; the first kernel address
+ * resolved waits for it.  For large recordings, whose pass over the
+ * records (pd_index) runs meanwhile.
+ */
+void pd_session_preload(struct pd_session *s);
 
 /* Apply a COMM, FORK, EXIT, MMAP or MMAP2 record; others are ignored.  0 or -ENOMEM. */
 int pd_session_event(struct pd_session *s, const struct pd_event *ev);

@@ -25,7 +25,6 @@
 
 struct pd_strpool {
 	struct pd_strpool *next;
-	char              *buf;        /* an adopted buffer, freed with the pool */
 	size_t             used, size;
 	char               data[];
 };
@@ -43,7 +42,6 @@ static const char *pool_add(struct pd_strpool **pp, const char *s, size_t n)
 			return NULL;
 		p->size = size;
 		p->used = 0;
-		p->buf = NULL;
 		p->next = *pp;
 		*pp = p;
 	}
@@ -54,27 +52,12 @@ static const char *pool_add(struct pd_strpool **pp, const char *s, size_t n)
 	return d;
 }
 
-/* hand a malloc'ed buffer to the pool: names may point into it */
-static int pool_adopt(struct pd_strpool **pp, char *buf)
-{
-	struct pd_strpool *p = malloc(sizeof(*p));
-
-	if (!p)
-		return -ENOMEM;
-	p->size = p->used = 0;
-	p->next = *pp;
-	p->buf = buf;
-	*pp = p;
-	return 0;
-}
-
 void pd_symtab_free(struct pd_symtab *t)
 {
 	struct pd_strpool *p, *next;
 
 	for (p = t->pool; p; p = next) {
 		next = p->next;
-		free(p->buf);
 		free(p);
 	}
 	free(t->syms);
@@ -695,97 +678,100 @@ static int hexval(int c)
 	return -1;
 }
 
-/* the whole file (procfs files report no size: read to the end), NUL-terminated */
-static char *read_all(const char *path, size_t *len)
+/* one line of kallsyms, "ADDR TYPE NAME[\tMODULE]", without its newline */
+static int kallsyms_line(struct pd_symtab *t, const char *p, const char *e, int *nonzero)
 {
-	int fd = pd_open_regular(path);
-	struct stat st;
-	size_t cap, n = 0;
-	char *b = NULL, *nb;
-	ssize_t r;
+	const char *q = p;
+	uint64_t start = 0;
+	struct pd_sym *s;
+	char type;
+	int v;
 
-	if (fd < 0)
-		return NULL;
-	cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 20;
-	for (;;) {
-		if (!b || n == cap) {
-			cap = b ? cap * 2 : cap;
-			nb = realloc(b, cap + 1);
-			if (!nb)
-				goto fail;
-			b = nb;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto fail;
-		if (r == 0)
-			break;
-		n += r;
+	while (q < e && (v = hexval((unsigned char)*q)) >= 0)
+		start = start << 4 | (unsigned)v, q++;
+	if (q == p || e - q < 3 || q[0] != ' ' || !q[1] || q[2] != ' ' || !kallsyms_keep(q[1]) ||
+	    (e - q > 3 && q[3] == '$'))
+		return 0;
+	type = q[1];
+	*nonzero |= start != 0;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 65536;
+
+		s = realloc(t->syms, cap * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		t->syms = s;
+		t->cap = cap;
 	}
-	close(fd);
-	b[n] = 0;
-	*len = n;
-	return b;
-fail:
-	r = errno;
-	free(b);
-	close(fd);
-	errno = (int)r;
-	return NULL;
+	s = &t->syms[t->n];
+	s->start = s->end = start;
+	s->name = pool_add(&t->pool, q + 3, e - q - 3);
+	if (!s->name)
+		return -ENOMEM;
+	s->bind = toupper((unsigned char)type) == 'W' ? STB_WEAK :
+		  isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
+	s->type = STT_FUNC;
+	t->n++;
+	return 0;
 }
 
+#define KALLSYMS_CHUNK (256u << 10)
+
 /*
- * Parsed in place: the names stay in the file's buffer, which the table
- * adopts (120k symbols: no copy, no allocation per line).
+ * Read in chunks through one small buffer, only the names kept: reading
+ * the whole file (5 MB) into fresh memory costs more than parsing it.
+ * procfs files report no size, so this reads to the end either way.
  */
 int pd_symtab_load_kallsyms(struct pd_symtab *t, const char *path)
 {
-	size_t len;
-	char *buf = read_all(path, &len), *p, *end;
-	int nonzero = 0;
+	int fd = pd_open_regular(path), nonzero = 0, skip = 0, ret = 0;
+	size_t have = 0;
+	char *buf;
+	ssize_t r;
 
-	if (!buf)
+	if (fd < 0)
 		return -errno;
-	if (pool_adopt(&t->pool, buf)) {
-		free(buf);
+	buf = malloc(KALLSYMS_CHUNK);
+	if (!buf) {
+		close(fd);
 		return -ENOMEM;
 	}
-	for (p = buf, end = buf + len; p < end;) {
-		char *nl = memchr(p, '\n', end - p), *q = p, type;
-		uint64_t start = 0;
-		int v, bind;
+	do {
+		const char *p, *end, *nl;
 
-		if (!nl)
-			nl = end;
-		*nl = 0;
-		while ((v = hexval((unsigned char)*q)) >= 0)
-			start = start << 4 | (unsigned)v, q++;
-		if (q > p && q[0] == ' ' && q[1] && q[2] == ' ' && kallsyms_keep(q[1]) && q[3] != '$') {
-			struct pd_sym *s;
-
-			type = q[1];
-			nonzero |= start != 0;
-			bind = toupper((unsigned char)type) == 'W' ? STB_WEAK :
-			       isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
-			if (t->n == t->cap) {
-				size_t cap = t->cap ? t->cap * 2 : 65536;
-
-				s = realloc(t->syms, cap * sizeof(*s));
-				if (!s)
-					return -ENOMEM;
-				t->syms = s;
-				t->cap = cap;
-			}
-			s = &t->syms[t->n++];
-			s->start = s->end = start;
-			s->name = q + 3;
-			s->bind = bind;
-			s->type = STT_FUNC;
+		r = read(fd, buf + have, KALLSYMS_CHUNK - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = -errno;
+			break;
 		}
-		p = nl + 1;
-	}
+		have += r;
+		/* whole lines; at the end of the file the last one too */
+		for (p = buf, end = buf + have; p < end && !ret; p = nl + 1) {
+			nl = memchr(p, '\n', end - p);
+			if (!nl && r)
+				break;
+			if (!nl)
+				nl = end;
+			if (!skip)
+				ret = kallsyms_line(t, p, nl, &nonzero);
+			skip = 0;
+		}
+		if (p >= end) {
+			have = 0;
+		} else if (p == buf && have == KALLSYMS_CHUNK) {
+			have = 0;     /* a line longer than the buffer: not a symbol */
+			skip = 1;
+		} else {
+			memmove(buf, p, end - p);
+			have = end - p;
+		}
+	} while (r && !ret);
+	free(buf);
+	close(fd);
+	if (ret)
+		return ret;
 	/* kptr_restrict: every address reads 0, nothing can be named */
 	if (!nonzero) {
 		t->n = 0;

@@ -2,9 +2,10 @@
 /*
  * perf.data reader (layout: tools/perf/Documentation/perf.data-file-format.txt
  * in the Linux tree).  The file is mapped whole; pd_open checks every
- * record's framing once and sorts an index of (time, offset) pairs, which
- * is what perf's ordered-events queue amounts to for a whole file; pd_next
- * then decodes one record at a time without copying.  Every length read
+ * record's framing once and sorts the records that are out of time order
+ * (index_records), which is what perf's ordered-events queue amounts to for
+ * a whole file; pd_next then decodes one record at a time in (time, offset)
+ * order without copying.  Every length read
  * from the file is checked against what is left of its record, so a
  * hostile or truncated file ends in one message naming the offset.
  */
@@ -33,6 +34,11 @@ struct pd_index {
 	uint64_t time, off;
 };
 
+/* a walk over the records in file order: see index_records */
+struct order_walk {
+	uint64_t last, max, n;
+};
+
 struct pd_idmap {
 	uint64_t id;
 	uint32_t attr;
@@ -52,10 +58,16 @@ struct pd_file {
 	struct pd_build_id   *bids;
 	size_t                nbids;
 	char                 *cmdline;
-	struct pd_index      *index;       /* NULL: the records are in time order already */
+	struct pd_index      *index;       /* every record sorted, or NULL: see order_walk */
 	size_t                nindex, next;
-	uint64_t              seq_off, seq_last;   /* the next record and time, without index */
+	struct pd_index      *side;        /* without index: the records out of place, sorted */
+	size_t                nside, next_side;
+	uint64_t              seq_off;     /* without index: the next record of the walk */
+	struct order_walk     seq;
+	struct pd_index       pending;     /* the walk's next record in place */
+	int                   pending_state;   /* 0: to find, 1: found, 2: none left */
 	uint64_t              lost;
+	int                   indexed;     /* index_records has run */
 };
 
 __attribute__((format(printf, 5, 6)))
@@ -123,6 +135,7 @@ void pd_close(struct pd_file *f)
 	free(f->bids);
 	free(f->cmdline);
 	free(f->index);
+	free(f->side);
 	if (f->mapped)
 		munmap((void *)f->data, f->size);
 	else
@@ -494,68 +507,18 @@ static int by_time(const void *x, const void *y)
 }
 
 /*
- * An index nearly in order (perf inject's output: a few records out of
- * place) is sorted by taking out the records that come before an earlier
- * one's time, sorting those few and merging them back: linear, where the
- * radix sort scatters the whole index four times.  The order is (time,
- * file offset), which is what the stable sort gives.  1 if it was not
- * nearly in order (nothing changed), 0, or -ENOMEM.
- */
-static int sort_nearly(struct pd_file *f)
-{
-	struct pd_index *a = f->index, *side, *out;
-	size_t n = f->nindex, i, nm = 0, ns = 0, j, k;
-	uint64_t last = 0;
-
-	for (i = 0; i < n; i++) {
-		if (a[i].time >= last)
-			last = a[i].time;
-		else
-			ns++;
-	}
-	if (ns > n / 16)
-		return 1;
-	side = malloc((ns ? ns : 1) * sizeof(*side));
-	out = malloc((n ? n : 1) * sizeof(*out));
-	if (!side || !out) {
-		free(side);
-		free(out);
-		return 1;
-	}
-	ns = 0;
-	last = 0;
-	for (i = 0; i < n; i++) {
-		if (a[i].time >= last) {
-			last = a[i].time;
-			a[nm++] = a[i];
-		} else {
-			side[ns++] = a[i];
-		}
-	}
-	qsort(side, ns, sizeof(*side), by_time);
-	for (i = j = k = 0; i < nm || j < ns;)
-		out[k++] = j >= ns || (i < nm && by_time(&a[i], &side[j]) < 0) ? a[i++] : side[j++];
-	free(side);
-	free(a);
-	f->index = out;
-	return 0;
-}
-
-/*
  * Stable LSD radix sort of the index by time, 16 bits a pass, skipping the
  * passes whose digit is the same in every record (the high bits of
  * nanosecond timestamps of one recording): a few linear passes where qsort
  * would compare n log n times.  Stable, so equal times keep file order.
  */
-static int sort_index(struct pd_file *f)
+static void sort_index(struct pd_file *f)
 {
 	struct pd_index *a = f->index, *b, *t;
 	size_t n = f->nindex, i, *count;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	int shift;
 
-	if (sort_nearly(f) == 0)
-		return 0;
 	for (i = 0; i < n; i++) {
 		lo = a[i].time < lo ? a[i].time : lo;
 		hi = a[i].time > hi ? a[i].time : hi;
@@ -566,7 +529,7 @@ static int sort_index(struct pd_file *f)
 		free(b);
 		free(count);
 		qsort(f->index, f->nindex, sizeof(*f->index), by_time);
-		return 0;
+		return;
 	}
 	for (shift = 0; shift < 64; shift += 16) {
 		if (((lo ^ hi) >> shift) == 0)
@@ -585,26 +548,133 @@ static int sort_index(struct pd_file *f)
 	free(count);
 	f->index = a;
 	free(b);
+}
+
+/*
+ * The order of the records, (time, file offset), without an index for the
+ * records that are in order already.  A record's time is its own, or the
+ * one of the record before it in the file if it has none.  Walking the file,
+ * a record earlier than the latest time so far is "out of place" (perf
+ * record's per-CPU buffers, or a few records of perf inject's output); the
+ * others are in (time, offset) order as they lie.  So only the few out of
+ * place are kept, sorted, and merged with the walk by pd_next: no memory in
+ * proportion to the file, where fresh memory costs more than reading it.
+ * With many out of place, every record is indexed and sorted instead.
+ * (struct order_walk: the time of the record before, the latest time so
+ * far, the records walked.)
+ */
+
+/* the time a record sorts by; 1 if it is in place, 0 if out of place */
+static int order_step(const struct pd_file *f, struct order_walk *w, uint32_t type,
+		      const unsigned char *r, size_t size, uint64_t *time)
+{
+	uint64_t t = record_time(f, type, r, size);
+
+	if (!t)
+		t = w->last;
+	w->last = *time = t;
+	w->n++;
+	if (t < w->max)
+		return 0;
+	w->max = t;
+	return 1;
+}
+
+#define MANY_OUT_OF_PLACE(ns, n) ((ns) > (n) / 16 + 4096)
+
+static int keep_out_of_place(struct pd_file *f, size_t *cap, uint64_t t, uint64_t off)
+{
+	if (f->nside == *cap) {
+		size_t c = *cap ? *cap * 2 : 256;
+		struct pd_index *s = realloc(f->side, c * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		f->side = s;
+		*cap = c;
+	}
+	f->side[f->nside++] = (struct pd_index){ t, off };
+	return 0;
+}
+
+/* every record indexed and sorted: when many are out of place */
+static int index_all(struct pd_file *f)
+{
+	struct order_walk w = { 0 };
+	uint64_t off, t;
+
+	free(f->side);
+	f->side = NULL;
+	f->nside = 0;
+	for (off = f->data_off; off < f->data_end;) {
+		const unsigned char *r = f->data + off;
+		uint32_t type = u32at(r);
+		uint16_t size = u16at(r + 6);
+
+		if (type < PD_HEADER_ATTR)
+			w.n++;
+		off += size + (type == PD_AUXTRACE ? u64at(r + 8) : 0);
+	}
+	f->index = malloc((w.n ? w.n : 1) * sizeof(*f->index));
+	if (!f->index)
+		return -ENOMEM;
+	for (off = f->data_off; off < f->data_end;) {
+		const unsigned char *r = f->data + off;
+		uint32_t type = u32at(r);
+		uint16_t size = u16at(r + 6);
+
+		if (type < PD_HEADER_ATTR) {
+			order_step(f, &w, type, r, size, &t);
+			f->index[f->nindex++] = (struct pd_index){ t, off };
+		}
+		off += size + (type == PD_AUXTRACE ? u64at(r + 8) : 0);
+	}
+	sort_index(f);
+	return 0;
+}
+
+/* the out-of-place records of a file whose framing is known good (pipe mode) */
+static int find_out_of_place(struct pd_file *f)
+{
+	struct order_walk w = { 0 };
+	size_t cap = 0;
+	uint64_t off, t;
+
+	for (off = f->data_off; off < f->data_end;) {
+		const unsigned char *r = f->data + off;
+		uint32_t type = u32at(r);
+		uint16_t size = u16at(r + 6);
+
+		if (type < PD_HEADER_ATTR && !order_step(f, &w, type, r, size, &t)) {
+			if (keep_out_of_place(f, &cap, t, off))
+				return -ENOMEM;
+			if (MANY_OUT_OF_PLACE(f->nside, w.n))
+				return index_all(f);
+		}
+		off += size + (type == PD_AUXTRACE ? u64at(r + 8) : 0);
+	}
 	return 0;
 }
 
 /*
  * Check every record's framing, take in the header records (pipe mode), and
- * see whether the records are in time order, as perf inject writes them;
- * only when they are not, index and sort them (perf record's per-CPU
- * buffers interleave).  No index is one pass over the file and no memory.
+ * find the records out of time order (see struct order_walk), in one pass
+ * over the file, except in pipe mode: there the attributes that give
+ * records their times are header records, so times are read after them.
  */
 static int index_records(struct pd_file *f, char *err, size_t errlen)
 {
-	uint64_t off = f->data_off, last = 0;
-	size_t n = 0;
-	int sorted = 1, ret;
+	struct order_walk w = { 0 };
+	uint64_t off = f->data_off, t;
+	size_t cap = 0;
+	int many = 0, ret;
 
+	f->nside = 0;
 	while (off < f->data_end) {
 		const unsigned char *r = f->data + off;
 		uint32_t type;
 		uint16_t size;
-		uint64_t t, extra = 0;
+		uint64_t extra = 0;
 
 		if (f->data_end - off < 8)
 			return fail(f->path, err, errlen, off, "truncated record header");
@@ -633,43 +703,19 @@ static int index_records(struct pd_file *f, char *err, size_t errlen)
 			ret = header_record(f, type, r, size, off, err, errlen);
 			if (ret)
 				return ret;
-		} else if (sorted) {
-			/* records without a time keep their place after the one before */
-			t = record_time(f, type, r, size);
-			if (t && t < last)
-				sorted = 0;
-			else if (t)
-				last = t;
-			n++;
-		} else {
-			n++;
+		} else if (!f->pipe && !many && !order_step(f, &w, type, r, size, &t)) {
+			if (keep_out_of_place(f, &cap, t, off))
+				return -ENOMEM;
+			many = MANY_OUT_OF_PLACE(f->nside, w.n);
 		}
 		off += size + extra;
 	}
 	f->seq_off = f->data_off;
-	if (sorted)
-		return 0;
-	f->index = malloc((n ? n : 1) * sizeof(*f->index));
-	if (!f->index)
-		return -ENOMEM;
-	/* the framing is known good now */
-	last = 0;
-	for (off = f->data_off; off < f->data_end;) {
-		const unsigned char *r = f->data + off;
-		uint32_t type = u32at(r);
-		uint16_t size = u16at(r + 6);
-		uint64_t t;
-
-		if (type < PD_HEADER_ATTR) {
-			t = record_time(f, type, r, size);
-			if (!t)
-				t = last;
-			last = t;
-			f->index[f->nindex++] = (struct pd_index){ t, off };
-		}
-		off += size + (type == PD_AUXTRACE ? u64at(r + 8) : 0);
-	}
-	return sort_index(f);
+	ret = many ? index_all(f) : f->pipe ? find_out_of_place(f) : 0;
+	if (!ret && !f->index && f->nside > 1)
+		qsort(f->side, f->nside, sizeof(*f->side), by_time);
+	f->indexed = !ret;
+	return ret;
 }
 
 static int parse_layout(struct pd_file *f, char *err, size_t errlen)
@@ -730,7 +776,16 @@ static int parse_layout(struct pd_file *f, char *err, size_t errlen)
 	ret = build_idmap(f);
 	if (!ret)
 		ret = read_features(f, f->data + 72, err, errlen);
-	return ret ? ret : index_records(f, err, errlen);
+	return ret;
+}
+
+int pd_index(struct pd_file *f, char *err, size_t errlen)
+{
+	int ret = f->indexed ? 0 : index_records(f, err, errlen);
+
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", f->path);
+	return ret;
 }
 
 /*
@@ -774,12 +829,15 @@ static int name_attrs(struct pd_file *f)
 	return 0;
 }
 
-static int finish_open(struct pd_file *f, struct pd_file **out, char *err, size_t errlen)
+static int finish_open(struct pd_file *f, struct pd_file **out, int index, char *err,
+		       size_t errlen)
 {
 	int ret = parse_layout(f, err, errlen);
 
 	if (!ret)
 		ret = name_attrs(f);
+	if (!ret && index && !f->indexed)
+		ret = index_records(f, err, errlen);
 
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", f->path);
@@ -811,7 +869,7 @@ int pd_open_mem(struct pd_file **out, const void *data, size_t len, const char *
 	memcpy(copy, data, len);
 	f->data = copy;
 	f->size = len;
-	return finish_open(f, out, err, errlen);
+	return finish_open(f, out, 1, err, errlen);
 }
 
 /* a pipe or standard input: read to the end, after head */
@@ -876,10 +934,11 @@ int pd_open_stream(struct pd_file **out, int fd, const void *head, size_t headle
 		return ret;
 	}
 	f->data = d;
-	return finish_open(f, out, err, errlen);
+	return finish_open(f, out, 1, err, errlen);
 }
 
-int pd_open(struct pd_file **out, const char *path, char *err, size_t errlen)
+static int open_path(struct pd_file **out, const char *path, int index, char *err,
+		     size_t errlen)
 {
 	struct pd_file *f = calloc(1, sizeof(*f));
 	struct stat st;
@@ -921,12 +980,27 @@ int pd_open(struct pd_file **out, const char *path, char *err, size_t errlen)
 	}
 	if (fd > 0)
 		close(fd);
-	return finish_open(f, out, err, errlen);
+	return finish_open(f, out, index, err, errlen);
 out_err:
 	if (fd > 0)
 		close(fd);
 	pd_close(f);
 	return ret;
+}
+
+int pd_open(struct pd_file **out, const char *path, char *err, size_t errlen)
+{
+	return open_path(out, path, 1, err, errlen);
+}
+
+int pd_open_unindexed(struct pd_file **out, const char *path, char *err, size_t errlen)
+{
+	return open_path(out, path, 0, err, errlen);
+}
+
+size_t pd_data_size(const struct pd_file *f)
+{
+	return f->data_end - f->data_off;
 }
 
 /* ---- decoding one record */
@@ -1053,29 +1127,43 @@ int pd_next(struct pd_file *f, struct pd_event *ev, char *err, size_t errlen)
 	const struct pd_index *ix;
 	struct pd_index seq;
 	const unsigned char *r, *p;
-	uint32_t type;
 	struct cursor c;
 	uint16_t size;
 	const struct pd_attr *a;
 	size_t fixed;
+	int ret;
 
+	if (!f->indexed && (ret = pd_index(f, err, errlen)))
+		return ret;
 	if (!f->index) {
-		/* in time order: the next record that is not a header record */
-		for (;;) {
-			if (f->seq_off >= f->data_end)
-				return 0;
+		/* the walk's next record in place, or the earliest out of place */
+		while (f->pending_state == 0) {
+			uint32_t t;
+
+			if (f->seq_off >= f->data_end) {
+				f->pending_state = 2;
+				break;
+			}
 			r = f->data + f->seq_off;
 			seq.off = f->seq_off;
-			type = u32at(r);
-			f->seq_off += u16at(r + 6) + (type == PD_AUXTRACE ? u64at(r + 8) : 0);
-			if (type < PD_HEADER_ATTR)
-				break;
+			t = u32at(r);
+			size = u16at(r + 6);
+			f->seq_off += size + (t == PD_AUXTRACE ? u64at(r + 8) : 0);
+			if (t < PD_HEADER_ATTR && order_step(f, &f->seq, t, r, size, &seq.time)) {
+				f->pending = seq;
+				f->pending_state = 1;
+			}
 		}
-		seq.time = record_time(f, type, r, u16at(r + 6));
-		if (!seq.time)
-			seq.time = f->seq_last;
-		f->seq_last = seq.time;
-		ix = &seq;
+		if (f->next_side < f->nside &&
+		    (f->pending_state == 2 || by_time(&f->side[f->next_side], &f->pending) < 0)) {
+			ix = &f->side[f->next_side++];
+		} else if (f->pending_state == 1) {
+			seq = f->pending;
+			f->pending_state = 0;
+			ix = &seq;
+		} else {
+			return 0;
+		}
 	} else if (f->next >= f->nindex) {
 		return 0;
 	} else {

@@ -101,6 +101,16 @@ int pd_open_mem(struct pd_file **out, const void *data, size_t len, const char *
 int pd_open_stream(struct pd_file **out, int fd, const void *head, size_t headlen,
 		   const char *name, char *err, size_t errlen);
 void pd_close(struct pd_file *f);
+/*
+ * pd_open up to the records, which pd_index then checks and orders (or the
+ * first pd_next): the header, attributes and features can be put to use
+ * while that pass over the whole file runs.  pd_index: 0 or -errno with the
+ * message of pd_open in err.
+ */
+int pd_open_unindexed(struct pd_file **out, const char *path, char *err, size_t errlen);
+int pd_index(struct pd_file *f, char *err, size_t errlen);
+/* bytes of records (the data section) */
+size_t pd_data_size(const struct pd_file *f);
 
 /*
  * The next record in time order (records of equal time in file order):

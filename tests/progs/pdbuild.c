@@ -106,6 +106,9 @@ static void attr(struct out *o)
 	put(o, &a, sizeof(a));
 }
 
+static const uint64_t *extra_times;   /* pdb_build_times: samples after the others */
+static size_t extra_n;
+
 static void records(struct out *o)
 {
 	static const uint64_t c1[] = { (uint64_t)PERF_CONTEXT_USER, 0x400150, 0x400050 };
@@ -140,6 +143,8 @@ static void records(struct out *o)
 	u64(o, 8);
 	u64(o, 3);
 	sample_id(o, 10, 10, 400);
+	for (size_t i = 0; i < extra_n; i++)
+		sample(o, 11, extra_times[i], i + 1, c2, 2);
 }
 
 static void cmdline_feature(struct out *o)
@@ -250,4 +255,16 @@ unsigned char *pdb_build(int pipe, size_t *len)
 	free(f.b);
 	*len = o.len;
 	return o.b;
+}
+
+unsigned char *pdb_build_times(int pipe, const uint64_t *times, size_t n, size_t *len)
+{
+	unsigned char *b;
+
+	extra_times = times;
+	extra_n = n;
+	b = pdb_build(pipe, len);
+	extra_times = NULL;
+	extra_n = 0;
+	return b;
 }

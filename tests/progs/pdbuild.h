@@ -18,10 +18,13 @@
 #define JITPERF_PDBUILD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define PDB_MAP "400000 100 fn_a\n400100 200 fn_b\n"
 
 /* The file (pipe: perf record -o - layout), malloc'ed, its size in *len; NULL on ENOMEM. */
 unsigned char *pdb_build(int pipe, size_t *len);
+/* The same with n more samples of 11/11 after the others, at times[i] with period i + 1. */
+unsigned char *pdb_build_times(int pipe, const uint64_t *times, size_t n, size_t *len);
 
 #endif

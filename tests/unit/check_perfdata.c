@@ -10,6 +10,7 @@
 
 #include <check.h>
 #include <elf.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,55 @@ START_TEST(test_records_in_time_order)
 	ck_assert_uint_eq(n, 7);
 	ck_assert_uint_eq(pd_lost(f), 3);
 	pd_close(f);
+}
+END_TEST
+
+/*
+ * Records in (time, file offset) order however many are out of place: a
+ * few (merged with the walk over the file), a third (every record indexed
+ * and sorted), all in order; in both layouts.  Samples of equal time keep
+ * the order they were written in, told by their periods.
+ */
+START_TEST(test_order_out_of_place)
+{
+	static const size_t n = 20000;
+	uint64_t *times = malloc(n * sizeof(*times)), seed = 1, last_t = 0, last_p = 0;
+	int mode = _i / 2, pipe = _i % 2, ret;
+	struct pd_file *f;
+	struct pd_event ev;
+	unsigned char *b;
+	size_t len, i, got = 0;
+	char err[256];
+
+	ck_assert_ptr_nonnull(times);
+	for (i = 0; i < n; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		times[i] = 1000 + i / 4;       /* runs of four equal times */
+		if (mode == 0 && seed >> 60 == 0 && i > 100)
+			times[i] -= 1 + (seed >> 32) % 100;   /* a few, up to 100 back */
+		else if (mode == 1 && (seed >> 33) % 3 == 0)
+			times[i] = 1000 + (seed >> 40) % (n / 4);   /* anywhere */
+	}
+	b = pdb_build_times(pipe, times, n, &len);
+	ck_assert_ptr_nonnull(b);
+	ret = pd_open_mem(&f, b, len, "order.data", err, sizeof(err));
+	ck_assert_msg(ret == 0, "%s", err);
+	while ((ret = pd_next(f, &ev, err, sizeof(err))) == 1) {
+		if (ev.type != PERF_RECORD_SAMPLE || ev.sample.time < 900)
+			continue;     /* the fixture's own records */
+		ck_assert_uint_eq(ev.sample.time, times[ev.sample.period - 1]);
+		ck_assert_msg(ev.time > last_t || (ev.time == last_t && ev.sample.period > last_p),
+			      "sample %" PRIu64 " at %" PRIu64 " after %" PRIu64 " at %" PRIu64,
+			      ev.sample.period, ev.time, last_p, last_t);
+		last_t = ev.time;
+		last_p = ev.sample.period;
+		got++;
+	}
+	ck_assert_msg(ret == 0, "%s", err);
+	ck_assert_uint_eq(got, n);
+	pd_close(f);
+	free(b);
+	free(times);
 }
 END_TEST
 
@@ -313,6 +363,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_layout_file);
 	tcase_add_test(tc, test_layout_pipe);
 	tcase_add_loop_test(tc, test_records_in_time_order, 0, 2);
+	tcase_add_loop_test(tc, test_order_out_of_place, 0, 6);
 	tcase_add_test(tc, test_bad_magic);
 	tcase_add_test(tc, test_hostile_size);
 	tcase_add_loop_test(tc, test_truncated, 0, 2);
