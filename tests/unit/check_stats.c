@@ -40,6 +40,15 @@ static char *stats_text(void)
 	return t;
 }
 
+/* The statistics file of a session, gone before the next one writes its own. */
+static void unlink_stats(void)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/jitperf-%d.stats", dir, (int)getpid());
+	ck_assert_int_eq(unlink(path), 0);
+}
+
 static void sleep_ms(int ms)
 {
 	struct timespec ts = { 0, ms * 1000000L };
@@ -251,17 +260,39 @@ static void known(jitperf_fn p, jitperf_fn e, int ncalls)
 
 /* The shortest call of p is SPIN_NS within 10%: the calls made inside it
  * add much more than that, unless their probes' cost is subtracted. */
-static void check_known(const char *what)
+static int known_ok(uint64_t *min)
 {
 	struct instr_row r;
 
 	ck_assert_int_eq(instr_stats_row(dir, getpid(), "known", &r), 0);
 	ck_assert_uint_ge(r.timed, 10);
-	ck_assert_msg(r.min >= SPIN_NS * 9 / 10 && r.min <= SPIN_NS * 11 / 10,
-		      "%s: a %d ns call reported as %lu ns (min)", what, SPIN_NS, (long)r.min);
+	*min = r.min;
+	return r.min >= SPIN_NS * 9 / 10 && r.min <= SPIN_NS * 11 / 10;
 }
 
-START_TEST(test_calibration_all_timed)
+/*
+ * Up to ATTEMPTS sessions, each calibrated anew: other work on the machine
+ * (a parallel make check) can make every probe of one session dearer
+ * than it was while the session calibrated; a wrong subtraction misses in
+ * all of them.
+ */
+#define ATTEMPTS 3
+
+static void check_known(const char *what, void (*session)(void))
+{
+	uint64_t min[ATTEMPTS];
+
+	for (int i = 0; i < ATTEMPTS; i++) {
+		session();
+		if (known_ok(&min[i]))
+			return;
+		unlink_stats();
+	}
+	ck_abort_msg("%s: a %d ns call reported as %lu, %lu and %lu ns (min) in %d sessions",
+		     what, SPIN_NS, (long)min[0], (long)min[1], (long)min[2], ATTEMPTS);
+}
+
+static void all_timed(void)
 {
 	jitperf *jp;
 	jitperf_fn p, e;
@@ -274,11 +305,15 @@ START_TEST(test_calibration_all_timed)
 	for (int i = 0; i < 50; i++)
 		known(p, e, 300);
 	ck_assert_int_eq(jitperf_close(jp), 0);
-	check_known("every call timed");
+}
+
+START_TEST(test_calibration_all_timed)
+{
+	check_known("every call timed", all_timed);
 }
 END_TEST
 
-START_TEST(test_calibration_counted)
+static void counted(void)
 {
 	struct jitperf_options o = { .outputs = JITPERF_STATS, .sample_every = JITPERF_SAMPLE_ADAPTIVE,
 				     .timed_per_sec = 1000 };
@@ -298,7 +333,11 @@ START_TEST(test_calibration_counted)
 			;
 	}
 	ck_assert_int_eq(jitperf_close(jp), 0);
-	check_known("adaptive sampling");
+}
+
+START_TEST(test_calibration_counted)
+{
+	check_known("adaptive sampling", counted);
 }
 END_TEST
 
