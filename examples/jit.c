@@ -47,7 +47,8 @@ static int generate(struct jc_prog *p, struct jc_buf *b)
 		uint8_t eh[256];
 		int err;
 
-		if ((err = pad(b, (b->len + 15) & ~(size_t)15)) ||
+		/* each function on a cache line, as its loops (codegen_x86_64.c) */
+		if ((err = pad(b, (b->len + 63) & ~(size_t)63)) ||
 		    (err = jc_codegen(p, f, b)))
 			return err;
 		f->eh_off = jc_ehframe_addr(f->off, f->len);
