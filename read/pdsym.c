@@ -64,21 +64,28 @@ void pd_symtab_free(struct pd_symtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int pd_symtab_add(struct pd_symtab *t, uint64_t start, uint64_t size, int bind, int type,
-		  const char *name, size_t namelen)
+/* The next entry of t, room made (first entries at first), not yet counted. */
+static struct pd_sym *sym_slot(struct pd_symtab *t, size_t first)
 {
-	struct pd_sym *s;
-
 	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
+		size_t cap = t->cap ? t->cap * 2 : first;
+		struct pd_sym *s = realloc(t->syms, cap * sizeof(*s));
 
-		s = realloc(t->syms, cap * sizeof(*s));
 		if (!s)
-			return -ENOMEM;
+			return NULL;
 		t->syms = s;
 		t->cap = cap;
 	}
-	s = &t->syms[t->n];
+	return &t->syms[t->n];
+}
+
+int pd_symtab_add(struct pd_symtab *t, uint64_t start, uint64_t size, int bind, int type,
+		  const char *name, size_t namelen)
+{
+	struct pd_sym *s = sym_slot(t, 256);
+
+	if (!s)
+		return -ENOMEM;
 	s->name = pool_add(&t->pool, name, namelen);
 	if (!s->name)
 		return -ENOMEM;
@@ -694,16 +701,9 @@ static int kallsyms_line(struct pd_symtab *t, const char *p, const char *e, int 
 		return 0;
 	type = q[1];
 	*nonzero |= start != 0;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 65536;
-
-		s = realloc(t->syms, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		t->syms = s;
-		t->cap = cap;
-	}
-	s = &t->syms[t->n];
+	s = sym_slot(t, 65536);
+	if (!s)
+		return -ENOMEM;
 	s->start = s->end = start;
 	s->name = pool_add(&t->pool, q + 3, e - q - 3);
 	if (!s->name)
