@@ -60,18 +60,11 @@ JPL_HIDDEN int  jpl_object_read(struct jpl_object *o);
 JPL_HIDDEN void jpl_object_free(struct jpl_object *o);
 
 /*
- * llvm/reloc.c: apply the RELA relocations of the object's non-loaded
- * (debug) sections to img, a private copy of the image, with the run-time
- * section addresses, so that DWARF readers see final addresses and offsets.
- * Returns the number of relocations applied or -ENOEXEC (unknown machine).
- */
-JPL_HIDDEN int jpl_relocate_debug(unsigned char *img, size_t size, const uint64_t *sec_addr,
-				  size_t nsec);
-
-/*
- * llvm/reloc.c: the same for the one section target of the image: its
- * relocations applied to out, a copy of its bytes.  Returns the number
- * applied or -ENOEXEC (unknown machine).
+ * llvm/reloc.c: the RELA relocations of the image's non-loaded (debug)
+ * section target applied to out, a copy of its bytes (or the bytes
+ * themselves), with the run-time section addresses, so that DWARF readers
+ * see final addresses and offsets.  Returns the number applied or -ENOEXEC
+ * (unknown machine).
  */
 JPL_HIDDEN int jpl_relocated(const unsigned char *img, size_t size, unsigned target,
 			     unsigned char *out, const uint64_t *sec_addr, size_t nsec);

@@ -91,25 +91,6 @@ static int apply(const unsigned char *img, const Elf64_Shdr *sh, const Elf64_Shd
 	return done;
 }
 
-int jpl_relocate_debug(unsigned char *img, size_t size, const uint64_t *sec_addr, size_t nsec)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
-	const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
-	unsigned shnum = eh->e_shnum;
-	int done = 0;
-
-	if (eh->e_machine != EM_X86_64 && eh->e_machine != EM_AARCH64)
-		return -ENOEXEC;
-	for (unsigned i = 1; i < shnum; i++) {
-		const Elf64_Shdr *to = rela_target(sh, shnum, &sh[i], size);
-
-		if (to)
-			done += apply(img, sh, &sh[i], eh->e_machine, img + to->sh_offset, sec_addr,
-				      nsec);
-	}
-	return done;
-}
-
 int jpl_relocated(const unsigned char *img, size_t size, unsigned target, unsigned char *out,
 		  const uint64_t *sec_addr, size_t nsec)
 {
