@@ -37,6 +37,10 @@
 
 #include "jitperf.h"
 
+#ifndef MADV_POPULATE_WRITE
+# define MADV_POPULATE_WRITE 23     /* Linux 5.14; older headers lack it */
+#endif
+
 #define CODE_LEN 256
 /* a CODE_LOAD of a 256-byte function named jit_fn_NNNNN: what one write() would carry */
 #define RECORD_LEN (56 + 13 + CODE_LEN)
@@ -257,7 +261,7 @@ static double page_ready(void)
 		die("mmap");
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	for (size_t at = 0; at < len; at += chunk) {
-		madvise(m + at, chunk, 23 /* MADV_POPULATE_WRITE */);
+		madvise(m + at, chunk, MADV_POPULATE_WRITE);
 		for (size_t p = at; p < at + chunk; p += (size_t)page)
 			m[p] = 1;
 	}
