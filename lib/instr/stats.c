@@ -168,8 +168,9 @@ static void write_header(struct jp_instr *in, FILE *f)
 	for (unsigned i = 0; i < cs->n; i++)
 		fprintf(f, "%s%s", i ? "," : "", cs->names[i]);
 	fputs(cs->n ? "\n" : "-\n", f);
-	/* what the probes cost, subtracted from every timed call */
-	fprintf(f, "# probes: self_ns=%.1f lib_ns=%.1f inline_ns=%.1f framed_ns=%.1f timed_ns=%.1f\n",
+	/* what the probes cost, subtracted from every timed call; to the ps:
+	 * jitperf report multiplies them by hundreds of millions of calls */
+	fprintf(f, "# probes: self_ns=%.3f lib_ns=%.3f inline_ns=%.3f framed_ns=%.3f timed_ns=%.3f\n",
 		ns_of(in, c[JPT_COST_SELF]), ns_of(in, c[JPT_COST_LIB]),
 		ns_of(in, c[JPT_COST_INLINE]), ns_of(in, c[JPT_COST_FRAMED]),
 		ns_of(in, c[JPT_COST_TIMED]));

@@ -82,6 +82,12 @@ static void check_probes_line(const char *line)
 	for (int i = 0; i < 5; i++)
 		ck_assert_msg(c[i] > 0 && c[i] < 100000, "probes line: %s", line);
 	ck_assert_msg(c[0] <= c[4], "a timed call's own part above its whole: %s", line);
+	/* to the picosecond: the report multiplies them by the calls */
+	for (const char *p = strchr(line, '='); p; p = strchr(p + 1, '=')) {
+		const char *dot = strchr(p, '.');
+
+		ck_assert_msg(dot && strspn(dot + 1, "0123456789") == 3, "probes line: %s", line);
+	}
 }
 
 START_TEST(test_exact_format)
