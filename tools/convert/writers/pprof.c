@@ -318,8 +318,14 @@ static int pprof_sample(void *w, const struct ps_sample *s)
 		p->event_ns = k >= 5 && !memcmp(s->event.s + k - 5, "clock", 5);
 	}
 	n = s->raw ? s->raw->nframes : s->nframes;
-	if (grow((void **)&p->ids, &p->cap_ids, n + 1, sizeof(*p->ids)))
+	if (grow((void **)&p->ids, &p->cap_ids, n + 2, sizeof(*p->ids)))
 		return -ENOMEM;
+	if (!n) {
+		/* pprof drops a sample without locations (the folded output keeps
+		 * it under its command): perf's name for what it cannot place */
+		p->ids[0] = name_location(p, "[unknown]", 9);
+		return p->ids[0] ? add_stack(p, 1, V_SAMPLES, 1, (int64_t)s->period) : -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		if (s->raw) {
 			p->ids[i] = raw_location(p, &s->raw->frames[i]);
