@@ -40,8 +40,9 @@ static int check_code(const struct jitperf_code *c)
 }
 
 /* Room on the stack for a typical load; bigger ones are malloc'ed. */
-#define UNIT_SPACE 2048
+#define UNIT_SPACE 8192
 #define LINE_SPACE 512
+#define HDR_SPACE  256
 
 /*
  * Everything that needs no lock is done first: the perf map line and the
@@ -52,7 +53,7 @@ static int check_code(const struct jitperf_code *c)
  */
 static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
 {
-	unsigned char space[UNIT_SPACE];
+	unsigned char space[UNIT_SPACE], hdr_space[HDR_SPACE];
 	char small[LINE_SPACE], *line = NULL;
 	struct jp_jitdump_unit u = { 0 };
 	struct jp_jitdump_load ld;
@@ -69,7 +70,7 @@ static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
 	if (outputs & JITPERF_JITDUMP) {
 		if (c->eh_frame_len) {
 			err = jp_ehframe_hdr(c->eh_frame, c->eh_frame_len, (uintptr_t)c->addr, c->len,
-					     &hdr, &hdr_len);
+					     hdr_space, sizeof(hdr_space), &hdr, &hdr_len);
 			if (err)
 				return err;
 		}
@@ -84,7 +85,8 @@ static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
 		ld.eh_hdr = hdr;
 		ld.eh_hdr_len = hdr_len;
 		err = jp_jitdump_prepare(&u, &ld, space, sizeof(space));
-		free(hdr);      /* copied into the unit */
+		if (hdr != hdr_space)
+			free(hdr);      /* copied into the unit */
 		if (err)
 			return err;
 	}

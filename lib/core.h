@@ -127,9 +127,14 @@ JP_HIDDEN const char *jp_perfmap_path(const struct jp_perfmap *pm);
 JP_HIDDEN uint64_t jp_perfmap_mark(const struct jp_perfmap *pm);
 JP_HIDDEN void jp_perfmap_rollback(struct jp_perfmap *pm, uint64_t mark);
 
-/* ---- lib/ehframe.c: check an .eh_frame by the jitperf.h convention, build .eh_frame_hdr */
+/*
+ * ---- lib/ehframe.c: check an .eh_frame by the jitperf.h convention, build
+ * .eh_frame_hdr, in space when it fits (a typical function's does in 64
+ * bytes), else in a malloc'ed block the caller frees (*hdr != space).
+ */
 JP_HIDDEN int jp_ehframe_hdr(const void *eh, size_t eh_len, uint64_t addr, uint64_t len,
-			     unsigned char **hdr, size_t *hdr_len);
+			     unsigned char *space, size_t space_len, unsigned char **hdr,
+			     size_t *hdr_len);
 
 /* ---- lib/twins.c: code bytes this session has written before */
 struct jp_twins;

@@ -20,11 +20,6 @@
 #define DW_EH_PE_pcrel   0x10
 #define DW_EH_PE_datarel 0x30
 
-struct fde_ref {
-	int64_t loc;     /* pc_begin relative to hdr_addr */
-	int64_t fde;     /* FDE address relative to hdr_addr */
-};
-
 static uint32_t get32(const unsigned char *p)
 {
 	uint32_t v;
@@ -103,29 +98,56 @@ static int known_cie(const unsigned char *const *cies, size_t n, const unsigned 
 	return 0;
 }
 
-static int cmp_ref(const void *a, const void *b)
+/* One row of the search table: pc_begin and FDE, relative to hdr_addr. */
+static int32_t row_loc(const unsigned char *row)
 {
-	const struct fde_ref *x = a, *y = b;
+	return (int32_t)get32(row);
+}
 
-	return x->loc < y->loc ? -1 : x->loc > y->loc;
+static int cmp_row(const void *a, const void *b)
+{
+	int32_t x = row_loc(a), y = row_loc(b);
+
+	return x < y ? -1 : x > y;
+}
+
+/* The search table in pc_begin order: JITs write FDEs in order, or nearly. */
+static void sort_rows(unsigned char *rows, size_t n)
+{
+	if (n > 32) {
+		qsort(rows, n, 8, cmp_row);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		unsigned char row[8];
+		size_t k = i;
+
+		memcpy(row, rows + 8 * i, 8);
+		for (; k > 0 && row_loc(rows + 8 * (k - 1)) > row_loc(row); k--)
+			memcpy(rows + 8 * k, rows + 8 * (k - 1), 8);
+		memcpy(rows + 8 * k, row, 8);
+	}
 }
 
 int jp_ehframe_hdr(const void *eh, size_t eh_len, uint64_t addr, uint64_t len,
-		   unsigned char **hdr_out, size_t *hdr_len)
+		   unsigned char *space, size_t space_len, unsigned char **hdr_out,
+		   size_t *hdr_len)
 {
 	const unsigned char *base = eh, *end = base + eh_len, *p = base;
 	const unsigned char *cies[16];   /* CIEs checked so far: FDEs may only use those */
-	size_t ncies = 0;
+	size_t ncies = 0, nrefs = 0, room;
 	int64_t eh_off = (int64_t)((len + 7) & ~(uint64_t)7); /* eh_addr - addr */
 	int64_t hdr_off = eh_off + (int64_t)eh_len;          /* hdr_addr - addr */
-	struct fde_ref *refs = NULL;
-	size_t nrefs = 0, cap = 0, i;
-	unsigned char *hdr;
+	unsigned char *hdr = space;
 
 	*hdr_out = NULL;
 	*hdr_len = 0;
 	if (!eh || eh_len < 8 || eh_len % 4 || eh_len > 0x7fffffff)
 		return -EINVAL;
+	/* an FDE takes 16 bytes at least: room for every one the section can hold */
+	room = 12 + 8 * (eh_len / 16);
+	if (room > space_len && !(hdr = malloc(room)))
+		return -ENOMEM;
 	while (p + 4 <= end) {
 		uint32_t rlen = get32(p);
 		const unsigned char *rec = p + 4, *next;
@@ -146,6 +168,7 @@ int jp_ehframe_hdr(const void *eh, size_t eh_len, uint64_t addr, uint64_t len,
 		} else {
 			const unsigned char *cie = rec - id;   /* CIE pointer is relative to itself */
 			int64_t field, begin, range;
+			unsigned char *row = hdr + 12 + 8 * nrefs;
 
 			if (!known_cie(cies, ncies, cie) || rlen < 12)
 				goto bad;
@@ -154,50 +177,29 @@ int jp_ehframe_hdr(const void *eh, size_t eh_len, uint64_t addr, uint64_t len,
 			range = get32(rec + 8);
 			if (begin < 0 || range == 0 || (uint64_t)(begin + range) > len)
 				goto bad;
-			if (nrefs == cap) {
-				struct fde_ref *n;
-
-				cap = cap ? cap * 2 : 4;
-				n = realloc(refs, cap * sizeof(*refs));
-				if (!n) {
-					free(refs);
-					return -ENOMEM;
-				}
-				refs = n;
-			}
-			refs[nrefs].loc = begin - hdr_off;
-			refs[nrefs].fde = eh_off + (p - base) - hdr_off;
+			put32(row, (uint32_t)(int32_t)(begin - hdr_off));
+			put32(row + 4, (uint32_t)(int32_t)(eh_off + (p - base) - hdr_off));
 			nrefs++;
 		}
 		p = next;
 	}
 	if (!nrefs)
 		goto bad;
-	qsort(refs, nrefs, sizeof(*refs), cmp_ref);
+	sort_rows(hdr + 12, nrefs);
 
 	/* version, eh_frame_ptr enc, fde_count enc, table enc, then the fields */
-	*hdr_len = 12 + 8 * nrefs;
-	hdr = malloc(*hdr_len);
-	if (!hdr) {
-		free(refs);
-		return -ENOMEM;
-	}
 	hdr[0] = 1;
 	hdr[1] = DW_EH_PE_pcrel | DW_EH_PE_sdata4;
 	hdr[2] = DW_EH_PE_udata4;
 	hdr[3] = DW_EH_PE_datarel | DW_EH_PE_sdata4;
 	put32(hdr + 4, (uint32_t)(int32_t)(eh_off - (hdr_off + 4)));
 	put32(hdr + 8, (uint32_t)nrefs);
-	for (i = 0; i < nrefs; i++) {
-		put32(hdr + 12 + 8 * i, (uint32_t)(int32_t)refs[i].loc);
-		put32(hdr + 16 + 8 * i, (uint32_t)(int32_t)refs[i].fde);
-	}
-	free(refs);
 	*hdr_out = hdr;
-	(void)addr;
+	*hdr_len = 12 + 8 * nrefs;
 	return 0;
 bad:
-	free(refs);
+	if (hdr != space)
+		free(hdr);
 	jp_debug("eh_frame of code at %#llx does not follow the convention of jitperf.h (byte %zu)",
 		 (unsigned long long)addr, (size_t)(p - base));
 	return -EINVAL;

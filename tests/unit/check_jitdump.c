@@ -433,6 +433,52 @@ START_TEST(test_unwinding_two_fdes)
 }
 END_TEST
 
+/*
+ * Forty FDEs of 4 bytes each, written last to first: a search table too
+ * big for the stack and too long for the insertion sort still comes out
+ * in address order, each row naming its FDE.
+ */
+START_TEST(test_unwinding_many_fdes)
+{
+	enum { N = 40, LEN = 4 * N };
+	unsigned char eh[24 + 20 * N];
+	struct jitperf_code c = { .size = sizeof(c), .name = "many", .addr = code, .len = LEN,
+				  .eh_frame = eh, .eh_frame_len = sizeof(eh) };
+	int32_t eh_off = (LEN + 7) & ~7, hdr_off = eh_off + (int32_t)sizeof(eh), v;
+	uint32_t id, size, u32;
+	uint64_t ts;
+	const unsigned char *p, *hdr;
+	struct dump d;
+
+	make_eh_frame(eh, LEN, 0x1b);
+	for (int k = 0; k < N; k++) {
+		int32_t at = 24 + 20 * k, covers = 4 * (N - 1 - k);
+
+		memcpy(eh + at, eh + 24, 20);
+		v = at + 4;
+		memcpy(eh + at + 4, &v, 4);             /* CIE pointer: back to 0 */
+		v = covers - (eh_off + at + 8);
+		memcpy(eh + at + 8, &v, 4);             /* pc_begin, pcrel -> addr + covers */
+		u32 = 4;
+		memcpy(eh + at + 12, &u32, 4);
+	}
+	ck_assert_int_eq(jitperf_code_load_ex(jp, &c, NULL), 0);
+	dump_read(&d);
+	p = next_record(&d, &id, &size, &ts);
+	ck_assert_uint_eq(id, JIT_CODE_UNWINDING_INFO);
+	hdr = p + sizeof(struct jitdump_unwinding_info) + sizeof(eh);
+	memcpy(&u32, hdr + 8, 4);
+	ck_assert_uint_eq(u32, N);
+	for (int i = 0; i < N; i++) {
+		memcpy(&v, hdr + 12 + 8 * i, 4);
+		ck_assert_int_eq(v, 4 * i - hdr_off);
+		memcpy(&v, hdr + 16 + 8 * i, 4);        /* the FDE written for it */
+		ck_assert_int_eq(v, eh_off + 24 + 20 * (N - 1 - i) - hdr_off);
+	}
+	free(d.buf);
+}
+END_TEST
+
 START_TEST(test_debug_and_unwinding_together)
 {
 	unsigned char eh[64];
@@ -804,6 +850,7 @@ static Suite *jitdump_suite(void)
 	tcase_add_test(tc, test_debug_info);
 	tcase_add_test(tc, test_unwinding_info);
 	tcase_add_test(tc, test_unwinding_two_fdes);
+	tcase_add_test(tc, test_unwinding_many_fdes);
 	tcase_add_test(tc, test_debug_and_unwinding_together);
 	tcase_add_test(tc, test_move_and_unload);
 	tcase_add_test(tc, test_close_record);
