@@ -7,9 +7,9 @@
  * them.  A libdw handle would do the same, but opening one costs as much
  * as everything else the listener does for an object: dwarf_begin_elf
  * looks for the file's directory through /proc/self/fd even for an image
- * in memory, five system calls per object.  This reader makes none; it
- * allocates the growing row array, one path per file entry, and the
- * directory and file tables of the line table being read.
+ * in memory, five system calls per object.  This reader makes none; the
+ * growing row array, one path per file entry, and the directory and file
+ * tables of the line table being read are taken from the caller's arena.
  *
  * Line tables are found the way DWARF consumers find them: through the
  * compilation units of .debug_info, whose DW_AT_stmt_list names the table
@@ -356,27 +356,16 @@ static int add_file(struct jpl_line_rows *r, struct table *t, const char *name, 
 	} else {
 		d = "";
 	}
-	if (!(path = malloc(strlen(comp) + strlen(d) + strlen(name) + 3)))
+	if (!(path = jpl_alloc(r->arena, strlen(comp) + strlen(d) + strlen(name) + 3)))
 		return -ENOMEM;
 	path[0] = 0;
 	at = join(path, at, comp);
 	at = join(path, at, d);
 	join(path, at, name);
-	if (r->nfiles == r->files_cap) {
-		size_t cap = r->files_cap ? 2 * r->files_cap : 8;
-		char **v = realloc(r->files, cap * sizeof(*v));
-
-		if (!v) {
-			free(path);
-			return -ENOMEM;
-		}
-		r->files = v;
-		r->files_cap = cap;
-	}
-	r->files[r->nfiles++] = path;
 	if (t->nfiles == t->files_cap) {
 		size_t cap = t->files_cap ? 2 * t->files_cap : 8;
-		const char **v = realloc(t->files, cap * sizeof(*v));
+		const char **v = jpl_realloc(r->arena, t->files, t->files_cap * sizeof(*v),
+					     cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
@@ -401,7 +390,9 @@ static int v4_entries(struct jpl_line_rows *r, struct table *t, struct cur *c)
 		if (!*d)
 			break;
 		if (t->ndirs == cap) {
-			const char **v = realloc(t->dirs, (cap = cap ? 2 * cap : 8) * sizeof(*v));
+			size_t old = cap * sizeof(*t->dirs);
+			const char **v = jpl_realloc(r->arena, t->dirs, old,
+						     (cap = cap ? 2 * cap : 8) * sizeof(*v));
 
 			if (!v)
 				return -ENOMEM;
@@ -447,7 +438,7 @@ static int v5_entries(struct jpl_line_rows *r, struct table *t, struct cur *c, b
 	if (c->bad || (count && !nfmt) || count > left(c))
 		return -EINVAL;         /* every entry takes a byte at least */
 	if (!files) {
-		if (!(t->dirs = calloc(count ? count : 1, sizeof(*t->dirs))))
+		if (!(t->dirs = jpl_alloc(r->arena, (count ? count : 1) * sizeof(*t->dirs))))
 			return -ENOMEM;
 		t->ndirs = count;
 	}
@@ -500,8 +491,9 @@ static int emit(struct jpl_line_rows *r, const struct table *t, const struct sta
 	uint64_t f = t->un.version >= 5 ? st->file : st->file - 1;
 
 	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 64;
-		struct jpl_line_row *v = realloc(r->v, cap * sizeof(*v));
+		size_t cap = r->cap ? 2 * r->cap : 32;
+		struct jpl_line_row *v = jpl_realloc(r->arena, r->v, r->cap * sizeof(*v),
+						     cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
@@ -667,11 +659,8 @@ static int line_table(struct jpl_line_rows *r, const struct jpl_dwarf_sections *
 		err = v5_entries(r, &t, &c, false) ?: v5_entries(r, &t, &c, true);
 	else
 		err = v4_entries(r, &t, &c);
-	err = err ?: program(r, &t, &prog, std_len, opcode_base, min_inst, max_ops, line_base,
-			     line_range);
-	free(t.dirs);
-	free(t.files);
-	return err;
+	return err ?: program(r, &t, &prog, std_len, opcode_base, min_inst, max_ops, line_base,
+			      line_range);
 }
 
 /* ---- compilation units (7.5.1.1) ---- */
@@ -769,12 +758,14 @@ bad:
 	return true;                            /* its length still leads to the next */
 }
 
-int jpl_debugline_read(struct jpl_line_rows *r, const struct jpl_dwarf_sections *s)
+int jpl_debugline_read(struct jpl_line_rows *r, const struct jpl_dwarf_sections *s,
+		       struct jpl_arena *a)
 {
 	uint64_t off = 0;
 	int err = 0;
 
 	memset(r, 0, sizeof(*r));
+	r->arena = a;
 	if (!s->info || !s->line)
 		return -ENODATA;
 	while (off < s->info_len) {
@@ -794,13 +785,4 @@ int jpl_debugline_read(struct jpl_line_rows *r, const struct jpl_dwarf_sections 
 		}
 	}
 	return err;
-}
-
-void jpl_line_rows_free(struct jpl_line_rows *r)
-{
-	for (size_t i = 0; i < r->nfiles; i++)
-		free(r->files[i]);
-	free(r->files);
-	free(r->v);
-	memset(r, 0, sizeof(*r));
 }

@@ -26,26 +26,10 @@ struct seq {                    /* rows [first, end]; row end is the end_sequenc
 };
 
 struct jpl_lines {
-	struct jpl_line_rows rows;
+	struct jpl_line_rows rows;      /* rows.arena: where everything is */
 	struct seq          *seqs;
 	size_t               nseqs, seq_cap;
 };
-
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	void *n;
-	size_t c = *cap ? *cap : 8;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	if (!(n = realloc(*v, c * size)))
-		return -ENOMEM;
-	*v = n;
-	*cap = c;
-	return 0;
-}
 
 /* The rows split into sequences at end_sequence rows. */
 static int split(struct jpl_lines *l)
@@ -59,8 +43,16 @@ static int split(struct jpl_lines *l)
 		if (!r[i].end_sequence)
 			continue;
 		if (i - start >= 1) {   /* an empty sequence covers nothing */
-			if (grow((void **)&l->seqs, &l->seq_cap, l->nseqs + 1, sizeof(*l->seqs)))
-				return -ENOMEM;
+			if (l->nseqs == l->seq_cap) {
+				size_t cap = l->seq_cap ? 2 * l->seq_cap : 8;
+
+				s = jpl_realloc(l->rows.arena, l->seqs, l->seq_cap * sizeof(*s),
+						cap * sizeof(*s));
+				if (!s)
+					return -ENOMEM;
+				l->seqs = s;
+				l->seq_cap = cap;
+			}
 			s = &l->seqs[l->nseqs++];
 			s->first = start;
 			s->end = i;
@@ -79,31 +71,29 @@ static int cmp_seq(const void *a, const void *b)
 	return x->hi < y->hi ? -1 : x->hi > y->hi;
 }
 
-int jpl_lines_open(struct jpl_lines **out, const struct jpl_dwarf_sections *s)
+int jpl_lines_open(struct jpl_lines **out, const struct jpl_dwarf_sections *s,
+		   struct jpl_arena *a)
 {
 	struct jpl_lines *l;
 	int err;
 
 	*out = NULL;
-	if (!(l = calloc(1, sizeof(*l))))
+	if (!(l = jpl_alloc(a, sizeof(*l))))
 		return -ENOMEM;
-	err = jpl_debugline_read(&l->rows, s);
+	memset(l, 0, sizeof(*l));
+	err = jpl_debugline_read(&l->rows, s, a);
 	if (err)
 		jpl_debug("DWARF line tables: %s%s", jitperf_strerror(err),
 			  l->rows.n ? " (the readable ones are used)" : "");
 	if (err == -ENOMEM || (err = split(l)))
-		goto fail;
-	err = -ENODATA;
+		return err;
 	if (!l->nseqs)
-		goto fail;
+		return -ENODATA;
 	/* in the order LLVM looks sequences up in */
 	if (l->nseqs > 1)
 		qsort(l->seqs, l->nseqs, sizeof(*l->seqs), cmp_seq);
 	*out = l;
 	return 0;
-fail:
-	jpl_lines_close(l);
-	return err;
 }
 
 /* The last row of s at or before a (s holds a): LLVM's findRowInSeq. */
@@ -188,7 +178,7 @@ int jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
 	if (hi <= lo || (a = first_seq(l, lo)) == l->nseqs || !(count = take(l, a, lo, hi, NULL)))
 		return 0;
 	/* one more for the closing row */
-	if (!(out = malloc((count + 1) * sizeof(*out))))
+	if (!(out = jpl_alloc(l->rows.arena, (count + 1) * sizeof(*out))))
 		return -ENOMEM;
 	take(l, a, lo, hi, out);
 	/*
@@ -204,13 +194,4 @@ int jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
 	*rows = out;
 	*n = count;
 	return 0;
-}
-
-void jpl_lines_close(struct jpl_lines *l)
-{
-	if (!l)
-		return;
-	jpl_line_rows_free(&l->rows);
-	free(l->seqs);
-	free(l);
 }

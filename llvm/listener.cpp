@@ -27,6 +27,12 @@
 
 namespace {
 
+/*
+ * What reading a typical object allocates (lines, file names, unwind info,
+ * the relocated debug sections) fits here, on the stack: see llvm/arena.c.
+ */
+constexpr size_t ARENA_SPACE = 16384;
+
 class Listener final : public llvm::JITEventListener {
 public:
 	explicit Listener(jitperf *session) : jp(session) {}
@@ -74,8 +80,10 @@ void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile 
 				  const llvm::RuntimeDyld::LoadedObjectInfo &info)
 {
 	unsigned outputs = jitperf_outputs(jp);
+	unsigned char space[ARENA_SPACE];
+	struct jpl_arena arena;
 	struct jpl_object o;
-	uint64_t small_addr[32], *addr = small_addr, small_idx[16], *idx = small_idx;
+	uint64_t *addr, *idx;
 	size_t nsec = 0, n = 0;
 	llvm::StringRef data = obj.getData();
 	Elf64_Ehdr hdr;
@@ -92,9 +100,9 @@ void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile 
 	    (size_t)hdr.e_shnum * sizeof(Elf64_Shdr) > data.size() - hdr.e_shoff)
 		return;
 	nsec = hdr.e_shnum;
-	if (nsec > sizeof(small_addr) / sizeof(*small_addr) &&
-	    !(addr = static_cast<uint64_t *>(malloc(nsec * sizeof(*addr)))))
-		return;
+	jpl_arena_init(&arena, space, sizeof(space));
+	if (!(addr = static_cast<uint64_t *>(jpl_alloc(&arena, nsec * sizeof(*addr)))))
+		goto out;
 	memset(addr, 0, nsec * sizeof(*addr));
 	/*
 	 * Only allocated sections are loaded: only those are looked up, each
@@ -115,6 +123,7 @@ void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile 
 	}
 
 	memset(&o, 0, sizeof(o));
+	o.arena = &arena;
 	o.image = reinterpret_cast<const unsigned char *>(data.data());
 	o.size = data.size();
 	if (reinterpret_cast<uintptr_t>(o.image) % 8) {
@@ -132,9 +141,8 @@ void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile 
 		jpl_debug("cannot read a loaded object: %s", jitperf_strerror(err));
 		goto out;
 	}
-	if (o.nfuncs > sizeof(small_idx) / sizeof(*small_idx) &&
-	    !(idx = static_cast<uint64_t *>(malloc(o.nfuncs * sizeof(*idx)))))
-		goto out_free;
+	if (!(idx = static_cast<uint64_t *>(jpl_alloc(&arena, o.nfuncs * sizeof(*idx)))))
+		goto out;
 	for (size_t i = 0; i < o.nfuncs; i++) {
 		err = load(jp, o.funcs[i], &idx[n]);
 		if (err)
@@ -149,14 +157,9 @@ void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile 
 		if (err)
 			jpl_debug("out of memory: the functions of an object stay loaded when it is freed");
 	}
-	if (idx != small_idx)
-		free(idx);
-out_free:
-	jpl_object_free(&o);
 out:
+	jpl_arena_free(&arena);
 	free(aligned);
-	if (addr != small_addr)
-		free(addr);
 }
 
 void Listener::notifyFreeingObject(ObjectKey key)

@@ -20,6 +20,24 @@ extern "C" {
 
 #define JPL_HIDDEN __attribute__((visibility("hidden")))
 
+/*
+ * llvm/arena.c: what reading one object allocates, given back at once by
+ * jpl_arena_free.  The first block is the caller's (space, len: its stack);
+ * jpl_alloc returns 16-byte aligned memory, NULL when malloc fails for a
+ * block more; jpl_realloc grows the newest allocation in place when it can.
+ * A zeroed arena, and one given back, allocate from malloc'ed blocks.
+ */
+struct jpl_arena {
+	unsigned char *p, *end;         /* the room left in the current block */
+	void          *last;            /* the newest allocation */
+	struct block  *blocks;          /* the malloc'ed ones */
+};
+
+JPL_HIDDEN void  jpl_arena_init(struct jpl_arena *a, void *space, size_t len);
+JPL_HIDDEN void *jpl_alloc(struct jpl_arena *a, size_t n);
+JPL_HIDDEN void *jpl_realloc(struct jpl_arena *a, void *old, size_t old_n, size_t n);
+JPL_HIDDEN void  jpl_arena_free(struct jpl_arena *a);
+
 /* A function symbol of a loaded object, ready for jitperf_code_load_ex. */
 struct jpl_func {
 	const char          *name;          /* in the object's string table */
@@ -41,12 +59,10 @@ struct jpl_object {
 	size_t               nsec;
 	int                  want_lines;    /* read DWARF lines */
 	int                  want_unwind;   /* cut each function's .eh_frame out */
+	struct jpl_arena    *arena;         /* where everything out is allocated */
 	/* out */
 	struct jpl_func     *funcs;
 	size_t               nfuncs;
-	/* owned: what funcs point into */
-	struct jpl_lines    *dwarf;
-	struct jpl_fdes     *fdes;
 };
 
 /*
@@ -54,10 +70,10 @@ struct jpl_object {
  * the object, with source lines and .eh_frame where asked for and present.
  * Errors: -ENOEXEC (not a 64-bit little-endian relocatable ELF object),
  * -ENOMEM.  Missing or unreadable DWARF or .eh_frame is not an error: the
- * functions come without lines or unwind info.
+ * functions come without lines or unwind info.  What o->funcs holds lives
+ * in o->arena.
  */
-JPL_HIDDEN int  jpl_object_read(struct jpl_object *o);
-JPL_HIDDEN void jpl_object_free(struct jpl_object *o);
+JPL_HIDDEN int jpl_object_read(struct jpl_object *o);
 
 /*
  * llvm/reloc.c: the RELA relocations of the image's non-loaded (debug)
@@ -99,8 +115,7 @@ struct jpl_line_row {
 struct jpl_line_rows {
 	struct jpl_line_row *v;
 	size_t               n, cap;
-	char               **files;     /* every file name, as LLVM spells it */
-	size_t               nfiles, files_cap;
+	struct jpl_arena    *arena;     /* the rows, and the file names they point to */
 };
 
 /*
@@ -109,10 +124,10 @@ struct jpl_line_rows {
  * when the unit's compilation directory is.  Errors: -ENODATA (no
  * .debug_info or .debug_line), -EINVAL (a unit or table that cannot be
  * read: its rows are left out, those of the others are in *r), -ENOMEM.
- * *r is to be freed with jpl_line_rows_free in every case.
+ * The rows and file names are allocated in a, in every case.
  */
-JPL_HIDDEN int  jpl_debugline_read(struct jpl_line_rows *r, const struct jpl_dwarf_sections *s);
-JPL_HIDDEN void jpl_line_rows_free(struct jpl_line_rows *r);
+JPL_HIDDEN int jpl_debugline_read(struct jpl_line_rows *r, const struct jpl_dwarf_sections *s,
+				  struct jpl_arena *a);
 
 /*
  * llvm/lines.c: the DWARF line tables of relocated debug sections, read by
@@ -121,13 +136,12 @@ JPL_HIDDEN void jpl_line_rows_free(struct jpl_line_rows *r);
  * tables.  jpl_lines_of gives the rows of the code [lo, hi) the way
  * LLVM's DWARFContext::getLineInfoForAddressRange picks them, clipped to
  * the code, plus the last row again at hi - 1 (perf ends the line table
- * at the last row's address); *rows is malloc'ed, file names stay valid
- * until jpl_lines_close.
+ * at the last row's address).  Everything, *rows too, is allocated in a.
  */
-JPL_HIDDEN int  jpl_lines_open(struct jpl_lines **out, const struct jpl_dwarf_sections *s);
-JPL_HIDDEN int  jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
-			     struct jitperf_line **rows, size_t *n);
-JPL_HIDDEN void jpl_lines_close(struct jpl_lines *l);
+JPL_HIDDEN int jpl_lines_open(struct jpl_lines **out, const struct jpl_dwarf_sections *s,
+			      struct jpl_arena *a);
+JPL_HIDDEN int jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
+			    struct jitperf_line **rows, size_t *n);
 
 /*
  * llvm/unwind.c: each function's .eh_frame, cut out of the loaded
@@ -136,14 +150,15 @@ JPL_HIDDEN void jpl_lines_close(struct jpl_lines *l);
  * cannot be walked); jpl_unwind_of re-encodes those of the code [lo, hi)
  * by the convention of jitperf.h: a CIE with augmentation "zR"
  * (pcrel|sdata4) and the FDE, laid out as if loaded at lo + align8(hi - lo).
- * Personality and LSDA pointers are left out (perf only unwinds).  *out is
- * malloc'ed; 0 with *out NULL when no FDE covers the code.
+ * Personality and LSDA pointers are left out (perf only unwinds).  The
+ * index and *out are allocated in a; 0 with *out NULL when no FDE covers
+ * the code.
  */
 struct jpl_fdes;
-JPL_HIDDEN int  jpl_unwind_open(struct jpl_fdes **out, const unsigned char *eh, size_t eh_len);
-JPL_HIDDEN int  jpl_unwind_of(struct jpl_fdes *t, uint64_t lo, uint64_t hi,
-			      unsigned char **out, size_t *out_len);
-JPL_HIDDEN void jpl_unwind_close(struct jpl_fdes *t);
+JPL_HIDDEN int jpl_unwind_open(struct jpl_fdes **out, const unsigned char *eh, size_t eh_len,
+			       struct jpl_arena *a);
+JPL_HIDDEN int jpl_unwind_of(struct jpl_fdes *t, uint64_t lo, uint64_t hi,
+			     unsigned char **out, size_t *out_len);
 
 /*
  * llvm/keys.c: object key -> the code indices its functions got.

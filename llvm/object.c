@@ -73,30 +73,44 @@ static unsigned section_named(const struct elf *e, const char *name)
 	return 0;
 }
 
-/* The index of each section named names[k] (n <= 16) in idx[k] (0: none), in one walk. */
+static uint64_t load8(const char *s)
+{
+	uint64_t v;
+
+	memcpy(&v, s, 8);
+	return v;
+}
+
+/*
+ * The index of each section named names[k] (n <= 16) in idx[k] (0: none),
+ * in one walk.  A name longer than 8 bytes is compared by its first 8 in
+ * one load (most section names differ there), then whole.
+ */
 static void find_sections(const struct elf *e, const char *const *names, size_t n, unsigned *idx)
 {
 	const Elf64_Ehdr *h = (const Elf64_Ehdr *)e->img;
 	const Elf64_Shdr *strsh = &e->sh[h->e_shstrndx];
 	const char *strs = bytes(e, h->e_shstrndx);
 	size_t nlen[16];
+	uint64_t head[16];
 
 	for (size_t k = 0; k < n; k++) {
 		idx[k] = 0;
 		nlen[k] = strlen(names[k]) + 1;
+		head[k] = nlen[k] > 8 ? load8(names[k]) : 0;
 	}
 	if (!strs)
 		return;
 	for (unsigned i = 1; i < e->shnum; i++) {
 		size_t at = e->sh[i].sh_name, room;
+		uint64_t first;
 
 		if (at >= strsh->sh_size)
 			continue;
 		room = strsh->sh_size - at;
+		first = room >= 8 ? load8(strs + at) : 0;
 		for (size_t k = 0; k < n; k++) {
-			/* the second byte first: the names looked up start with a dot */
-			if (idx[k] || room < nlen[k] ||
-			    (nlen[k] > 1 && strs[at + 1] != names[k][1]) ||
+			if ((head[k] && first != head[k]) || idx[k] || room < nlen[k] ||
 			    memcmp(strs + at, names[k], nlen[k]))
 				continue;
 			if (bytes(e, i))
@@ -185,7 +199,9 @@ static int read_symbols(struct jpl_object *o, const struct elf *e)
 							       strsize - sym->st_name))
 				continue;
 			if (o->nfuncs == cap) {
-				f = realloc(o->funcs, (cap = cap ? 2 * cap : 8) * sizeof(*f));
+				size_t old = cap * sizeof(*f);
+
+				f = jpl_realloc(o->arena, o->funcs, old, (cap = cap ? 2 * cap : 8) * sizeof(*f));
 				if (!f)
 					return -ENOMEM;
 				o->funcs = f;
@@ -201,24 +217,21 @@ static int read_symbols(struct jpl_object *o, const struct elf *e)
 	return 0;
 }
 
-/* Room on the stack for the relocated debug sections of a typical object. */
-#define RELOC_SPACE 4096
-
 /*
  * Lines of every function.  Only the debug sections that have relocations
  * (.debug_info and .debug_line: code addresses and string offsets) are
- * copied, into the stack when they fit, and relocated there; the others
- * are read in the image.  The line tables are read into rows of their own
- * (llvm/lines.c), so the copies live only as long as this call, and an
- * object's code, symbols and other sections are not copied at all.
+ * copied, into the arena, and relocated there; the others are read in the
+ * image.  An object's code, symbols and other sections are not copied at
+ * all.
  */
 static int read_lines(struct jpl_object *o, const struct elf *e)
 {
-	unsigned char space[RELOC_SPACE], *buf = space;
+	unsigned char *buf;
 	const unsigned char *sec[NDWARF];
 	struct jpl_dwarf_sections s;
 	unsigned idx[NDWARF], has_rela[NDWARF] = { 0 };
 	size_t len[NDWARF], need = 0, at = 0;
+	struct jpl_lines *l;
 	int err;
 
 	if (((const Elf64_Ehdr *)e->img)->e_shstrndx >= e->shnum)
@@ -235,7 +248,7 @@ static int read_lines(struct jpl_object *o, const struct elf *e)
 				need += (e->sh[idx[k]].sh_size + 7) & ~(size_t)7;
 			}
 	}
-	if (need > sizeof(space) && !(buf = malloc(need)))
+	if (!(buf = jpl_alloc(o->arena, need)))
 		return -ENOMEM;
 	for (size_t k = 0; k < NDWARF; k++) {
 		sec[k] = idx[k] ? bytes(e, idx[k]) : NULL;
@@ -243,29 +256,20 @@ static int read_lines(struct jpl_object *o, const struct elf *e)
 		if (!has_rela[k])
 			continue;
 		memcpy(buf + at, sec[k], len[k]);
-		if (jpl_relocated(e->img, e->size, idx[k], buf + at, o->sec_addr, o->nsec) < 0) {
-			err = 0;        /* a machine whose relocations we do not apply */
-			goto out;
-		}
+		if (jpl_relocated(e->img, e->size, idx[k], buf + at, o->sec_addr, o->nsec) < 0)
+			return 0;       /* a machine whose relocations we do not apply */
 		sec[k] = buf + at;
 		at += (len[k] + 7) & ~(size_t)7;
 	}
 	set_dwarf(&s, sec, len);
-	err = jpl_lines_open(&o->dwarf, &s);
-	if (err) {
-		err = err == -ENOMEM ? err : 0;
-		goto out;
-	}
-	for (size_t i = 0; i < o->nfuncs; i++) {
+	err = jpl_lines_open(&l, &s, o->arena);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	for (size_t i = 0; i < o->nfuncs && !err; i++) {
 		struct jpl_func *f = &o->funcs[i];
 
-		err = jpl_lines_of(o->dwarf, f->addr, f->addr + f->len, &f->lines, &f->nlines);
-		if (err)
-			break;
+		err = jpl_lines_of(l, f->addr, f->addr + f->len, &f->lines, &f->nlines);
 	}
-out:
-	if (buf != space)
-		free(buf);
 	return err;
 }
 
@@ -273,12 +277,14 @@ static int read_unwind(struct jpl_object *o, const struct elf *e)
 {
 	unsigned i = section_named(e, ".eh_frame");
 	uint64_t at = i ? loaded(o, i) : 0;
+	struct jpl_fdes *t;
 	int err;
 
 	if (!at || !e->sh[i].sh_size)
 		return 0;
 	/* the loaded copy: RuntimeDyld relocated it at its run-time address */
-	err = jpl_unwind_open(&o->fdes, (const unsigned char *)(uintptr_t)at, e->sh[i].sh_size);
+	err = jpl_unwind_open(&t, (const unsigned char *)(uintptr_t)at, e->sh[i].sh_size,
+			      o->arena);
 	if (err) {
 		jpl_debug("cannot read the .eh_frame at %#llx: %s", (unsigned long long)at,
 			  jitperf_strerror(err));
@@ -287,7 +293,7 @@ static int read_unwind(struct jpl_object *o, const struct elf *e)
 	for (size_t k = 0; k < o->nfuncs; k++) {
 		struct jpl_func *f = &o->funcs[k];
 
-		err = jpl_unwind_of(o->fdes, f->addr, f->addr + f->len, &f->eh_frame,
+		err = jpl_unwind_of(t, f->addr, f->addr + f->len, &f->eh_frame,
 				    &f->eh_frame_len);
 		if (err)
 			return err;
@@ -302,30 +308,15 @@ int jpl_object_read(struct jpl_object *o)
 
 	o->funcs = NULL;
 	o->nfuncs = 0;
-	o->dwarf = NULL;
-	o->fdes = NULL;
 	err = check_header(&e, o->image, o->size);
 	err = err ?: read_symbols(o, &e);
 	if (!err && o->nfuncs && o->want_lines)
 		err = read_lines(o, &e);
 	if (!err && o->nfuncs && o->want_unwind)
 		err = read_unwind(o, &e);
-	if (err)
-		jpl_object_free(o);
-	return err;
-}
-
-void jpl_object_free(struct jpl_object *o)
-{
-	for (size_t i = 0; i < o->nfuncs; i++) {
-		free(o->funcs[i].lines);
-		free(o->funcs[i].eh_frame);
+	if (err) {
+		o->funcs = NULL;
+		o->nfuncs = 0;
 	}
-	free(o->funcs);
-	jpl_lines_close(o->dwarf);
-	jpl_unwind_close(o->fdes);
-	o->funcs = NULL;
-	o->nfuncs = 0;
-	o->dwarf = NULL;
-	o->fdes = NULL;
+	return err;
 }

@@ -45,6 +45,7 @@ struct cie {
 };
 
 struct out {
+	struct jpl_arena *arena;
 	unsigned char *b;
 	size_t         len, cap;
 	const unsigned char *cie_src;           /* the CIE last copied, and where */
@@ -181,7 +182,7 @@ static int reserve(struct out *o, size_t n)
 		return 0;
 	while (cap < o->len + n)
 		cap *= 2;
-	if (!(b = realloc(o->b, cap)))
+	if (!(b = jpl_realloc(o->arena, o->b, o->cap, cap)))
 		return -ENOMEM;
 	o->b = b;
 	o->cap = cap;
@@ -255,6 +256,7 @@ struct jpl_fdes {
 	const unsigned char *eh, *end;
 	struct fde          *v;
 	size_t               n;
+	struct jpl_arena    *arena;
 };
 
 static int cmp_fde(const void *a, const void *b)
@@ -293,15 +295,18 @@ static int read_fde(const struct jpl_fdes *t, const unsigned char *rec, const un
 	return 1;
 }
 
-int jpl_unwind_open(struct jpl_fdes **out, const unsigned char *eh, size_t eh_len)
+int jpl_unwind_open(struct jpl_fdes **out, const unsigned char *eh, size_t eh_len,
+		    struct jpl_arena *a)
 {
 	struct jpl_fdes *t;
 	const unsigned char *p = eh;
 	size_t cap = 0;
 
 	*out = NULL;
-	if (!(t = calloc(1, sizeof(*t))))
+	if (!(t = jpl_alloc(a, sizeof(*t))))
 		return -ENOMEM;
+	memset(t, 0, sizeof(*t));
+	t->arena = a;
 	t->eh = eh;
 	t->end = eh + eh_len;
 	while (t->end - p >= 8) {
@@ -310,20 +315,17 @@ int jpl_unwind_open(struct jpl_fdes **out, const unsigned char *eh, size_t eh_le
 
 		if (len == 0)
 			break;                          /* terminator */
-		if (len == 0xffffffffu || len > (size_t)(t->end - rec) || len < 4) {
-			jpl_unwind_close(t);
+		if (len == 0xffffffffu || len > (size_t)(t->end - rec) || len < 4)
 			return -EINVAL;
-		}
 		p = rec + len;
 		if (get32(rec) == 0)
 			continue;                       /* a CIE: read with its FDEs */
 		if (t->n == cap) {
-			struct fde *v = realloc(t->v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+			size_t old = cap * sizeof(*t->v);
+			struct fde *v = jpl_realloc(a, t->v, old, (cap = cap ? 2 * cap : 16) * sizeof(*v));
 
-			if (!v) {
-				jpl_unwind_close(t);
+			if (!v)
 				return -ENOMEM;
-			}
 			t->v = v;
 		}
 		t->n += (size_t)read_fde(t, rec, p, &t->v[t->n]);
@@ -338,7 +340,7 @@ int jpl_unwind_of(struct jpl_fdes *t, uint64_t lo, uint64_t hi, unsigned char **
 		  size_t *out_len)
 {
 	uint64_t eh_addr = lo + ((hi - lo + 7) & ~(uint64_t)7);
-	struct out o = { 0 };
+	struct out o = { .arena = t->arena };
 	size_t a = 0, b = t->n;
 	int err = 0;
 
@@ -365,19 +367,9 @@ int jpl_unwind_of(struct jpl_fdes *t, uint64_t lo, uint64_t hi, unsigned char **
 		if (!err)
 			err = put_fde(&o, eh_addr, f->begin, range, f->insn, f->insn_end);
 	}
-	if (err) {
-		free(o.b);
+	if (err)
 		return err;
-	}
 	*out = o.b;
 	*out_len = o.len;
 	return 0;
-}
-
-void jpl_unwind_close(struct jpl_fdes *t)
-{
-	if (!t)
-		return;
-	free(t->v);
-	free(t);
 }

@@ -21,6 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned char *img = malloc(size ? size : 1);
 	volatile size_t sink = 0;
 	struct jpl_dwarf_sections s;
+	struct jpl_arena a;
 	struct jpl_lines *l;
 	int err;
 
@@ -28,10 +29,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(img, data, size);
 	jpl_dwarf_sections_of(img, size, &s);
-	err = jpl_lines_open(&l, &s);
+	jpl_arena_init(&a, NULL, 0);
+	err = jpl_lines_open(&l, &s, &a);
 	free(img);              /* the rows keep nothing of the sections */
 	if (err)
-		return 0;
+		goto out;
 	/*
 	 * Function-sized ranges over the first KiB, where an object's code is
 	 * before relocation; every row's file name is read.
@@ -44,9 +46,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		for (size_t k = 0; k < n; k++)
 			sink += rows[k].line + strlen(rows[k].file);
-		free(rows);
 	}
-	jpl_lines_close(l);
+out:
+	jpl_arena_free(&a);
 	(void)sink;
 	return 0;
 }

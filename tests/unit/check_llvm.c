@@ -454,6 +454,7 @@ static size_t make_eh(struct ehbuf *e, int64_t begin_off)
 START_TEST(test_unwind_reencode)
 {
 	struct ehbuf e;
+	struct jpl_arena a;
 	struct jpl_fdes *t;
 	unsigned char *out;
 	size_t n;
@@ -465,7 +466,8 @@ START_TEST(test_unwind_reencode)
 				  .len = sizeof(code) };
 
 	make_eh(&e, 8);
-	ck_assert_int_eq(jpl_unwind_open(&t, e.b, e.n), 0);
+	jpl_arena_init(&a, NULL, 0);
+	ck_assert_int_eq(jpl_unwind_open(&t, e.b, e.n, &a), 0);
 	/* code elsewhere: no FDE */
 	ck_assert_int_eq(jpl_unwind_of(t, lo + 4096, lo + 4096 + 64, &out, &n), 0);
 	ck_assert_ptr_null(out);
@@ -487,17 +489,57 @@ START_TEST(test_unwind_reencode)
 	c.eh_frame = out;
 	c.eh_frame_len = n;
 	ck_assert_int_eq(jitperf_code_load_ex(jp, &c, NULL), 0);
-	free(out);
 	/* an FDE reaching past the code is cut at its end */
 	ck_assert_int_eq(jpl_unwind_of(t, lo, lo + 32, &out, &n), 0);
 	memcpy(&ptr, out + 4 + len + 12, 4);
 	ck_assert_uint_eq(ptr, 24);
-	free(out);
-	jpl_unwind_close(t);
 	/* a record longer than the section */
 	e.b[0] = 0xf0;
-	ck_assert_int_eq(jpl_unwind_open(&t, e.b, e.n), -EINVAL);
+	ck_assert_int_eq(jpl_unwind_open(&t, e.b, e.n, &a), -EINVAL);
+	jpl_arena_free(&a);
 	ck_assert_int_eq(jitperf_close(jp), 0);
+}
+END_TEST
+
+/*
+ * The arena: aligned memory from the caller's block, then from malloc'ed
+ * ones; the newest allocation grows in place, an older one moves with its
+ * bytes; given back, it starts over from malloc.
+ */
+START_TEST(test_arena)
+{
+	unsigned char space[256];
+	struct jpl_arena a;
+	unsigned char *p, *q, *r;
+
+	jpl_arena_init(&a, space + 1, sizeof(space) - 1);
+	ck_assert_ptr_nonnull(p = jpl_alloc(&a, 3));
+	ck_assert_uint_eq((uintptr_t)p % 16, 0);
+	memcpy(p, "abc", 3);
+	ck_assert_ptr_nonnull(q = jpl_alloc(&a, 40));
+	ck_assert_uint_eq((uintptr_t)q % 16, 0);
+	ck_assert(q >= p + 3);
+	memset(q, 'q', 40);
+	/* the newest grows where it is (not under ASan: each is a block) */
+	r = jpl_realloc(&a, q, 40, 80);
+	ck_assert_ptr_nonnull(r);
+	ck_assert(r == q || !(q >= space && q < space + sizeof(space)));
+	ck_assert_uint_eq(r[39], 'q');
+	/* an older one moves, bytes and all */
+	ck_assert_ptr_nonnull(q = jpl_realloc(&a, p, 3, 64));
+	ck_assert(q != p);
+	ck_assert_uint_eq(memcmp(q, "abc", 3), 0);
+	/* past the caller's block: malloc'ed, big ones too */
+	ck_assert_ptr_nonnull(p = jpl_alloc(&a, 1000));
+	ck_assert(!(p >= space && p < space + sizeof(space)));
+	memset(p, 1, 1000);
+	ck_assert_ptr_nonnull(p = jpl_alloc(&a, (size_t)1 << 20));
+	memset(p, 2, (size_t)1 << 20);
+	ck_assert_ptr_null(jpl_alloc(&a, SIZE_MAX - 4));
+	jpl_arena_free(&a);
+	ck_assert_ptr_nonnull(p = jpl_alloc(&a, 16));
+	memset(p, 3, 16);
+	jpl_arena_free(&a);
 }
 END_TEST
 
@@ -551,6 +593,7 @@ static Suite *llvm_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_unwind_reencode);
 	tcase_add_test(tc, test_keys);
+	tcase_add_test(tc, test_arena);
 	suite_add_tcase(s, tc);
 	return s;
 }

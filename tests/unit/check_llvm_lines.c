@@ -29,6 +29,9 @@
 #include "examples/llvm_ir.h"
 #include "llvm/llvm.h"
 
+/* What the rows read by a test take; an empty arena allocates from malloc. */
+static struct jpl_arena rows_arena;
+
 static const char source[] =
 	"fn add(a, b) {\n"
 	"\treturn a + b;\n"
@@ -154,7 +157,7 @@ static void same_as_libdw(int from, int n, int dwarf)
 
 	relocate(&o);
 	s = sections(&o);
-	ck_assert_int_eq(jpl_debugline_read(&r, &s), 0);
+	ck_assert_int_eq(jpl_debugline_read(&r, &s, &rows_arena), 0);
 	ck_assert_uint_gt(r.n, 4 * (size_t)n);
 	elf_version(EV_CURRENT);
 	ck_assert_ptr_nonnull(elf = elf_memory((char *)o.img, o.size));
@@ -196,7 +199,7 @@ static void same_as_libdw(int from, int n, int dwarf)
 	ck_assert(r.v[r.n - 1].end_sequence);
 	dwarf_end(dw);
 	elf_end(elf);
-	jpl_line_rows_free(&r);
+	jpl_arena_free(&rows_arena);
 	free(o.img);
 }
 
@@ -273,9 +276,9 @@ static int read_cut(const struct jpl_dwarf_sections *full, int which, size_t len
 	memcpy(cut, *p, len);
 	*p = cut;
 	*plen = len;
-	err = jpl_debugline_read(&r, &s);
+	err = jpl_debugline_read(&r, &s, &rows_arena);
 	*rows = r.n;
-	jpl_line_rows_free(&r);
+	jpl_arena_free(&rows_arena);
 	free(cut);
 	return err;
 }
@@ -337,11 +340,11 @@ START_TEST(test_corrupted)
 				int err;
 
 				sec[at] = vals[v];
-				err = jpl_debugline_read(&r, &s);
+				err = jpl_debugline_read(&r, &s, &rows_arena);
 				ck_assert(err == 0 || err == -EINVAL);
 				for (size_t i = 0; i < r.n; i++)
 					ck_assert_ptr_nonnull(r.v[i].file);
-				jpl_line_rows_free(&r);
+				jpl_arena_free(&rows_arena);
 			}
 			sec[at] = was;
 		}
@@ -426,7 +429,7 @@ START_TEST(test_opcodes)
 	memcpy(l, &len, 4);
 	len = (uint32_t)(hdr_end - 10);
 	memcpy(l + 6, &len, 4);
-	ck_assert_int_eq(jpl_debugline_read(&r, &s), 0);
+	ck_assert_int_eq(jpl_debugline_read(&r, &s, &rows_arena), 0);
 	ck_assert_uint_eq(r.n, sizeof(want) / sizeof(*want));
 	for (size_t i = 0; i < r.n; i++) {
 		ck_assert_msg(r.v[i].addr == want[i].addr, "row %zu at %#llx", i,
@@ -436,11 +439,11 @@ START_TEST(test_opcodes)
 		ck_assert_uint_eq(r.v[i].discrim, want[i].disc);
 		ck_assert_int_eq(r.v[i].end_sequence, want[i].end);
 	}
-	jpl_line_rows_free(&r);
+	jpl_arena_free(&rows_arena);
 	/* no .debug_info: no unit leads to a table */
 	s.info = NULL;
-	ck_assert_int_eq(jpl_debugline_read(&r, &s), -ENODATA);
-	jpl_line_rows_free(&r);
+	ck_assert_int_eq(jpl_debugline_read(&r, &s, &rows_arena), -ENODATA);
+	jpl_arena_free(&rows_arena);
 }
 END_TEST
 
