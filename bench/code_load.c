@@ -19,7 +19,9 @@
  * (fallocate()d, MADV_POPULATE_WRITE, a first store from user space), per
  * function at the bytes a function takes in the two files: back to back,
  * a writer cannot go faster than its filler thread readies pages (or than
- * it readies them itself), whatever the copying costs.
+ * it readies them itself), whatever the copying costs.  The same readying
+ * split between two threads at once shows whether the machine readies
+ * pages in parallel (on a VM with shadow page tables it may not).
  * Writes into a temporary directory and removes it, and its perf map.
  *
  *   nice bench/code_load [FUNCTIONS [ROUNDS [PACE_US]]]
@@ -27,6 +29,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -242,11 +245,36 @@ static double writes_paced(int n, double *v)
 	return median(v, n);
 }
 
-/* ns to ready one page of a shared mapping of a new file, as the filler does. */
-static double page_ready(void)
+struct span {
+	char  *m;
+	size_t from, to;
+};
+
+/* Ready [from, to) of a mapping as the filler does: populate a chunk, store once a page. */
+static void *ready_span(void *arg)
 {
-	const size_t len = (size_t)16 << 20, chunk = (size_t)64 << 10;
+	const struct span *s = arg;
+	const size_t chunk = (size_t)64 << 10, page = (size_t)sysconf(_SC_PAGESIZE);
+
+	for (size_t at = s->from; at < s->to; at += chunk) {
+		madvise(s->m + at, chunk, MADV_POPULATE_WRITE);
+		for (size_t p = at; p < at + chunk; p += page)
+			s->m[p] = 1;
+	}
+	return NULL;
+}
+
+/*
+ * ns of wall time per page to ready the pages of a shared mapping of a new
+ * file, by one thread or by two at once (each half of them): whether a
+ * second thread adds pages per second, or the machine serializes them.
+ */
+static double page_ready(int threads)
+{
+	const size_t len = (size_t)16 << 20;
 	long page = sysconf(_SC_PAGESIZE);
+	struct span half[2];
+	pthread_t t2;
 	char path[4096];
 	double t0, t;
 	char *m;
@@ -259,12 +287,14 @@ static double page_ready(void)
 	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
 		die("mmap");
+	half[0] = (struct span){ m, 0, threads > 1 ? len / 2 : len };
+	half[1] = (struct span){ m, len / 2, len };
 	t0 = clock_ns(CLOCK_MONOTONIC);
-	for (size_t at = 0; at < len; at += chunk) {
-		madvise(m + at, chunk, MADV_POPULATE_WRITE);
-		for (size_t p = at; p < at + chunk; p += (size_t)page)
-			m[p] = 1;
-	}
+	if (threads > 1 && pthread_create(&t2, NULL, ready_span, &half[1]))
+		die("pthread_create");
+	ready_span(&half[0]);
+	if (threads > 1)
+		pthread_join(t2, NULL);
 	t = (clock_ns(CLOCK_MONOTONIC) - t0) / (double)(len / (size_t)page);
 	munmap(m, len);
 	close(fd);
@@ -279,7 +309,7 @@ int main(int argc, char **argv)
 	double pace_us = argc > 3 ? atof(argv[3]) : 15;
 	int npaced = n < 20000 ? n : 20000;
 	char tmp[] = "/tmp/jitperf-bench.XXXXXX";
-	double *v[11], *calls;
+	double *v[12], *calls;
 	unsigned char *buf;
 	double t0;
 
@@ -295,7 +325,7 @@ int main(int argc, char **argv)
 		die("code_load");
 	dir = tmp;
 	code = buf;
-	for (int i = 0; i < 11; i++)
+	for (int i = 0; i < 12; i++)
 		if (!(v[i] = calloc((size_t)rounds, sizeof(double))))
 			die("code_load");
 	/* distinct bytes for every function, as a JIT's are (xorshift) */
@@ -329,7 +359,8 @@ int main(int argc, char **argv)
 		v[6][r] = loads_paced(0, npaced, calls);
 		v[7][r] = loads_paced(1, npaced, calls);
 		v[8][r] = writes_paced(npaced, calls);
-		v[10][r] = page_ready();
+		v[10][r] = page_ready(1);
+		v[11][r] = page_ready(2);
 	}
 	printf("%d functions of %d bytes (perf map + jitdump), median of %d rounds\n", n, CODE_LEN,
 	       rounds);
@@ -353,15 +384,17 @@ int main(int argc, char **argv)
 		long psize = sysconf(_SC_PAGESIZE);
 
 		printf("  one page of a mapped file readied     %9.0f  (fallocate, populate, first store)\n"
+		       "    by two threads at once, per page    %9.0f  (wall: 1/2 of the above if they\n"
+		       "                                                  ran in parallel)\n"
 		       "    per function, at %.0f bytes a function %9.0f  = %.2f of a bare write(): the\n"
 		       "    least a back-to-back writer pays here, in one thread or the other\n",
-		       page, per_fn, page * per_fn / (double)psize,
+		       page, median(v[11], rounds), per_fn, page * per_fn / (double)psize,
 		       page * per_fn / (double)psize / median(v[2], rounds));
 	}
 	rmdir(tmp);
 	for (int i = 0; i < n; i++)
 		free(names[i]);
-	for (int i = 0; i < 11; i++)
+	for (int i = 0; i < 12; i++)
 		free(v[i]);
 	free(names);
 	free(calls);

@@ -2,7 +2,7 @@
 # Each prints medians beside a reference measured in the same run.
 noinst_PROGRAMS += bench/code_load bench/probe bench/wrap bench/recurse
 bench_code_load_SOURCES = bench/code_load.c
-bench_code_load_LDADD = lib/libjitperf.la
+bench_code_load_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 bench_code_load_LDFLAGS = -no-install
 bench_probe_SOURCES = bench/probe.c
 bench_probe_LDADD = lib/libjitperf.la
