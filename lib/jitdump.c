@@ -129,12 +129,25 @@ fail:
 	return err;
 }
 
+/* A line's file name with its NUL; rows in a row mostly share one name. */
+static size_t file_len(const struct jitperf_line *l, const char **last, size_t *len)
+{
+	const char *f = l->file ? l->file : "";
+
+	if (f != *last) {
+		*last = f;
+		*len = strlen(f) + 1;
+	}
+	return *len;
+}
+
 static size_t debug_info_size(const struct jp_jitdump_load *ld)
 {
-	size_t n = sizeof(struct jitdump_debug_info), i;
+	size_t n = sizeof(struct jitdump_debug_info), i, len = 0;
+	const char *last = NULL;
 
 	for (i = 0; i < ld->nlines; i++)
-		n += sizeof(struct jitdump_debug_entry) + strlen(ld->lines[i].file ? ld->lines[i].file : "") + 1;
+		n += sizeof(struct jitdump_debug_entry) + file_len(&ld->lines[i], &last, &len);
 	return ALIGN8(n);
 }
 
@@ -148,7 +161,8 @@ static unsigned char *put_debug_info(unsigned char *p, const struct jp_jitdump_l
 {
 	struct jitdump_debug_info di;
 	unsigned char *start = p;
-	size_t i;
+	const char *last = NULL;
+	size_t i, len = 0;
 
 	di.p.id = JIT_CODE_DEBUG_INFO;
 	di.p.total_size = (uint32_t)size;
@@ -159,14 +173,13 @@ static unsigned char *put_debug_info(unsigned char *p, const struct jp_jitdump_l
 	p += sizeof(di);
 	for (i = 0; i < ld->nlines; i++) {
 		struct jitdump_debug_entry e;
-		const char *f = ld->lines[i].file ? ld->lines[i].file : "";
-		size_t fl = strlen(f) + 1;
+		size_t fl = file_len(&ld->lines[i], &last, &len);
 
 		e.addr = ld->lines[i].addr;     /* absolute: perf subtracts code_addr itself */
 		e.lineno = ld->lines[i].line;
 		e.discrim = ld->lines[i].discrim;
 		memcpy(p, &e, sizeof(e));
-		memcpy(p + sizeof(e), f, fl);
+		memcpy(p + sizeof(e), last, fl);
 		p += sizeof(e) + fl;
 	}
 	memset(p, 0, size - (size_t)(p - start));

@@ -109,6 +109,12 @@ static uint64_t leb(struct cur *c, bool sign)
 	uint64_t v = 0;
 	unsigned shift = 0;
 
+	/* most are one byte */
+	if (!c->bad && c->p < c->end && !(*c->p & 0x80)) {
+		v = *c->p++;
+		return sign && (v & 0x40) ? v | ~(uint64_t)0x7f : v;
+	}
+
 	while (!c->bad) {
 		unsigned char b;
 
@@ -516,9 +522,16 @@ static int program(struct jpl_line_rows *r, struct table *t, struct cur *c,
 	struct state st = { .file = 1, .line = 1 };
 	int err;
 
-	/* operation advance (6.2.5.1): max_ops > 1 only on VLIW machines */
+	/*
+	 * operation advance (6.2.5.1): max_ops > 1 only on VLIW machines; the
+	 * others pay no division per row
+	 */
 #define ADVANCE(n) do {                                                        \
 		uint64_t adv_ = (n);                                           \
+		if (max_ops == 1) {                                            \
+			st.addr += min_inst * adv_;                            \
+			break;                                                 \
+		}                                                              \
 		st.addr += min_inst * ((st.op_index + adv_) / max_ops);        \
 		st.op_index = (st.op_index + adv_) % max_ops;                  \
 	} while (0)
