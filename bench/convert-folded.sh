@@ -17,7 +17,8 @@ set -euo pipefail
 JITPERF=${JITPERF:-./tools/jitperf}
 RUNS=${RUNS:-5}
 work=$(mktemp -d "${TMPDIR:-/tmp}/jitperf-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/../tests/jitfiles.sh"    # remove_runs: the runs and their files in /tmp
+trap 'remove_runs "$work"' EXIT
 
 input=${1:-}
 if [ "$input" = --java ]; then

@@ -17,7 +17,8 @@ PERF=${PERF:-perf}
 RUNS=${RUNS:-5}
 SAMPLES=${SAMPLES:-100000}
 work=$(mktemp -d "${TMPDIR:-/tmp}/jitperf-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/../tests/jitfiles.sh"    # remove_runs: the runs and their files in /tmp
+trap 'remove_runs "$work"' EXIT
 
 data=${1:-}
 if [ -z "$data" ]; then
@@ -25,7 +26,7 @@ if [ -z "$data" ]; then
 	# cpu-clock every 25 us of each of 2 threads: about 80k samples a second
 	n=$(( SAMPLES / 16 + 1000 ))
 	while :; do
-		rm -rf "$work/rec"
+		remove_runs "$work/rec"
 		nice "$JITPERF" record -o "$work/rec" -g -F 40000 -- "$jitcalc" -t 2 -n "$n" \
 			> /dev/null 2>&1
 		data=$work/rec/perf.jit.data

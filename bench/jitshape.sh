@@ -23,7 +23,8 @@ prog="$build/bench/jitshape"
 jitperf="$build/tools/jitperf"
 [ -x "$prog" ] || { echo "jitshape.sh: $prog not built (x86-64 only; run make)" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jitshape.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../tests/jitfiles.sh"    # remove_runs: the runs and their files in /tmp
+trap 'remove_runs "$tmp"' EXIT
 
 # one NAME VARIANT [ENV...]: one run; its cpu and wall ns/call appended to $tmp/NAME
 one() {
@@ -81,7 +82,7 @@ row count_inline "count + frame flag inline"
 [ -x "$jitperf" ] || { echo "jitshape.sh: $jitperf not built" >&2; exit 1; }
 command -v perf > /dev/null || { echo "(perf not installed: jitperf record not measured)"; exit 0; }
 rec() {         # rec NAME VARIANT: record it; ns/call appended to $tmp/rec_NAME
-	rm -rf "$tmp/rec"
+	remove_runs "$tmp/rec"
 	(cd "$tmp" && nice "$jitperf" record -q -o rec --instrument -- "$prog" "$2" "$n") \
 		> "$tmp/out" 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 	sed -n 's/.* calls=\([0-9]*\) ns=\([0-9]*\) cpu_ns=\([0-9]*\) .*/\1 \2 \3/p' "$tmp/out" |

@@ -14,12 +14,13 @@ jitperf="$build/tools/jitperf"
 jitcalc="$build/examples/jitcalc"
 [ -x "$jitcalc" ] || { echo "ranking.sh: $jitcalc not built (x86-64 only)" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ranking.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../tests/jitfiles.sh"    # remove_runs: the runs and their files in /tmp
+trap 'remove_runs "$tmp"' EXIT
 
 one() {         # one NAME [--instrument]: the report's rows appended to $tmp/NAME
 	name=$1
 	shift
-	rm -rf "$tmp/rec" "$tmp/rec.old"
+	remove_runs "$tmp/rec" "$tmp/rec.old"
 	"$jitperf" record -q -o "$tmp/rec" -g "$@" -- "$jitcalc" > /dev/null 2>&1 ||
 		{ echo "ranking.sh: jitperf record $* failed" >&2; exit 1; }
 	"$jitperf" report "$tmp/rec" | awk 'NR > 2 && $1 !~ /^#/ { print $1, $1 ~ /^\(/ ? $5 : $4 }' >> "$tmp/$name" ||

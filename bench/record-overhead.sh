@@ -13,7 +13,8 @@ JITPERF=$(realpath "${JITPERF:-./tools/jitperf}")   # absolute: the runs cd away
 RUNS=${RUNS:-5}
 jitcalc=$(cd "$(dirname "$JITPERF")/../examples" && pwd)/jitcalc
 work=$(mktemp -d "${TMPDIR:-/tmp}/jitperf-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/../tests/jitfiles.sh"    # remove_runs: the runs and their files in /tmp
+trap 'remove_runs "$work"' EXIT
 cd "$work"
 # the profiled command times itself (ns) into a file
 cat >timed <<EOT
@@ -27,12 +28,14 @@ perf stat -e cycles:u -x, true 2>&1 | grep -q 'not supported' || event=cycles
 
 now() { date +%s%N; }
 for _ in $(seq "$RUNS"); do
-	rm -rf byhand && mkdir byhand
+	remove_runs byhand && mkdir byhand
 	a=$(now)
 	JITPERF=perfmap,jitdump JITPERF_DIR=$work/byhand nice perf record -q -k 1 -e $event \
 		-o byhand/perf.data -- ./timed "$work/run-perf" 2>/dev/null
 	nice perf inject --jit -i byhand/perf.data -o byhand/perf.jit.data
 	echo $(($(now) - a)) >>total-perf
+	# jitperf record replaces jp.old with jp: the maps of jp.old's runs go first
+	remove_jit_tmp $(jit_pids jp.old)
 	a=$(now)
 	nice "$JITPERF" record -q -o jp -e $event -- ./timed "$work/run-jitperf" 2>/dev/null
 	echo $(($(now) - a)) >>total-jitperf

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "llvm/leb128.h"
 #include "llvm/llvm.h"
 
 /* 7.5.6 form encodings, 7.22 line number encodings (those read here) */
@@ -103,36 +104,23 @@ static uint64_t u(struct cur *c, unsigned n)
 	return v;
 }
 
-/* LEB128 (DWARF 5 section 7.6); bits past 64 are dropped, as padding allows */
+/* LEB128 (llvm/leb128.h); 0 and the cursor bad when it does not read */
 static uint64_t leb(struct cur *c, bool sign)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
+	const unsigned char *q;
+	uint64_t v;
 
 	/* most are one byte */
 	if (!c->bad && c->p < c->end && !(*c->p & 0x80)) {
 		v = *c->p++;
 		return sign && (v & 0x40) ? v | ~(uint64_t)0x7f : v;
 	}
-
-	while (!c->bad) {
-		unsigned char b;
-
-		if (c->p == c->end) {
-			c->bad = true;
-			break;
-		}
-		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (sign && shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			return v;
-		}
+	if (c->bad || !(q = jpl_leb128(c->p, c->end, &v, sign))) {
+		c->bad = true;
+		return 0;
 	}
-	return 0;
+	c->p = q;
+	return v;
 }
 
 static uint64_t uleb(struct cur *c)

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "llvm/leb128.h"
 #include "llvm/llvm.h"
 
 #define DW_EH_PE_absptr  0x00
@@ -60,26 +61,6 @@ static uint32_t get32(const unsigned char *p)
 	return v;
 }
 
-static const unsigned char *leb(const unsigned char *p, const unsigned char *end, uint64_t *v,
-				int sign)
-{
-	unsigned shift = 0;
-	uint64_t r = 0;
-	unsigned char c;
-
-	do {
-		if (p >= end || shift > 63)
-			return NULL;
-		c = *p++;
-		r |= (uint64_t)(c & 0x7f) << shift;
-		shift += 7;
-	} while (c & 0x80);
-	if (sign && shift < 64 && (c & 0x40))
-		r |= ~(uint64_t)0 << shift;
-	*v = r;
-	return p;
-}
-
 /* Read a pointer of format enc & 0x0f; NULL for formats not handled. */
 static const unsigned char *pointer(const unsigned char *p, const unsigned char *end,
 				    unsigned enc, uint64_t *v)
@@ -94,8 +75,8 @@ static const unsigned char *pointer(const unsigned char *p, const unsigned char 
 	case DW_EH_PE_absptr: case DW_EH_PE_udata8: case DW_EH_PE_sdata8: n = 8; break;
 	case DW_EH_PE_udata4: case DW_EH_PE_sdata4: n = 4; break;
 	case DW_EH_PE_udata2: case DW_EH_PE_sdata2: n = 2; break;
-	case DW_EH_PE_uleb128: return leb(p, end, v, 0);
-	case DW_EH_PE_sleb128: return leb(p, end, v, 1);
+	case DW_EH_PE_uleb128: return jpl_leb128(p, end, v, 0);
+	case DW_EH_PE_sleb128: return jpl_leb128(p, end, v, 1);
 	default: return NULL;
 	}
 	if ((size_t)(end - p) < n)
@@ -131,16 +112,16 @@ static int read_cie(struct cie *ci, const unsigned char *c, const unsigned char 
 		return -EINVAL;
 	p++;
 	ci->align = p;
-	if (!(p = leb(p, rec_end, &v, 0)) || !(p = leb(p, rec_end, &v, 1)))
+	if (!(p = jpl_leb128(p, rec_end, &v, 0)) || !(p = jpl_leb128(p, rec_end, &v, 1)))
 		return -EINVAL;
-	p = ci->version == 1 ? p + 1 : leb(p, rec_end, &v, 0);
+	p = ci->version == 1 ? p + 1 : jpl_leb128(p, rec_end, &v, 0);
 	if (!p || p > rec_end)
 		return -EINVAL;
 	ci->align_end = p;
 	ci->fde_enc = DW_EH_PE_absptr;
 	if (*aug == 'z') {
 		ci->z = 1;
-		if (!(p = leb(p, rec_end, &aug_len, 0)) || aug_len > (uint64_t)(rec_end - p))
+		if (!(p = jpl_leb128(p, rec_end, &aug_len, 0)) || aug_len > (uint64_t)(rec_end - p))
 			return -EINVAL;
 		aug_data_end = p + aug_len;
 		for (aug++; *aug; aug++) {
@@ -285,7 +266,7 @@ static int read_fde(const struct jpl_fdes *t, const unsigned char *rec, const un
 	if ((ci.fde_enc & 0x70) == DW_EH_PE_pcrel)
 		f->begin += (uintptr_t)(rec + 4);
 	if (ci.z) {
-		if (!(q = leb(q, next, &aug_len, 0)) || aug_len > (uint64_t)(next - q))
+		if (!(q = jpl_leb128(q, next, &aug_len, 0)) || aug_len > (uint64_t)(next - q))
 			return 0;
 		q += aug_len;
 	}

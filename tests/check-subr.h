@@ -10,11 +10,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
@@ -100,12 +102,63 @@ static inline int mount_private_tmpfs(const char *mnt, const char *size)
 	return mount("jitperf-check", mnt, "tmpfs", 0, opt);
 }
 
+/*
+ * The perf maps of the suite's test processes go when the suite ends,
+ * whether their tests passed or failed: perf reads maps in /tmp only, and
+ * pid_max being small, a later process given one of these pids would find
+ * the map stale, perhaps root's.  A failed forked test ends in _exit()
+ * (Check's), so nothing can run in it after the failure: the pids of the
+ * tests Check forks are noted, in memory shared with them, as each starts,
+ * and the suite's process removes their maps (and its own, for CK_FORK=no)
+ * as it exits.  A child that a test forks is not noted: the test may be
+ * checking what that child wrote, and removes its map itself.
+ */
+#define TEST_PIDS_MAX 4096
+static pid_t suite_pid;
+static pid_t *test_pids;        /* shared: [0] the count, then the pids */
+
+static inline void note_test_pid(void)
+{
+	if (!test_pids || getppid() != suite_pid || test_pids[0] >= TEST_PIDS_MAX - 1)
+		return;
+	test_pids[++test_pids[0]] = getpid();
+}
+
+static inline void remove_perf_map(pid_t pid)
+{
+	char map[64];
+
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
+	unlink(map);
+}
+
+static inline void remove_test_perf_maps(void)
+{
+	if (getpid() != suite_pid)      /* a test, exiting */
+		return;
+	for (pid_t i = 1; test_pids && i <= test_pids[0]; i++)
+		remove_perf_map(test_pids[i]);
+	remove_perf_map(suite_pid);
+}
+
+static inline void track_test_perf_maps(void)
+{
+	void *p = mmap(NULL, TEST_PIDS_MAX * sizeof(pid_t), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	suite_pid = getpid();
+	test_pids = p == MAP_FAILED ? NULL : p;
+	pthread_atfork(NULL, NULL, note_test_pid);
+	atexit(remove_test_perf_maps);
+}
+
 /* Run a suite: exit status 0 when every test passed. */
 static inline int run_suite_mode(Suite *s, enum fork_status mode)
 {
 	SRunner *sr = srunner_create(s);
 	int failed;
 
+	track_test_perf_maps();
 	if (mode != CK_FORK_GETENV)
 		srunner_set_fork_status(sr, mode);
 	srunner_run_all(sr, CK_NORMAL);

@@ -22,7 +22,7 @@ SANITIZERS_ON = 1
 else
 SANITIZERS_ON =
 endif
-EXTRA_DIST += tests/test-subr.sh tests/check-subr.h
+EXTRA_DIST += tests/test-subr.sh tests/jitfiles.sh tests/check-subr.h
 
 # ---- unit/: Check suites
 CHECK_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

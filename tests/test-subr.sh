@@ -5,16 +5,31 @@ set -eu
 : "${top_builddir:=$top_srcdir}"
 JITPERF="$top_builddir/tools/jitperf"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jitperf-test.XXXXXX")
-# The perf maps of this test's JIT processes (those whose jitdump landed
-# under $tmp) go too; never a map another test running in parallel uses.
+
+# What the test's JIT processes leave in /tmp (tests/jitfiles.sh) goes at
+# exit, however the test ends: the processes with files under $tmp or a
+# directory given to own_dir, and those named with own_pid; never a file
+# of another test running in parallel.
+#   own_pid PID...   a process of this test that left nothing under $tmp
+#   own_dir DIR      a directory of this test outside $tmp, removed too
+#   at_exit CMD      a command run first (kill a server the test started)
+. "$top_srcdir/tests/jitfiles.sh"
+own_pids= own_dirs= exit_cmds=
+own_pid() { own_pids="$own_pids $*"; }
+own_dir() { own_dirs="$own_dirs $1"; }
+at_exit() { exit_cmds="$exit_cmds
+$1"; }
 cleanup() {
-	for d in $(find "$tmp" -name 'jit-*.dump' 2>/dev/null); do
-		p=${d##*/jit-}
-		rm -f "/tmp/perf-${p%.dump}.map"
-	done
-	rm -rf "$tmp"
+	trap - EXIT
+	eval "$exit_cmds" || true
+	remove_jit_tmp $own_pids
+	remove_runs "$tmp" $own_dirs
 }
 trap cleanup EXIT
+# killed (a harness timeout, Ctrl-C): the same cleanup, then the usual status
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 unset JITPERF_DIR JITPERF_SAMPLE JITPERF_COUNTERS JITPERF_CLOCK JITPERF_DEBUG JITPERF_IO
 
 skip() { echo "SKIP: $*"; exit 77; }

@@ -4,7 +4,8 @@
  * language through examples/llvm_ir.c) is registered by the listener with
  * its exact run-time address, size, source lines and unwind info, and
  * unloaded when LLVM frees it; the instrumentation pass counts every call;
- * the .eh_frame re-encoding and the object key table on inputs made here.
+ * the .eh_frame re-encoding, the LEB128 reader and the object key table on
+ * inputs made here.
  */
 #include "config.h"
 
@@ -26,6 +27,7 @@
 #include "examples/jit.h"
 #include "examples/llvm_ir.h"
 #include "jitperf-llvm.h"
+#include "llvm/leb128.h"
 #include "llvm/llvm.h"
 #include "read/jitdump_read.h"
 #include "read/stats_read.h"
@@ -403,13 +405,19 @@ static void put(struct ehbuf *e, const void *p, size_t n)
 	e->n += n;
 }
 
-/* A CIE "zPLR" with 8-byte pcrel pointers and an FDE for code with an LSDA. */
-static size_t make_eh(struct ehbuf *e, int64_t begin_off)
+/*
+ * A CIE "zPLR" with 8-byte pcrel pointers and an FDE for code with an LSDA.
+ * The CIE's code alignment factor, 1, is the LEB128 align[0..align_len).
+ */
+static size_t make_eh_align(struct ehbuf *e, int64_t begin_off, const unsigned char *align,
+			    size_t align_len)
 {
-	static const unsigned char cie_head[] = {
+	static const unsigned char cie_aug[] = {
 		0, 0, 0, 0,     /* CIE id */
 		1, 'z', 'P', 'L', 'R', 0,
-		1, 0x78, 16,    /* code align 1, data align -8, return address r16 */
+	};
+	static const unsigned char cie_head[] = {
+		0x78, 16,       /* data align -8, return address r16 */
 		11,             /* augmentation data: P enc + 8, L enc, R enc */
 		0x1c,           /* personality: pcrel|sdata8 */
 	};
@@ -431,8 +439,10 @@ static size_t make_eh(struct ehbuf *e, int64_t begin_off)
 	size_t fde, field;
 
 	e->n = 0;
-	len = sizeof(cie_head) + 8 + sizeof(cie_tail);
+	len = (uint32_t)(sizeof(cie_aug) + align_len + sizeof(cie_head) + 8 + sizeof(cie_tail));
 	put(e, &len, 4);
+	put(e, cie_aug, sizeof(cie_aug));
+	put(e, align, align_len);
 	put(e, cie_head, sizeof(cie_head));
 	v = 0x1000;             /* personality: somewhere */
 	put(e, &v, 8);
@@ -449,6 +459,11 @@ static size_t make_eh(struct ehbuf *e, int64_t begin_off)
 	put(e, &v, 8);
 	put(e, fde_tail, sizeof(fde_tail));
 	return fde;
+}
+
+static size_t make_eh(struct ehbuf *e, int64_t begin_off)
+{
+	return make_eh_align(e, begin_off, (const unsigned char *)"\x01", 1);
 }
 
 START_TEST(test_unwind_reencode)
@@ -543,6 +558,112 @@ START_TEST(test_arena)
 }
 END_TEST
 
+/*
+ * A LEB128 number in the CIE padded past 64 bits (DWARF allows any
+ * padding) is read; one whose value needs more than 64 bits is not, and
+ * the FDE is left out rather than taken with a truncated value.
+ */
+START_TEST(test_unwind_leb128)
+{
+	/* 1, padded to 12 bytes */
+	static const unsigned char padded[] = { 0x81, 0x80, 0x80, 0x80, 0x80, 0x80,
+						0x80, 0x80, 0x80, 0x80, 0x80, 0x00 };
+	/* 1 + 2^64 */
+	static const unsigned char wide[] = { 0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+					      0x80, 0x80, 0x02 };
+	struct ehbuf e;
+	struct jpl_arena a = { 0 };
+	struct jpl_fdes *t;
+	unsigned char *out;
+	size_t n;
+	uint64_t lo = (uintptr_t)code;
+	uint32_t len;
+	jitperf *jp = session(JITPERF_JITDUMP);
+	struct jitperf_code c = { .size = sizeof(c), .name = "padded", .addr = code,
+				  .len = sizeof(code) };
+
+	make_eh_align(&e, 8, padded, sizeof(padded));
+	ck_assert_int_eq(jpl_unwind_open(&t, e.b, e.n, &a), 0);
+	ck_assert_int_eq(jpl_unwind_of(t, lo, lo + 64, &out, &n), 0);
+	ck_assert_msg(out != NULL, "the FDE of a CIE with a padded LEB128 was left out");
+	/* the CIE keeps the number as it was written; libjitperf takes it */
+	memcpy(&len, out, 4);
+	ck_assert_uint_eq(memcmp(out + 8, "\x01zR\0", 4), 0);
+	ck_assert_uint_eq(memcmp(out + 12, padded, sizeof(padded)), 0);
+	ck_assert_uint_eq(memcmp(out + 12 + sizeof(padded), "\x78\x10\x01\x1b", 4), 0);
+	c.eh_frame = out;
+	c.eh_frame_len = n;
+	ck_assert_int_eq(jitperf_code_load_ex(jp, &c, NULL), 0);
+
+	make_eh_align(&e, 8, wide, sizeof(wide));
+	ck_assert_int_eq(jpl_unwind_open(&t, e.b, e.n, &a), 0);
+	ck_assert_int_eq(jpl_unwind_of(t, lo, lo + 64, &out, &n), 0);
+	ck_assert_msg(out == NULL, "a CIE with a LEB128 of 65 bits was read");
+	jpl_arena_free(&a);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+}
+END_TEST
+
+/* The LEB128 reader of the object code (llvm/leb128.h) */
+START_TEST(test_leb128)
+{
+	static const struct {
+		int sign, ok;
+		uint64_t v;
+		size_t n;
+		unsigned char b[12];
+	} cases[] = {
+		/* DWARF 5, tables 7.7 and 7.8 */
+		{ 0, 1, 2, 1, { 0x02 } },
+		{ 0, 1, 127, 1, { 0x7f } },
+		{ 0, 1, 128, 2, { 0x80, 0x01 } },
+		{ 0, 1, 129, 2, { 0x81, 0x01 } },
+		{ 0, 1, 130, 2, { 0x82, 0x01 } },
+		{ 0, 1, 12857, 2, { 0xb9, 0x64 } },
+		{ 1, 1, 2, 1, { 0x02 } },
+		{ 1, 1, (uint64_t)-2, 1, { 0x7e } },
+		{ 1, 1, 127, 2, { 0xff, 0x00 } },
+		{ 1, 1, (uint64_t)-127, 2, { 0x81, 0x7f } },
+		{ 1, 1, 128, 2, { 0x80, 0x01 } },
+		{ 1, 1, (uint64_t)-128, 2, { 0x80, 0x7f } },
+		{ 1, 1, 129, 2, { 0x81, 0x01 } },
+		{ 1, 1, (uint64_t)-129, 2, { 0xff, 0x7e } },
+		/* the edges of 64 bits */
+		{ 0, 1, UINT64_MAX, 10, { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 } },
+		{ 0, 0, 0, 10, { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x03 } },
+		{ 0, 0, 0, 10, { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02 } },
+		{ 1, 1, (uint64_t)INT64_MAX, 10, { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00 } },
+		{ 1, 1, (uint64_t)INT64_MIN, 10, { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7f } },
+		{ 1, 0, 0, 10, { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01 } },  /* 2^63 */
+		{ 1, 0, 0, 10, { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7e } },
+		/* padding past 64 bits: zeros, or copies of the sign */
+		{ 0, 1, 3, 12, { 0x83, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00 } },
+		{ 1, 1, (uint64_t)-1, 12, { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f } },
+		{ 1, 1, 3, 12, { 0x83, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00 } },
+		{ 0, 0, 0, 12, { 0x83, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x81, 0x00 } },
+		{ 1, 0, 0, 12, { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7e } },
+		/* runs past the end */
+		{ 0, 0, 0, 0, { 0 } },
+		{ 0, 0, 0, 2, { 0x80, 0x80 } },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const unsigned char *b = cases[i].b;
+		uint64_t v = 0xdead;
+		const unsigned char *q = jpl_leb128(b, b + cases[i].n, &v, cases[i].sign);
+
+		if (!cases[i].ok) {
+			ck_assert_msg(q == NULL, "case %zu: read as %#llx", i, (unsigned long long)v);
+			continue;
+		}
+		ck_assert_msg(q == b + cases[i].n, "case %zu: %td bytes read, not %zu", i,
+			      q ? q - b : -1, cases[i].n);
+		ck_assert_msg(v == cases[i].v, "case %zu: %#llx, not %#llx", i,
+			      (unsigned long long)v, (unsigned long long)cases[i].v);
+	}
+}
+END_TEST
+
 START_TEST(test_keys)
 {
 	struct jpl_keys *t = NULL;
@@ -592,6 +713,8 @@ static Suite *llvm_suite(void)
 	tc = tcase_create("Unwind info and object keys");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_unwind_reencode);
+	tcase_add_test(tc, test_unwind_leb128);
+	tcase_add_test(tc, test_leb128);
 	tcase_add_test(tc, test_keys);
 	tcase_add_test(tc, test_arena);
 	suite_add_tcase(s, tc);

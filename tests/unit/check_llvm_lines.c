@@ -353,6 +353,22 @@ START_TEST(test_corrupted)
 }
 END_TEST
 
+/* A DWARF 4 compilation unit of a.c in /comp, its line table at offset 0 */
+static const unsigned char abbrev[] = {
+	1, 0x11, 0,             /* 1: DW_TAG_compile_unit, no children */
+	0x03, 0x08,             /* DW_AT_name, string */
+	0x10, 0x17,             /* DW_AT_stmt_list, sec_offset */
+	0x1b, 0x08,             /* DW_AT_comp_dir, string */
+	0, 0, 0,
+};
+static const unsigned char info[] = {
+	22, 0, 0, 0, 4, 0,      /* length, version 4 */
+	0, 0, 0, 0, 8,          /* abbrev offset, address size */
+	1, 'a', '.', 'c', 0,
+	0, 0, 0, 0,             /* stmt_list */
+	'/', 'c', 'o', 'm', 'p', 0,
+};
+
 /*
  * A DWARF 4 unit and line table written here: opcode_base 10 (fewer
  * standard opcodes than DWARF 4's 13), include directories, a file defined
@@ -361,20 +377,6 @@ END_TEST
  */
 START_TEST(test_opcodes)
 {
-	static const unsigned char abbrev[] = {
-		1, 0x11, 0,             /* 1: DW_TAG_compile_unit, no children */
-		0x03, 0x08,             /* DW_AT_name, string */
-		0x10, 0x17,             /* DW_AT_stmt_list, sec_offset */
-		0x1b, 0x08,             /* DW_AT_comp_dir, string */
-		0, 0, 0,
-	};
-	static const unsigned char info[] = {
-		22, 0, 0, 0, 4, 0,      /* length, version 4 */
-		0, 0, 0, 0, 8,          /* abbrev offset, address size */
-		1, 'a', '.', 'c', 0,
-		0, 0, 0, 0,             /* stmt_list */
-		'/', 'c', 'o', 'm', 'p', 0,
-	};
 	static const unsigned char line[] = {
 		0, 0, 0, 0, 4, 0,       /* length (below), version 4 */
 		0, 0, 0, 0,             /* header length (below) */
@@ -447,6 +449,67 @@ START_TEST(test_opcodes)
 }
 END_TEST
 
+/*
+ * LEB128 operands (llvm/leb128.h) padded past 64 bits read as DWARF allows;
+ * one whose value needs more than 64 bits makes the table an error rather
+ * than a row at an address cut to 64 bits.
+ */
+static int advance_pc_table(const unsigned char *leb, size_t n, struct jpl_line_rows *r)
+{
+	static const unsigned char head[] = {
+		0, 0, 0, 0, 4, 0,       /* length (below), version 4 */
+		24, 0, 0, 0,            /* header length */
+		1, 1, 1, (unsigned char)-3, 12, 10,
+		0, 1, 1, 1, 1, 0, 0, 0, 1,      /* standard_opcode_lengths 1-9 */
+		0,                      /* no include directories */
+		'a', '.', 'c', 0, 0, 0, 0,
+		0,
+		0, 9, 2, 0x00, 0x10, 0, 0, 0, 0, 0, 0,  /* set_address 0x1000 */
+		2,                      /* advance_pc, by the operand */
+	};
+	static const unsigned char tail[] = {
+		1,                      /* copy */
+		0, 1, 1,                /* end_sequence */
+	};
+	unsigned char l[sizeof(head) + 16 + sizeof(tail)];
+	struct jpl_dwarf_sections s = { .info = info, .info_len = sizeof(info),
+					.abbrev = abbrev, .abbrev_len = sizeof(abbrev),
+					.line = l, .line_len = sizeof(head) + n + sizeof(tail) };
+	uint32_t len = (uint32_t)(s.line_len - 4);
+
+	ck_assert_uint_le(n, 16);
+	memcpy(l, head, sizeof(head));
+	memcpy(l + sizeof(head), leb, n);
+	memcpy(l + sizeof(head) + n, tail, sizeof(tail));
+	memcpy(l, &len, 4);
+	return jpl_debugline_read(r, &s, &rows_arena);
+}
+
+START_TEST(test_leb128_operands)
+{
+	static const unsigned char padded[] = { 0x83, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+						0x80, 0x80, 0x80, 0x80, 0x00 };
+	static const unsigned char wide[] = { 0x83, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+					      0x80, 0x80, 0x02 };        /* 3 + 2^64 */
+	struct jpl_line_rows r;
+
+	ck_assert_int_eq(advance_pc_table((const unsigned char *)"\x03", 1, &r), 0);
+	ck_assert_uint_eq(r.n, 2);
+	ck_assert_uint_eq(r.v[0].addr, 0x1003);
+	ck_assert_str_eq(r.v[0].file, "/comp/a.c");
+	jpl_arena_free(&rows_arena);
+	ck_assert_int_eq(advance_pc_table(padded, sizeof(padded), &r), 0);
+	ck_assert_uint_eq(r.n, 2);
+	ck_assert_uint_eq(r.v[0].addr, 0x1003);
+	jpl_arena_free(&rows_arena);
+	ck_assert_msg(advance_pc_table(wide, sizeof(wide), &r) == -EINVAL,
+		      "advance_pc by 2^64 + 3 read: %zu rows, the first at %#llx", r.n,
+		      r.n ? (unsigned long long)r.v[0].addr : 0ULL);
+	ck_assert_uint_eq(r.n, 0);
+	jpl_arena_free(&rows_arena);
+}
+END_TEST
+
 static Suite *lines_suite(void)
 {
 	Suite *s = suite_create("libjitperf-llvm line tables");
@@ -459,6 +522,7 @@ static Suite *lines_suite(void)
 	tcase_add_test(tc, test_dwarf5_one);
 	tcase_add_test(tc, test_dwarf5_all);
 	tcase_add_test(tc, test_opcodes);
+	tcase_add_test(tc, test_leb128_operands);
 	tcase_add_test(tc, test_one_section4);
 	tcase_add_test(tc, test_one_section5);
 	suite_add_tcase(s, tc);

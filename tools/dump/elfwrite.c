@@ -10,20 +10,19 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dump.h"
 #include "read/jitdump_read.h"
 #include "tools/cmds.h"
 #include "tools/pathsafe.h"
+#include "tools/stagedir.h"
 
 /* section header string table: "\0.text\0.symtab\0.strtab\0.shstrtab\0" */
 static const char shstrtab[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
@@ -177,12 +176,19 @@ static void file_name(char *buf, size_t len, const struct jd_record *rec)
 	snprintf(buf + i, len - i, ".elf");
 }
 
+/*
+ * All or nothing: the files are staged and appear in dir only once the
+ * jitdump was read to its end and every one was written, so a damaged
+ * record part-way, a function that cannot be written or a full disk
+ * leaves dir as it was (tools/stagedir.h).
+ */
 int jd_write_elfs(struct jd_file *f, const char *dir)
 {
+	const struct stagedir_file *bad = NULL;
+	struct stagedir sd;
 	struct jd_record rec;
-	char err[512], name[160], *path = NULL, *tmp = NULL;
+	char err[512], name[160];
 	const char *msg;
-	struct stat st;
 	int r, fd;
 
 	if (elf_version(EV_CURRENT) == EV_NONE) {
@@ -194,58 +200,45 @@ int jd_write_elfs(struct jd_file *f, const char *dir)
 		cmd_err("%s: %s", dir, msg);
 		return 1;
 	}
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		cmd_err("%s: %s", dir, strerror(errno));
-		return 1;
-	}
-	r = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+	r = stagedir_open(&sd, dir);
 	if (r) {
-		cmd_err("%s: %s", dir, strerror(r));
+		cmd_err("%s: %s", dir, strerror(-r));
 		return 1;
 	}
 	while ((r = jd_next(f, &rec, err, sizeof(err))) != 0) {
 		if (r < 0) {
 			cmd_err("%s", err);
-			return 1;
+			goto out;
 		}
 		if (rec.id != JIT_CODE_LOAD)
 			continue;
 		file_name(name, sizeof(name), &rec);
-		free(path);
-		free(tmp);
-		tmp = NULL;
-		if (asprintf(&path, "%s/%s", dir, name) < 0 ||
-		    asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0) {
-			path = NULL;
-			cmd_err("%s", strerror(ENOMEM));
-			return 1;
+		fd = stagedir_create(&sd, name, rec.offset);
+		if (fd < 0) {
+			r = fd;
+			msg = strerror(-r);
+		} else {
+			r = write_one(fd, f, &rec, &msg);
+			if (close(fd) && !r) {
+				r = -1;
+				msg = strerror(errno);
+			}
 		}
-		/* temporary file and rename: no half-written ELF on failure, and
-		 * whatever holds the derived name (a link, a FIFO) is replaced,
-		 * never opened or followed */
-		fd = mkstemp(tmp);
-		if (fd < 0) {       /* named as the user knows it, not the temporary */
-			cmd_err("cannot create %s: %s", path, strerror(errno));
-			break;
+		if (r) {           /* named as the user knows it, not the staged file */
+			cmd_err("%s: offset %" PRIu64 ": cannot write %s/%s: %s",
+				jd_path(f), rec.offset, dir, name, msg);
+			goto out;
 		}
-		r = write_one(fd, f, &rec, &msg);
-		if (close(fd) && !r) {
-			r = -1;
-			msg = strerror(errno);
-		}
-		if (!r && rename(tmp, path)) {
-			r = -1;
-			msg = strerror(errno);
-		}
-		if (r) {
-			unlink(tmp);
-			cmd_err("%s: offset %" PRIu64 ": cannot write %s: %s",
-				jd_path(f), rec.offset, path, msg);
-			break;
-		}
-		printf("%s\n", path);
 	}
-	free(path);
-	free(tmp);
+	r = stagedir_commit(&sd, &bad);
+	if (r) {
+		cmd_err("%s: offset %" PRIu64 ": cannot write %s/%s: %s",
+			jd_path(f), bad->tag, dir, bad->name, strerror(-r));
+		goto out;
+	}
+	for (size_t i = 0; i < sd.n; i++)
+		printf("%s/%s\n", dir, sd.files[i].name);
+out:
+	stagedir_close(&sd);
 	return r ? 1 : 0;
 }
