@@ -110,11 +110,6 @@ static uint64_t leb(struct cur *c, bool sign)
 	const unsigned char *q;
 	uint64_t v;
 
-	/* most are one byte */
-	if (!c->bad && c->p < c->end && !(*c->p & 0x80)) {
-		v = *c->p++;
-		return sign && (v & 0x40) ? v | ~(uint64_t)0x7f : v;
-	}
 	if (c->bad || !(q = jpl_leb128(c->p, c->end, &v, sign))) {
 		c->bad = true;
 		return 0;

@@ -24,6 +24,10 @@ static inline const unsigned char *jpl_leb128(const unsigned char *p, const unsi
 	unsigned shift = 0;
 	unsigned char b, slice;
 
+	if (p < end && !(*p & 0x80)) {          /* most are one byte */
+		*v = sign && (*p & 0x40) ? *p | ~(uint64_t)0x7f : *p;
+		return p + 1;
+	}
 	do {
 		if (p >= end)
 			return NULL;

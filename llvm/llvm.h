@@ -106,7 +106,7 @@ JPL_HIDDEN void jpl_dwarf_sections_of(const unsigned char *img, size_t size,
 
 struct jpl_line_row {
 	uint64_t    addr;
-	const char *file;               /* in files of jpl_line_rows */
+	const char *file;               /* in the arena of jpl_line_rows */
 	uint32_t    line;
 	uint32_t    discrim;
 	int         end_sequence;

@@ -54,25 +54,6 @@ static int check_header(struct elf *e, const unsigned char *img, size_t size)
 	return 0;
 }
 
-/* The index of the section named name, or 0. */
-static unsigned section_named(const struct elf *e, const char *name)
-{
-	const Elf64_Ehdr *h = (const Elf64_Ehdr *)e->img;
-	const char *names = bytes(e, h->e_shstrndx);
-	size_t nlen = strlen(name) + 1;
-
-	if (!names)
-		return 0;
-	for (unsigned i = 1; i < e->shnum; i++) {
-		size_t at = e->sh[i].sh_name;
-
-		if (at < e->sh[h->e_shstrndx].sh_size &&
-		    e->sh[h->e_shstrndx].sh_size - at >= nlen && !memcmp(names + at, name, nlen))
-			return i;
-	}
-	return 0;
-}
-
 static uint64_t load8(const char *s)
 {
 	uint64_t v;
@@ -88,9 +69,8 @@ static uint64_t load8(const char *s)
  */
 static void find_sections(const struct elf *e, const char *const *names, size_t n, unsigned *idx)
 {
-	const Elf64_Ehdr *h = (const Elf64_Ehdr *)e->img;
-	const Elf64_Shdr *strsh = &e->sh[h->e_shstrndx];
-	const char *strs = bytes(e, h->e_shstrndx);
+	unsigned strndx = ((const Elf64_Ehdr *)e->img)->e_shstrndx;
+	const char *strs = bytes(e, strndx);    /* NULL also for a bad index */
 	size_t nlen[16];
 	uint64_t head[16];
 
@@ -105,9 +85,9 @@ static void find_sections(const struct elf *e, const char *const *names, size_t 
 		size_t at = e->sh[i].sh_name, room;
 		uint64_t first;
 
-		if (at >= strsh->sh_size)
+		if (at >= e->sh[strndx].sh_size)
 			continue;
-		room = strsh->sh_size - at;
+		room = e->sh[strndx].sh_size - at;
 		first = room >= 8 ? load8(strs + at) : 0;
 		for (size_t k = 0; k < n; k++) {
 			if ((head[k] && first != head[k]) || idx[k] || room < nlen[k] ||
@@ -118,6 +98,15 @@ static void find_sections(const struct elf *e, const char *const *names, size_t 
 			break;
 		}
 	}
+}
+
+/* The index of the section named name, or 0. */
+static unsigned section_named(const struct elf *e, const char *name)
+{
+	unsigned i;
+
+	find_sections(e, &name, 1, &i);
+	return i;
 }
 
 int jpl_elf_sections(const unsigned char *img, size_t size, const char *const *names, size_t n,
@@ -131,7 +120,7 @@ int jpl_elf_sections(const unsigned char *img, size_t size, const char *const *n
 		sec[k] = NULL;
 		len[k] = 0;
 	}
-	if (n > 16 || check_header(&e, img, size) || ((const Elf64_Ehdr *)img)->e_shstrndx >= e.shnum)
+	if (n > 16 || check_header(&e, img, size))
 		return 0;
 	find_sections(&e, names, n, idx);
 	for (size_t k = 0; k < n; k++)
@@ -234,8 +223,6 @@ static int read_lines(struct jpl_object *o, const struct elf *e)
 	struct jpl_lines *l;
 	int err;
 
-	if (((const Elf64_Ehdr *)e->img)->e_shstrndx >= e->shnum)
-		return 0;
 	find_sections(e, dwarf_names, NDWARF, idx);
 	if (!idx[0] || !idx[2])
 		return 0;               /* no .debug_info or no .debug_line: no lines */

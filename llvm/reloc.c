@@ -8,7 +8,7 @@
  * section addresses gives the line table reader (llvm/debugline.c) the
  * final values: absolute code addresses,
  * and offsets into the other debug sections (not loaded, so at 0).
- * Either to a whole copy of the image, or to a copy of one section.
+ * They go to a copy of one section's bytes.
  */
 #include "config.h"
 

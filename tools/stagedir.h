@@ -44,8 +44,9 @@ int stagedir_open(struct stagedir *sd, const char *dir);
 /*
  * A new file to be committed as name (no '/'): an fd open for reading and
  * writing, or -errno.  Mode 0644 & ~umask: readable by others as a
- * compiler's output is, never writable by them whatever the umask.  Asked again for a name of this set, the file is
- * emptied and written anew (tag replaced).
+ * compiler's output is, never writable by them whatever the umask.  Asked
+ * again for a name of this set, the file is emptied and written anew (tag
+ * replaced).
  */
 int stagedir_create(struct stagedir *sd, const char *name, uint64_t tag);
 
