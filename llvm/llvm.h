@@ -79,19 +79,15 @@ JPL_HIDDEN int jpl_object_read(struct jpl_object *o);
  * llvm/reloc.c: the RELA relocations of the image's non-loaded (debug)
  * section target applied to out, a copy of its bytes (or the bytes
  * themselves), with the run-time section addresses, so that DWARF readers
- * see final addresses and offsets.  Returns the number applied or -ENOEXEC
- * (unknown machine).
+ * see final addresses and offsets: jpl_relocated applies those of every
+ * RELA section of target, jpl_relocate those of RELA section rela (none
+ * when it is not a readable RELA section of a non-loaded section).  Both
+ * return the number applied or -ENOEXEC (unknown machine).
  */
 JPL_HIDDEN int jpl_relocated(const unsigned char *img, size_t size, unsigned target,
 			     unsigned char *out, const uint64_t *sec_addr, size_t nsec);
-
-/*
- * llvm/object.c: the bytes and length of the sections named names[0..n)
- * (n <= 16) of an ELF image (NULL and 0 for those it does not have), in
- * one walk of its section table; returns how many were found.
- */
-JPL_HIDDEN int jpl_elf_sections(const unsigned char *img, size_t size, const char *const *names,
-				size_t n, const unsigned char **sec, size_t *len);
+JPL_HIDDEN int jpl_relocate(const unsigned char *img, size_t size, unsigned rela,
+			    unsigned char *out, const uint64_t *sec_addr, size_t nsec);
 
 /* The DWARF sections the line tables are read from (NULL: absent). */
 struct jpl_dwarf_sections {
@@ -100,7 +96,10 @@ struct jpl_dwarf_sections {
 			     str_offsets_len;
 };
 
-/* llvm/object.c: the DWARF sections of an ELF image, as they are in it. */
+/*
+ * llvm/object.c: the DWARF sections of an ELF image, as they are in it (all
+ * NULL when it is not an ELF object jpl_object_read reads).
+ */
 JPL_HIDDEN void jpl_dwarf_sections_of(const unsigned char *img, size_t size,
 				      struct jpl_dwarf_sections *s);
 

@@ -14,6 +14,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,84 +55,6 @@ static int check_header(struct elf *e, const unsigned char *img, size_t size)
 	return 0;
 }
 
-static uint64_t load8(const char *s)
-{
-	uint64_t v;
-
-	memcpy(&v, s, 8);
-	return v;
-}
-
-/*
- * The index of each section named names[k] (n <= 16) in idx[k] (0: none),
- * in one walk.  A name longer than 8 bytes is compared by its first 8 in
- * one load (most section names differ there), then whole.
- */
-static void find_sections(const struct elf *e, const char *const *names, size_t n, unsigned *idx)
-{
-	unsigned strndx = ((const Elf64_Ehdr *)e->img)->e_shstrndx;
-	const char *strs = bytes(e, strndx);    /* NULL also for a bad index */
-	size_t nlen[16];
-	uint64_t head[16];
-
-	for (size_t k = 0; k < n; k++) {
-		idx[k] = 0;
-		nlen[k] = strlen(names[k]) + 1;
-		head[k] = nlen[k] > 8 ? load8(names[k]) : 0;
-	}
-	if (!strs)
-		return;
-	for (unsigned i = 1; i < e->shnum; i++) {
-		size_t at = e->sh[i].sh_name, room;
-		uint64_t first;
-
-		if (at >= e->sh[strndx].sh_size)
-			continue;
-		room = e->sh[strndx].sh_size - at;
-		first = room >= 8 ? load8(strs + at) : 0;
-		for (size_t k = 0; k < n; k++) {
-			if ((head[k] && first != head[k]) || idx[k] || room < nlen[k] ||
-			    memcmp(strs + at, names[k], nlen[k]))
-				continue;
-			if (bytes(e, i))
-				idx[k] = i;
-			break;
-		}
-	}
-}
-
-/* The index of the section named name, or 0. */
-static unsigned section_named(const struct elf *e, const char *name)
-{
-	unsigned i;
-
-	find_sections(e, &name, 1, &i);
-	return i;
-}
-
-int jpl_elf_sections(const unsigned char *img, size_t size, const char *const *names, size_t n,
-		     const unsigned char **sec, size_t *len)
-{
-	unsigned idx[16];
-	struct elf e;
-	int found = 0;
-
-	for (size_t k = 0; k < n; k++) {
-		sec[k] = NULL;
-		len[k] = 0;
-	}
-	if (n > 16 || check_header(&e, img, size))
-		return 0;
-	find_sections(&e, names, n, idx);
-	for (size_t k = 0; k < n; k++)
-		if (idx[k]) {
-			sec[k] = bytes(&e, idx[k]);
-			len[k] = e.sh[idx[k]].sh_size;
-			found++;
-		}
-	return found;
-}
-
 /* the sections llvm/debugline.c reads, in the order of struct jpl_dwarf_sections' fields */
 static const char *const dwarf_names[] = {
 	".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str",
@@ -150,12 +73,90 @@ static void set_dwarf(struct jpl_dwarf_sections *s, const unsigned char *const *
 	s->str_offsets = sec[5], s->str_offsets_len = len[5];
 }
 
+/*
+ * What the readers need of the section table, found in one walk of it:
+ * the symbol table, the .eh_frame, the DWARF sections and the RELA
+ * section that relocates each of them.
+ */
+#define MANY_RELA UINT_MAX      /* more than one RELA section for one target: look them up */
+
+struct secmap {
+	unsigned symtab, eh_frame;
+	unsigned dwarf[NDWARF];         /* in dwarf_names' order */
+	unsigned rela[NDWARF];          /* the RELA section of each, or MANY_RELA */
+};
+
+/* Which of dwarf_names the name at offset at of the names table is, or -1. */
+static int dwarf_kind(const char *strs, size_t strsize, size_t at)
+{
+	const char *s = strs + at;
+	size_t room = at < strsize ? strsize - at : 0;
+
+	if (room < sizeof(".debug_") || memcmp(s, ".debug_", sizeof(".debug_") - 1))
+		return -1;
+	for (size_t k = 0; k < NDWARF; k++) {
+		size_t n = strlen(dwarf_names[k]) + 1;
+
+		/* the letter after ".debug_" tells most of them apart */
+		if (dwarf_names[k][7] == s[7] && room >= n && !memcmp(s, dwarf_names[k], n))
+			return (int)k;
+	}
+	return -1;
+}
+
+static void map_sections(const struct elf *e, struct secmap *m)
+{
+	unsigned strndx = ((const Elf64_Ehdr *)e->img)->e_shstrndx;
+	const char *strs = bytes(e, strndx);    /* NULL also for a bad index */
+	size_t strsize = strs ? e->sh[strndx].sh_size : 0;
+
+	memset(m, 0, sizeof(*m));
+	for (unsigned i = 1; i < e->shnum; i++) {
+		const Elf64_Shdr *s = &e->sh[i];
+		int k;
+
+		if (s->sh_type == SHT_SYMTAB) {
+			if (!m->symtab)
+				m->symtab = i;
+		} else if (s->sh_type == SHT_RELA) {
+			/* a relocated debug section, named by its target */
+			if (s->sh_info < e->shnum && !(e->sh[s->sh_info].sh_flags & SHF_ALLOC) &&
+			    (k = dwarf_kind(strs, strsize, e->sh[s->sh_info].sh_name)) >= 0)
+				m->rela[k] = m->rela[k] ? MANY_RELA : i;
+		} else if (s->sh_type == SHT_NOBITS || !bytes(e, i)) {
+			continue;
+		} else if (s->sh_flags & SHF_ALLOC) {
+			if (!m->eh_frame && s->sh_name < strsize &&
+			    strsize - s->sh_name >= sizeof(".eh_frame") &&
+			    !memcmp(strs + s->sh_name, ".eh_frame", sizeof(".eh_frame")))
+				m->eh_frame = i;
+		} else if ((k = dwarf_kind(strs, strsize, s->sh_name)) >= 0 && !m->dwarf[k]) {
+			m->dwarf[k] = i;
+		}
+	}
+}
+
+/* The debug sections of the image, as they are in it. */
+static void dwarf_of(const struct elf *e, const struct secmap *m, const unsigned char **sec,
+		     size_t *len)
+{
+	for (size_t k = 0; k < NDWARF; k++) {
+		sec[k] = m->dwarf[k] ? bytes(e, m->dwarf[k]) : NULL;
+		len[k] = m->dwarf[k] ? e->sh[m->dwarf[k]].sh_size : 0;
+	}
+}
+
 void jpl_dwarf_sections_of(const unsigned char *img, size_t size, struct jpl_dwarf_sections *s)
 {
-	const unsigned char *sec[NDWARF];
-	size_t len[NDWARF];
+	const unsigned char *sec[NDWARF] = { NULL };
+	size_t len[NDWARF] = { 0 };
+	struct secmap m;
+	struct elf e;
 
-	jpl_elf_sections(img, size, dwarf_names, NDWARF, sec, len);
+	if (!check_header(&e, img, size)) {
+		map_sections(&e, &m);
+		dwarf_of(&e, &m, sec, len);
+	}
 	set_dwarf(s, sec, len);
 }
 
@@ -165,43 +166,39 @@ static uint64_t loaded(const struct jpl_object *o, unsigned shndx)
 }
 
 /* Every function symbol into o->funcs (names point into the image). */
-static int read_symbols(struct jpl_object *o, const struct elf *e)
+static int read_symbols(struct jpl_object *o, const struct elf *e, unsigned i)
 {
-	for (unsigned i = 1; i < e->shnum; i++) {
-		const Elf64_Shdr *s = &e->sh[i];
-		const Elf64_Sym *sym = bytes(e, i), *end;
-		const char *str;
-		size_t strsize, cap = 0;
+	const Elf64_Shdr *s = &e->sh[i];
+	const Elf64_Sym *sym = bytes(e, i), *end;
+	const char *str;
+	size_t strsize, cap = 0;
 
-		if (s->sh_type != SHT_SYMTAB || !sym || s->sh_entsize != sizeof(*sym) ||
-		    s->sh_offset % 8 || !(str = bytes(e, s->sh_link)))
+	if (!i || !sym || s->sh_entsize != sizeof(*sym) || s->sh_offset % 8 ||
+	    !(str = bytes(e, s->sh_link)))
+		return 0;
+	strsize = e->sh[s->sh_link].sh_size;
+	end = sym + s->sh_size / sizeof(*sym);
+	for (sym++; sym < end; sym++) {
+		unsigned type = ELF64_ST_TYPE(sym->st_info);
+		uint64_t base = loaded(o, sym->st_shndx);
+		struct jpl_func *f;
+
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !base || !sym->st_size ||
+		    sym->st_name >= strsize || !memchr(str + sym->st_name, 0, strsize - sym->st_name))
 			continue;
-		strsize = e->sh[s->sh_link].sh_size;
-		end = sym + s->sh_size / sizeof(*sym);
-		for (sym++; sym < end; sym++) {
-			unsigned type = ELF64_ST_TYPE(sym->st_info);
-			uint64_t base = loaded(o, sym->st_shndx);
-			struct jpl_func *f;
+		if (o->nfuncs == cap) {
+			size_t old = cap * sizeof(*f);
 
-			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !base || !sym->st_size ||
-			    sym->st_name >= strsize || !memchr(str + sym->st_name, 0,
-							       strsize - sym->st_name))
-				continue;
-			if (o->nfuncs == cap) {
-				size_t old = cap * sizeof(*f);
-
-				f = jpl_realloc(o->arena, o->funcs, old, (cap = cap ? 2 * cap : 8) * sizeof(*f));
-				if (!f)
-					return -ENOMEM;
-				o->funcs = f;
-			}
-			f = &o->funcs[o->nfuncs++];
-			memset(f, 0, sizeof(*f));
-			f->name = str + sym->st_name;
-			f->addr = base + sym->st_value;
-			f->len = sym->st_size;
+			f = jpl_realloc(o->arena, o->funcs, old, (cap = cap ? 2 * cap : 8) * sizeof(*f));
+			if (!f)
+				return -ENOMEM;
+			o->funcs = f;
 		}
-		break;          /* an object has one symbol table */
+		f = &o->funcs[o->nfuncs++];
+		memset(f, 0, sizeof(*f));
+		f->name = str + sym->st_name;
+		f->addr = base + sym->st_value;
+		f->len = sym->st_size;
 	}
 	return 0;
 }
@@ -213,37 +210,37 @@ static int read_symbols(struct jpl_object *o, const struct elf *e)
  * image.  An object's code, symbols and other sections are not copied at
  * all.
  */
-static int read_lines(struct jpl_object *o, const struct elf *e)
+static int read_lines(struct jpl_object *o, const struct elf *e, const struct secmap *m)
 {
 	unsigned char *buf;
 	const unsigned char *sec[NDWARF];
 	struct jpl_dwarf_sections s;
-	unsigned idx[NDWARF], has_rela[NDWARF] = { 0 };
+	unsigned char relocated[NDWARF];
 	size_t len[NDWARF], need = 0, at = 0;
 	struct jpl_lines *l;
 	int err;
 
-	find_sections(e, dwarf_names, NDWARF, idx);
-	if (!idx[0] || !idx[2])
+	if (!m->dwarf[0] || !m->dwarf[2])
 		return 0;               /* no .debug_info or no .debug_line: no lines */
-	for (unsigned i = 1; i < e->shnum; i++) {
-		if (e->sh[i].sh_type != SHT_RELA)
-			continue;
-		for (size_t k = 0; k < NDWARF; k++)
-			if (idx[k] && e->sh[i].sh_info == idx[k] && !has_rela[k]) {
-				has_rela[k] = 1;
-				need += (e->sh[idx[k]].sh_size + 7) & ~(size_t)7;
-			}
+	dwarf_of(e, m, sec, len);
+	for (size_t k = 0; k < NDWARF; k++) {
+		relocated[k] = m->dwarf[k] && m->rela[k];
+		if (relocated[k])
+			need += (len[k] + 7) & ~(size_t)7;
 	}
 	if (!(buf = jpl_alloc(o->arena, need)))
 		return -ENOMEM;
 	for (size_t k = 0; k < NDWARF; k++) {
-		sec[k] = idx[k] ? bytes(e, idx[k]) : NULL;
-		len[k] = idx[k] ? e->sh[idx[k]].sh_size : 0;
-		if (!has_rela[k])
+		if (!relocated[k])
 			continue;
+		unsigned i = m->dwarf[k], r = m->rela[k];
+
 		memcpy(buf + at, sec[k], len[k]);
-		if (jpl_relocated(e->img, e->size, idx[k], buf + at, o->sec_addr, o->nsec) < 0)
+		/* several RELA sections, or one of another section of that name: all of i's */
+		err = r != MANY_RELA && e->sh[r].sh_info == i ?
+			jpl_relocate(e->img, e->size, r, buf + at, o->sec_addr, o->nsec) :
+			jpl_relocated(e->img, e->size, i, buf + at, o->sec_addr, o->nsec);
+		if (err < 0)
 			return 0;       /* a machine whose relocations we do not apply */
 		sec[k] = buf + at;
 		at += (len[k] + 7) & ~(size_t)7;
@@ -260,9 +257,8 @@ static int read_lines(struct jpl_object *o, const struct elf *e)
 	return err;
 }
 
-static int read_unwind(struct jpl_object *o, const struct elf *e)
+static int read_unwind(struct jpl_object *o, const struct elf *e, unsigned i)
 {
-	unsigned i = section_named(e, ".eh_frame");
 	uint64_t at = i ? loaded(o, i) : 0;
 	struct jpl_fdes *t;
 	int err;
@@ -290,17 +286,21 @@ static int read_unwind(struct jpl_object *o, const struct elf *e)
 
 int jpl_object_read(struct jpl_object *o)
 {
+	struct secmap m;
 	struct elf e;
 	int err;
 
 	o->funcs = NULL;
 	o->nfuncs = 0;
 	err = check_header(&e, o->image, o->size);
-	err = err ?: read_symbols(o, &e);
+	if (err)
+		return err;
+	map_sections(&e, &m);
+	err = read_symbols(o, &e, m.symtab);
 	if (!err && o->nfuncs && o->want_lines)
-		err = read_lines(o, &e);
+		err = read_lines(o, &e, &m);
 	if (!err && o->nfuncs && o->want_unwind)
-		err = read_unwind(o, &e);
+		err = read_unwind(o, &e, m.eh_frame);
 	if (err) {
 		o->funcs = NULL;
 		o->nfuncs = 0;

@@ -91,18 +91,32 @@ static int apply(const unsigned char *img, const Elf64_Shdr *sh, const Elf64_Shd
 	return done;
 }
 
+int jpl_relocate(const unsigned char *img, size_t size, unsigned rela, unsigned char *out,
+		 const uint64_t *sec_addr, size_t nsec)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
+
+	if (eh->e_machine != EM_X86_64 && eh->e_machine != EM_AARCH64)
+		return -ENOEXEC;
+	if (rela >= eh->e_shnum || !rela_target(sh, eh->e_shnum, &sh[rela], size))
+		return 0;
+	return apply(img, sh, &sh[rela], eh->e_machine, out, sec_addr, nsec);
+}
+
 int jpl_relocated(const unsigned char *img, size_t size, unsigned target, unsigned char *out,
 		  const uint64_t *sec_addr, size_t nsec)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
-	unsigned shnum = eh->e_shnum;
-	int done = 0;
+	int done = 0, n;
 
-	if (eh->e_machine != EM_X86_64 && eh->e_machine != EM_AARCH64)
-		return -ENOEXEC;
-	for (unsigned i = 1; i < shnum; i++)
-		if (sh[i].sh_info == target && rela_target(sh, shnum, &sh[i], size))
-			done += apply(img, sh, &sh[i], eh->e_machine, out, sec_addr, nsec);
-	return done;
+	for (unsigned i = 1; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type != SHT_RELA || sh[i].sh_info != target)
+			continue;
+		if ((n = jpl_relocate(img, size, i, out, sec_addr, nsec)) < 0)
+			return n;
+		done += n;
+	}
+	return eh->e_machine != EM_X86_64 && eh->e_machine != EM_AARCH64 ? -ENOEXEC : done;
 }

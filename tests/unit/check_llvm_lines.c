@@ -123,21 +123,11 @@ static struct jpl_dwarf_sections sections(const struct obj *o)
 {
 	struct jpl_dwarf_sections s;
 
-	static const char *const names[] = { ".debug_info", ".debug_abbrev", ".debug_line",
-					      ".debug_str", ".debug_line_str",
-					      ".debug_str_offsets" };
-	const unsigned char *sec[6];
-	size_t len[6];
-
-	ck_assert_int_ge(jpl_elf_sections(o->img, o->size, names, 6, sec, len), 4);
-	s.info = sec[0], s.info_len = len[0];
-	s.abbrev = sec[1], s.abbrev_len = len[1];
-	s.line = sec[2], s.line_len = len[2];
-	s.str = sec[3], s.str_len = len[3];
-	s.line_str = sec[4], s.line_str_len = len[4];
-	s.str_offsets = sec[5], s.str_offsets_len = len[5];
+	jpl_dwarf_sections_of(o->img, o->size, &s);
 	ck_assert_ptr_nonnull(s.info);
+	ck_assert_ptr_nonnull(s.abbrev);
 	ck_assert_ptr_nonnull(s.line);
+	ck_assert_ptr_nonnull(s.str);
 	return s;
 }
 
@@ -210,8 +200,8 @@ static void same_as_libdw(int from, int n, int dwarf)
  */
 static void one_section(int dwarf)
 {
-	static const char *const names[] = { ".debug_info", ".debug_line" };
 	struct obj o = compile(0, 3, dwarf), whole;
+	struct jpl_dwarf_sections ds, ds2;
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)o.img;
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(o.img + eh->e_shoff);
 	const unsigned char *before[2], *after[2];
@@ -226,8 +216,12 @@ static void one_section(int dwarf)
 	ck_assert_ptr_nonnull(whole.img = malloc(o.size));
 	memcpy(whole.img, o.img, o.size);
 	relocate(&whole);
-	ck_assert_int_eq(jpl_elf_sections(o.img, o.size, names, 2, before, len), 2);
-	ck_assert_int_eq(jpl_elf_sections(whole.img, whole.size, names, 2, after, len2), 2);
+	jpl_dwarf_sections_of(o.img, o.size, &ds);
+	jpl_dwarf_sections_of(whole.img, whole.size, &ds2);
+	before[0] = ds.info, len[0] = ds.info_len, before[1] = ds.line, len[1] = ds.line_len;
+	after[0] = ds2.info, len2[0] = ds2.info_len, after[1] = ds2.line, len2[1] = ds2.line_len;
+	ck_assert_ptr_nonnull(before[0]);
+	ck_assert_ptr_nonnull(before[1]);
 	for (int k = 0; k < 2; k++) {
 		unsigned idx = 0;
 		unsigned char *copy = malloc(len[k]);
@@ -242,6 +236,13 @@ static void one_section(int dwarf)
 		ck_assert_uint_eq(len[k], len2[k]);
 		ck_assert_mem_eq(copy, after[k], len[k]);
 		ck_assert(memcmp(copy, before[k], len[k]) != 0);
+		/* the same by its one RELA section; a section that is not RELA applies none */
+		memcpy(copy, before[k], len[k]);
+		for (unsigned i = 1; i < eh->e_shnum; i++)
+			if (sh[i].sh_type == SHT_RELA && sh[i].sh_info == idx)
+				ck_assert_int_gt(jpl_relocate(o.img, o.size, i, copy, addr, eh->e_shnum), 0);
+		ck_assert_mem_eq(copy, after[k], len[k]);
+		ck_assert_int_eq(jpl_relocate(o.img, o.size, idx, copy, addr, eh->e_shnum), 0);
 		free(copy);
 	}
 	free(whole.img);
