@@ -163,6 +163,8 @@ int jitperf_code_load_ex(jitperf *jp, const struct jitperf_code *code, uint64_t 
 		return -EINVAL;
 	if (!outputs_of(jp))
 		return 0;       /* inactive: a cheap no-op */
+	if (code->size == sizeof(c))
+		return load(jp, code, index);   /* this library's struct: nothing to convert */
 	err = jp_opts_copy(&c, sizeof(c), code, code->size);
 	if (err)
 		return err;
