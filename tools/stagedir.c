@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,10 @@
 #include <unistd.h>
 
 #include "stagedir.h"
+#include "tools/sigcleanup.h"
+
+/* The open staging directories, removed by a signal that ends the command. */
+static struct stagedir *live;
 
 /* A private subdirectory of the staging directory: its fd, or -errno. */
 static int make_sub(int stagefd, const char *name)
@@ -23,12 +28,11 @@ static int make_sub(int stagefd, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
-int stagedir_open(struct stagedir *sd, const char *dir)
+static int open_staged(struct stagedir *sd, const char *dir)
 {
 	char *path = NULL;
 	int err;
 
-	memset(sd, 0, sizeof(*sd));
 	sd->dirfd = sd->stagefd = sd->newfd = sd->oldfd = -1;
 	sd->dir = strdup(dir);
 	if (!sd->dir)
@@ -83,7 +87,56 @@ int stagedir_open(struct stagedir *sd, const char *dir)
 	return 0;
 fail:
 	free(path);
-	stagedir_close(sd);
+	return err;
+}
+
+/* Remove what is staged: async-signal-safe, the signal handler does it too. */
+static void unstage(const struct stagedir *sd)
+{
+	int kept = 0;
+
+	for (size_t i = 0; i < sd->n; i++) {
+		if (sd->newfd >= 0)
+			unlinkat(sd->newfd, sd->files[i].name, 0);
+		kept |= sd->files[i].aside;
+	}
+	if (sd->stagefd >= 0) {
+		unlinkat(sd->stagefd, "new", AT_REMOVEDIR);
+		if (!kept)
+			unlinkat(sd->stagefd, "old", AT_REMOVEDIR);
+	}
+	if (sd->stage && sd->dirfd >= 0 && !kept)
+		unlinkat(sd->dirfd, sd->stage, AT_REMOVEDIR);
+	/* made here and left empty: as if never made (not empty: not ours to remove) */
+	if (sd->created && sd->dir)
+		rmdir(sd->dir);
+}
+
+static void unstage_live(void)
+{
+	for (const struct stagedir *sd = live; sd; sd = sd->next_live)
+		unstage(sd);
+}
+
+/*
+ * Each change to what is staged is made with the fatal signals held off,
+ * so that unstage_live sees it whole.
+ */
+int stagedir_open(struct stagedir *sd, const char *dir)
+{
+	sigset_t old;
+	int err;
+
+	memset(sd, 0, sizeof(*sd));
+	sd->dirfd = sd->stagefd = sd->newfd = sd->oldfd = -1;
+	sigcleanup_add(unstage_live);
+	sigcleanup_block(&old);
+	sd->next_live = live;
+	live = sd;
+	err = open_staged(sd, dir);
+	sigcleanup_unblock(&old);
+	if (err)
+		stagedir_close(sd);
 	return err;
 }
 
@@ -118,7 +171,7 @@ static int add(struct stagedir *sd, const char *name, uint64_t tag)
 	return 0;
 }
 
-int stagedir_create(struct stagedir *sd, const char *name, uint64_t tag)
+static int create(struct stagedir *sd, const char *name, uint64_t tag)
 {
 	struct stagedir_file *f;
 	int fd, err;
@@ -150,7 +203,18 @@ int stagedir_create(struct stagedir *sd, const char *name, uint64_t tag)
  * as for another user's entry in a sticky directory), then the new files
  * move in, where nothing is in their way any more.
  */
-int stagedir_commit(struct stagedir *sd, const struct stagedir_file **failed)
+int stagedir_create(struct stagedir *sd, const char *name, uint64_t tag)
+{
+	sigset_t old;
+	int fd;
+
+	sigcleanup_block(&old);
+	fd = create(sd, name, tag);
+	sigcleanup_unblock(&old);
+	return fd;
+}
+
+static int commit(struct stagedir *sd, const struct stagedir_file **failed)
 {
 	struct stat st;
 	size_t i, moved = 0;
@@ -201,6 +265,17 @@ undo:
 	return err;
 }
 
+int stagedir_commit(struct stagedir *sd, const struct stagedir_file **failed)
+{
+	sigset_t old;
+	int err;
+
+	sigcleanup_block(&old);
+	err = commit(sd, failed);
+	sigcleanup_unblock(&old);
+	return err;
+}
+
 static void close_fd(int *fd)
 {
 	if (*fd >= 0)
@@ -210,31 +285,25 @@ static void close_fd(int *fd)
 
 void stagedir_close(struct stagedir *sd)
 {
-	int kept = 0;
+	struct stagedir **p;
+	sigset_t old;
 
-	for (size_t i = 0; i < sd->n; i++) {
-		if (sd->newfd >= 0)
-			unlinkat(sd->newfd, sd->files[i].name, 0);
-		kept |= sd->files[i].aside;
+	sigcleanup_block(&old);
+	unstage(sd);
+	for (p = &live; *p && *p != sd; p = &(*p)->next_live)
+		;
+	if (*p)
+		*p = sd->next_live;
+	sigcleanup_unblock(&old);
+	for (size_t i = 0; i < sd->n; i++)
 		free(sd->files[i].name);
-	}
 	free(sd->files);
 	sd->files = NULL;
 	sd->n = sd->cap = 0;
-	if (sd->stagefd >= 0) {
-		unlinkat(sd->stagefd, "new", AT_REMOVEDIR);
-		if (!kept)
-			unlinkat(sd->stagefd, "old", AT_REMOVEDIR);
-	}
-	if (sd->stage && sd->dirfd >= 0 && !kept)
-		unlinkat(sd->dirfd, sd->stage, AT_REMOVEDIR);
 	close_fd(&sd->newfd);
 	close_fd(&sd->oldfd);
 	close_fd(&sd->stagefd);
 	close_fd(&sd->dirfd);
-	/* made here and left empty: as if never made (not empty: not ours to remove) */
-	if (sd->created && sd->dir)
-		rmdir(sd->dir);
 	free(sd->stage);
 	free(sd->dir);
 	sd->stage = sd->dir = NULL;

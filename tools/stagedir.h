@@ -7,7 +7,9 @@
  * failure before or during the move leaves the target as it was: no new
  * file, and whatever held one of the names (a file, a link, a FIFO) kept
  * in place, never followed or opened.  The target may be made by
- * stagedir_open; it is removed again if nothing was committed.
+ * stagedir_open; it is removed again if nothing was committed.  A signal
+ * that ends the command (tools/sigcleanup.h) removes what is staged as
+ * stagedir_close would, before the process dies of it.
  */
 #ifndef JITPERF_STAGEDIR_H
 #define JITPERF_STAGEDIR_H
@@ -31,6 +33,7 @@ struct stagedir {
 	struct stagedir_file *files;     /* in the order first created */
 	size_t                n, cap;
 	int                   created;   /* DIR was made by stagedir_open */
+	struct stagedir      *next_live; /* the open ones, for a signal's cleanup */
 };
 
 /*

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,79 +12,42 @@
 
 #include "outfile.h"
 #include "tools/pathsafe.h"
+#include "tools/sigcleanup.h"
 
 #define VBUF_SIZE (1u << 20)
 
 /*
  * Temporary files being written, removed by a signal that ends the
- * process (Ctrl-C, kill, a closed pipe): an interrupted conversion leaves
- * nothing.  The slots change with those signals blocked, so the handler
- * always sees whole entries.
+ * process (tools/sigcleanup.h): an interrupted conversion leaves nothing.
  */
 #define MAX_LIVE 16
-static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 static const char *live[MAX_LIVE];
 
-static void remove_live(int sig)
+static void remove_live(void)
 {
 	for (size_t i = 0; i < MAX_LIVE; i++)
 		if (live[i])
 			unlink(live[i]);
-	/* then die of the signal, as without a handler */
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void block(sigset_t *old)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
-		sigaddset(&set, fatal_signals[i]);
-	sigprocmask(SIG_BLOCK, &set, old);
-}
-
-/* Handlers go in once, and only where the signal would kill (not if ignored). */
-static void install_handlers(void)
-{
-	static int done;
-	struct sigaction sa = { 0 }, old;
-
-	if (done)
-		return;
-	done = 1;
-	sa.sa_handler = remove_live;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
-		if (sigaction(fatal_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-			sigaction(fatal_signals[i], &sa, NULL);
-	}
 }
 
 /* mkstemp(tmp), the file tracked before a signal can come between */
 static int make_tracked(char *tmp)
 {
 	sigset_t old;
-	int fd;
+	int fd, e;
 
-	block(&old);
-	install_handlers();
+	sigcleanup_add(remove_live);
+	sigcleanup_block(&old);
 	fd = mkstemp(tmp);
+	e = errno;
 	for (size_t i = 0; fd >= 0 && i < MAX_LIVE; i++) {
 		if (!live[i]) {
 			live[i] = tmp;
 			break;
 		}
 	}
-	if (fd < 0) {
-		int e = errno;
-
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		errno = e;
-		return fd;
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	sigcleanup_unblock(&old);
+	errno = e;
 	return fd;
 }
 
@@ -93,11 +55,11 @@ static void untrack(const char *tmp)
 {
 	sigset_t old;
 
-	block(&old);
+	sigcleanup_block(&old);
 	for (size_t i = 0; i < MAX_LIVE; i++)
 		if (live[i] == tmp)
 			live[i] = NULL;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	sigcleanup_unblock(&old);
 }
 
 /*
