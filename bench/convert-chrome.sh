@@ -19,7 +19,7 @@ trap 'rm -rf "$work"' EXIT
 trace=${1:-}
 if [ -z "$trace" ]; then
 	jitcalc=$(dirname "$JITPERF")/../examples/jitcalc
-	JITPERF=trace JITPERF_DIR=$work nice "$jitcalc" -e 'fib(25)' -n "${CALLS_N:-20}" > /dev/null
+	JITPERF=trace JITPERF_SAMPLE=1 JITPERF_DIR=$work nice "$jitcalc" -e 'fib(25)' -n "${CALLS_N:-20}" > /dev/null
 	trace=$(ls "$work"/jitperf-*.trace)
 fi
 "$JITPERF" convert "$trace" --chrome "$work/out.json"
