@@ -215,7 +215,6 @@ static int read_lines(struct jpl_object *o, const struct elf *e, const struct se
 	unsigned char *buf;
 	const unsigned char *sec[NDWARF];
 	struct jpl_dwarf_sections s;
-	unsigned char relocated[NDWARF];
 	size_t len[NDWARF], need = 0, at = 0;
 	struct jpl_lines *l;
 	int err;
@@ -223,18 +222,16 @@ static int read_lines(struct jpl_object *o, const struct elf *e, const struct se
 	if (!m->dwarf[0] || !m->dwarf[2])
 		return 0;               /* no .debug_info or no .debug_line: no lines */
 	dwarf_of(e, m, sec, len);
-	for (size_t k = 0; k < NDWARF; k++) {
-		relocated[k] = m->dwarf[k] && m->rela[k];
-		if (relocated[k])
+	for (size_t k = 0; k < NDWARF; k++)
+		if (m->dwarf[k] && m->rela[k])
 			need += (len[k] + 7) & ~(size_t)7;
-	}
 	if (!(buf = jpl_alloc(o->arena, need)))
 		return -ENOMEM;
 	for (size_t k = 0; k < NDWARF; k++) {
-		if (!relocated[k])
-			continue;
 		unsigned i = m->dwarf[k], r = m->rela[k];
 
+		if (!i || !r)
+			continue;
 		memcpy(buf + at, sec[k], len[k]);
 		/* several RELA sections, or one of another section of that name: all of i's */
 		err = r != MANY_RELA && e->sh[r].sh_info == i ?

@@ -109,14 +109,12 @@ int jpl_relocated(const unsigned char *img, size_t size, unsigned target, unsign
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
-	int done = 0, n;
+	int done = 0;
 
-	for (unsigned i = 1; i < eh->e_shnum; i++) {
-		if (sh[i].sh_type != SHT_RELA || sh[i].sh_info != target)
-			continue;
-		if ((n = jpl_relocate(img, size, i, out, sec_addr, nsec)) < 0)
-			return n;
-		done += n;
-	}
-	return eh->e_machine != EM_X86_64 && eh->e_machine != EM_AARCH64 ? -ENOEXEC : done;
+	if (eh->e_machine != EM_X86_64 && eh->e_machine != EM_AARCH64)
+		return -ENOEXEC;
+	for (unsigned i = 1; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_RELA && sh[i].sh_info == target)
+			done += jpl_relocate(img, size, i, out, sec_addr, nsec);
+	return done;
 }
