@@ -16,7 +16,8 @@
 #include "session.h"
 
 /* Debug message on stderr, only when JITPERF_DEBUG is set. */
-JP_HIDDEN void jp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cold: the paths that report an error are laid out away from the ones that work */
+JP_HIDDEN void jp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
 JP_HIDDEN int jp_debug_enabled(void);
 /* A JITPERF* variable: NULL when unset, empty, or in a set-ID program. */
 JP_HIDDEN const char *jp_getenv(const char *name);

@@ -170,7 +170,8 @@ JPL_HIDDEN size_t jpl_keys_take(struct jpl_keys *t, uint64_t key, uint64_t **ind
 JPL_HIDDEN void   jpl_keys_free(struct jpl_keys *t);
 
 /* Debug message on stderr, only when JITPERF_DEBUG is set. */
-JPL_HIDDEN void jpl_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cold: the paths that report an error are laid out away from the ones that work */
+JPL_HIDDEN void jpl_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
 
 #ifdef __cplusplus
 }
