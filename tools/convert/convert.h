@@ -29,6 +29,7 @@ struct cv_opts {
 
 /* One instrumented call (from a trace), names already resolved. */
 struct cv_call {
+	uint32_t           input;      /* which trace of the conversion: ids are per trace */
 	uint32_t           pid, tid;
 	const char        *thread;     /* thread name, "" if unknown */
 	uint64_t           start_ns, end_ns, self_ns;

@@ -439,7 +439,8 @@ int cv_input_read(struct cv_input *in, unsigned flags, const struct cv_sink *sin
 	if (in->kind == CV_TEXT)
 		return read_text(in, flags, sink, arg, err, errlen);
 	for (i = 0; i < in->ntraces && !ret; i++)
-		ret = cv_read_trace(in->traces[i], sink, arg, 1, &had_code, err, errlen);
+		ret = cv_read_trace(in->traces[i], (uint32_t)i, sink, arg, 1, &had_code, err,
+				    errlen);
 	/* code loads come from the traces; the jitdump only when they have none */
 	for (i = 0; i < in->ndumps && !ret && !had_code; i++)
 		ret = cv_read_jitdump(in->dumps[i], sink, arg, err, errlen);

@@ -64,8 +64,11 @@ int cv_read_text_parallel(struct cv_input *in, unsigned flags, size_t nthreads,
 			  ps_sample_fn fn, void *const args[], uint64_t *nsamples,
 			  int *filtered, char *err, size_t errlen);
 
-/* tools/convert/cvtrace.c: calls, threads and code events of one trace file */
-int cv_read_trace(const char *path, const struct cv_sink *sink, void *arg,
+/*
+ * tools/convert/cvtrace.c: calls, threads and code events of one trace
+ * file, the conversion's trace number input
+ */
+int cv_read_trace(const char *path, uint32_t input, const struct cv_sink *sink, void *arg,
 		  int with_code, int *had_code, char *err, size_t errlen);
 
 #endif

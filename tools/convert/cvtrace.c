@@ -16,6 +16,7 @@
 
 struct walk {
 	struct jpt_reader    *r;
+	uint32_t              input;
 	const struct jpt_info *info;
 	const struct cv_sink *sink;
 	void                 *arg;
@@ -76,7 +77,7 @@ static int on_call(const struct jpt_call *jc, void *arg)
 		if (!(w->stack[i] = fn_name(w, jc->stack[i])))
 			return -ENOMEM;
 	c = (struct cv_call){
-		.pid = w->info->pid, .tid = jc->tid, .thread = thread_name(w, jc->tid),
+		.input = w->input, .pid = w->info->pid, .tid = jc->tid, .thread = thread_name(w, jc->tid),
 		.start_ns = jc->start_ns, .end_ns = jc->end_ns, .self_ns = jc->self_ns,
 		.depth = jc->depth, .stack = w->stack, .stack_ids = jc->stack,
 		.fn_id = &jc->stack[jc->depth], .ncounters = w->info->ncounters,
@@ -97,10 +98,10 @@ static int on_code(const struct jpt_code *jc, void *arg)
 	return w->sink->code(&c, w->arg);
 }
 
-int cv_read_trace(const char *path, const struct cv_sink *sink, void *arg,
+int cv_read_trace(const char *path, uint32_t input, const struct cv_sink *sink, void *arg,
 		  int with_code, int *had_code, char *err, size_t errlen)
 {
-	struct walk w = { .sink = sink, .arg = arg };
+	struct walk w = { .input = input, .sink = sink, .arg = arg };
 	size_t i;
 	int ret;
 

@@ -18,6 +18,7 @@ struct foldkey {
  * cv_ops .sample and .call.
  */
 struct stacks;
+struct foldpath;
 struct foldagg {
 	struct outfile       *out;
 	const struct cv_opts *o;
@@ -27,6 +28,11 @@ struct foldagg {
 	uint64_t             *ids;
 	uint32_t             *idx;
 	size_t                mask, nids;
+	/* a call's path (trace, thread, function ids) -> entry of t, the same way */
+	struct foldpath      *paths;
+	size_t                path_mask, npaths;
+	uint32_t             *pool;      /* each path's words, for the compare */
+	size_t                pool_len, pool_cap;
 };
 
 int foldagg_init(struct foldagg *a, struct outfile *out, const struct cv_opts *o);
