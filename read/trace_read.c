@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -501,6 +502,21 @@ static int blocks(struct jpt_reader *r, char *eb, size_t el)
 	return err;
 }
 
+/*
+ * A trace of hundreds of MiB is read into memory: in 2 MiB pages where the
+ * system gives them on request, the kernel takes one fault per 2 MiB of
+ * it instead of one per 4 KiB (a third of the time of reading a large
+ * trace, on a VM).  Only advice: without it, small pages.
+ */
+static void hugepages(void *p, uint64_t size)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + size) & ~(huge - 1);
+
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+}
+
 int jpt_open(struct jpt_reader **out, const char *path, char *errbuf, size_t errlen)
 {
 	struct jpt_reader *r = calloc(1, sizeof(*r));
@@ -529,6 +545,7 @@ int jpt_open(struct jpt_reader **out, const char *path, char *errbuf, size_t err
 		err = -ENOMEM;
 		goto fail;
 	}
+	hugepages(r->data, r->size);
 	while (got < r->size) {
 		ssize_t n = read(fd, r->data + got, r->size - got);
 
