@@ -107,6 +107,7 @@ int foldagg_init(struct foldagg *a, struct outfile *out, const struct cv_opts *o
 	memset(a, 0, sizeof(*a));
 	a->out = out;
 	a->o = o;
+	callpath_init(&a->paths, 1);    /* the root names the thread */
 	a->t = stacks_new();
 	return a->t ? 0 : -ENOMEM;
 }
@@ -171,124 +172,29 @@ int foldagg_sample(void *w, const struct ps_sample *s)
 	return ret;
 }
 
-/*
- * A call's key depends only on its trace, thread and stack of function
- * ids: those words (input, pid, tid, n, ids...) are hashed and kept, and
- * a path met again is added to its entry without its key being spelt
- * (names joined, the root formatted: most of the time of a long trace).
- */
-struct foldpath {
-	uint64_t hash;      /* 0: empty */
-	size_t   at;        /* its words in pool */
-	uint32_t idx;       /* entry of the stacks table */
-};
-
-#define PATH_HEAD 4         /* input, pid, tid, number of ids */
-
-static uint64_t path_hash(const struct cv_call *c)
-{
-	uint64_t h = ((uint64_t)c->input << 32 | c->pid) * 0x9e3779b97f4a7c15ull;
-
-	h = (h ^ ((uint64_t)c->tid << 32 | (uint32_t)c->depth)) * 0xff51afd7ed558ccdull;
-	for (size_t i = 0; i <= c->depth; i++)
-		h = (h ^ c->stack_ids[i]) * 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 29;
-	return h ? h : 1;
-}
-
-static int path_is(const struct foldagg *a, const struct foldpath *p, const struct cv_call *c)
-{
-	const uint32_t *v = a->pool + p->at;
-
-	return v[0] == c->input && v[1] == c->pid && v[2] == c->tid && v[3] == c->depth + 1 &&
-	       !memcmp(v + PATH_HEAD, c->stack_ids, (c->depth + 1) * sizeof(*v));
-}
-
-/* The slot of c's path: its entry, or the empty slot it goes to. */
-static struct foldpath *path_slot(const struct foldagg *a, const struct cv_call *c, uint64_t h)
-{
-	size_t j;
-
-	for (j = h & a->path_mask; a->paths[j].hash; j = (j + 1) & a->path_mask)
-		if (a->paths[j].hash == h && path_is(a, &a->paths[j], c))
-			break;
-	return &a->paths[j];
-}
-
-/* Keep c's path as going to entry idx; a cache: out of memory, it is not kept. */
-static void path_keep(struct foldagg *a, const struct cv_call *c, uint64_t h, size_t idx)
-{
-	size_t words = PATH_HEAD + c->depth + 1;
-	struct foldpath *p;
-
-	if (idx >= UINT32_MAX || c->depth >= UINT32_MAX - 1)
-		return;
-	if (a->npaths * 2 >= a->path_mask) {            /* at most half full */
-		size_t mask = a->path_mask ? a->path_mask * 2 + 1 : 1023;
-		struct foldpath *v = calloc(mask + 1, sizeof(*v));
-
-		if (!v)
-			return;
-		for (size_t i = 0; a->paths && i <= a->path_mask; i++) {
-			size_t j;
-
-			if (!a->paths[i].hash)
-				continue;
-			for (j = a->paths[i].hash & mask; v[j].hash; j = (j + 1) & mask)
-				;
-			v[j] = a->paths[i];
-		}
-		free(a->paths);
-		a->paths = v;
-		a->path_mask = mask;
-	}
-	if (a->pool_len + words > a->pool_cap) {
-		size_t cap = a->pool_cap ? a->pool_cap : 4096;
-		uint32_t *v;
-
-		while (cap < a->pool_len + words)
-			cap *= 2;
-		if (!(v = realloc(a->pool, cap * sizeof(*v))))
-			return;
-		a->pool = v;
-		a->pool_cap = cap;
-	}
-	p = path_slot(a, c, h);
-	p->hash = h;
-	p->at = a->pool_len;
-	p->idx = (uint32_t)idx;
-	a->pool[a->pool_len++] = c->input;
-	a->pool[a->pool_len++] = c->pid;
-	a->pool[a->pool_len++] = c->tid;
-	a->pool[a->pool_len++] = (uint32_t)(c->depth + 1);
-	memcpy(a->pool + a->pool_len, c->stack_ids, (c->depth + 1) * sizeof(*a->pool));
-	a->pool_len += c->depth + 1;
-	a->npaths++;
-}
-
 int foldagg_call(void *w, const struct cv_call *c)
 {
 	struct foldagg *a = w;
+	int64_t known;
 	uint64_t h = 0;
 	size_t idx;
 	int ret;
 
 	if (a->o->source != CV_CALLS)
 		return 0;
+	/* the key depends only on the trace, the thread and the function ids */
 	if (c->stack_ids) {
-		struct foldpath *p;
-
-		h = path_hash(c);
-		if (a->paths && (p = path_slot(a, c, h))->hash) {
-			stacks_add_to(a->t, p->idx, c->self_ns);
+		h = callpath_hash(&a->paths, c);
+		if ((known = callpath_find(&a->paths, c, h)) >= 0) {
+			stacks_add_to(a->t, (size_t)known, c->self_ns);
 			return 0;
 		}
 	}
 	if (foldkey_call(&a->key, c, a->o->ps_flags))
 		return -ENOMEM;
 	ret = stacks_add_idx(a->t, a->key.s, a->key.len, c->self_ns, &idx);
-	if (!ret && c->stack_ids)
-		path_keep(a, c, h, idx);
+	if (!ret && idx < UINT32_MAX)
+		callpath_keep(&a->paths, c, h, (uint32_t)idx);
 	return ret;
 }
 
@@ -298,8 +204,7 @@ void foldagg_fini(struct foldagg *a)
 	free(a->key.s);
 	free(a->ids);
 	free(a->idx);
-	free(a->paths);
-	free(a->pool);
+	callpath_free(&a->paths);
 }
 
 void *foldagg_fork(void *w)

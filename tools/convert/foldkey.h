@@ -3,6 +3,7 @@
 #ifndef JITPERF_FOLDKEY_H
 #define JITPERF_FOLDKEY_H
 
+#include "callpath.h"
 #include "convert.h"
 
 struct foldkey {
@@ -18,7 +19,6 @@ struct foldkey {
  * cv_ops .sample and .call.
  */
 struct stacks;
-struct foldpath;
 struct foldagg {
 	struct outfile       *out;
 	const struct cv_opts *o;
@@ -28,11 +28,7 @@ struct foldagg {
 	uint64_t             *ids;
 	uint32_t             *idx;
 	size_t                mask, nids;
-	/* a call's path (trace, thread, function ids) -> entry of t, the same way */
-	struct foldpath      *paths;
-	size_t                path_mask, npaths;
-	uint32_t             *pool;      /* each path's words, for the compare */
-	size_t                pool_len, pool_cap;
+	struct callpath       paths;     /* a call's path -> entry of t, the same way */
 };
 
 int foldagg_init(struct foldagg *a, struct outfile *out, const struct cv_opts *o);

@@ -25,6 +25,7 @@
 
 #include "read/pdscript.h"
 #include "read/symbolize.h"
+#include "tools/convert/callpath.h"
 #include "tools/convert/convert.h"
 #include "tools/convert/protobuf.h"
 
@@ -165,6 +166,7 @@ struct pprof {
 	size_t                cap_values;
 	uint64_t             *ids;                /* a stack's location ids, leaf first */
 	size_t                cap_ids;
+	struct callpath       paths;              /* a call's path -> its stack id */
 	char                  event[64];
 	int                   event_ns;
 };
@@ -291,7 +293,9 @@ static uint64_t raw_location(struct pprof *p, const struct pd_frame *f)
 	return id;
 }
 
-static int add_stack(struct pprof *p, size_t n, int kind, int64_t v0, int64_t v1)
+/* Add v0, v1 to the stack of p->ids[0..n); its id in *out_id (may be NULL). */
+static int add_stack(struct pprof *p, size_t n, int kind, int64_t v0, int64_t v1,
+		     uint64_t *out_id)
 {
 	uint64_t id;
 	int added;
@@ -302,6 +306,8 @@ static int add_stack(struct pprof *p, size_t n, int kind, int64_t v0, int64_t v1
 		return -ENOMEM;
 	p->values[id - 1][kind] += v0;
 	p->values[id - 1][kind + 1] += v1;
+	if (out_id)
+		*out_id = id;
 	return 0;
 }
 
@@ -324,7 +330,7 @@ static int pprof_sample(void *w, const struct ps_sample *s)
 		/* pprof drops a sample without locations (the folded output keeps
 		 * it under its command): perf's name for what it cannot place */
 		p->ids[0] = name_location(p, "[unknown]", 9);
-		return p->ids[0] ? add_stack(p, 1, V_SAMPLES, 1, (int64_t)s->period) : -ENOMEM;
+		return p->ids[0] ? add_stack(p, 1, V_SAMPLES, 1, (int64_t)s->period, NULL) : -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
 		if (s->raw) {
@@ -337,14 +343,26 @@ static int pprof_sample(void *w, const struct ps_sample *s)
 		if (!p->ids[i])
 			return -ENOMEM;
 	}
-	return add_stack(p, n, V_SAMPLES, 1, (int64_t)s->period);
+	return add_stack(p, n, V_SAMPLES, 1, (int64_t)s->period, NULL);
 }
 
 static int pprof_call(void *w, const struct cv_call *c)
 {
 	struct pprof *p = w;
 	size_t i, n = c->depth + 1;
+	uint64_t h = 0, id;
+	int64_t known;
+	int ret;
 
+	/* a stack of names only: the trace and function ids decide it */
+	if (c->stack_ids) {
+		h = callpath_hash(&p->paths, c);
+		if ((known = callpath_find(&p->paths, c, h)) >= 0) {
+			p->values[known][V_CALLS] += 1;
+			p->values[known][V_CALLS + 1] += (int64_t)c->self_ns;
+			return 0;
+		}
+	}
 	if (grow((void **)&p->ids, &p->cap_ids, n + 1, sizeof(*p->ids)))
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
@@ -354,7 +372,10 @@ static int pprof_call(void *w, const struct cv_call *c)
 		if (!p->ids[i])
 			return -ENOMEM;
 	}
-	return add_stack(p, n, V_CALLS, 1, (int64_t)c->self_ns);
+	ret = add_stack(p, n, V_CALLS, 1, (int64_t)c->self_ns, &id);
+	if (!ret && id - 1 < UINT32_MAX)
+		callpath_keep(&p->paths, c, h, (uint32_t)(id - 1));
+	return ret;
 }
 
 static void *pprof_begin(struct outfile *out, const struct cv_opts *o)
@@ -514,6 +535,7 @@ static void pprof_free(void *w)
 	free(p->funcs);
 	free(p->values);
 	free(p->ids);
+	callpath_free(&p->paths);
 	free(p);
 }
 
