@@ -416,6 +416,35 @@ START_TEST(test_truncated_anywhere)
 }
 END_TEST
 
+/*
+ * A closed trace is read to its final block count: the blocks its writer
+ * grew ahead (cut just after the flag is set) are never looked at, even
+ * when they are still there, and whatever they hold.
+ */
+START_TEST(test_closed_tail)
+{
+	char p[4300], err[512];
+	unsigned char *buf;
+	size_t len;
+	struct jpt_reader *r = NULL;
+	struct walk w = { 0 };
+
+	write_trace(5000);
+	buf = load(path, &len);
+	ck_assert_ptr_nonnull(buf = realloc(buf, len + (1 << 20)));
+	memset(buf + len, 0xa5, 1 << 20);
+	snprintf(p, sizeof(p), "%s/tail.trace", dir);
+	store(p, buf, len + (1 << 20));
+	ck_assert_msg(jpt_open(&r, p, err, sizeof(err)) == 0, "jpt_open: %s", err);
+	ck_assert_int_eq(jpt_info(r)->truncated, 0);
+	ck_assert_int_eq(jpt_for_each_call(r, count_cb, &w, err, sizeof(err)), 0);
+	ck_assert_int_eq(w.calls, 10000);
+	ck_assert_int_eq(w.disorder, 0);
+	jpt_close(r);
+	free(buf);
+}
+END_TEST
+
 START_TEST(test_random_corruption)
 {
 	char p[4300], err[512];
@@ -516,6 +545,7 @@ static Suite *trace_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_bad_headers);
 	tcase_add_test(tc, test_truncated_anywhere);
+	tcase_add_test(tc, test_closed_tail);
 	tcase_add_test(tc, test_random_corruption);
 	tcase_add_test(tc, test_random_bytes);
 	suite_add_tcase(s, tc);
