@@ -33,7 +33,6 @@ static int open_staged(struct stagedir *sd, const char *dir)
 	char *path = NULL;
 	int err;
 
-	sd->dirfd = sd->stagefd = sd->newfd = sd->oldfd = -1;
 	sd->dir = strdup(dir);
 	if (!sd->dir)
 		return -ENOMEM;
@@ -196,13 +195,6 @@ static int create(struct stagedir *sd, const char *name, uint64_t tag)
 	return fd;
 }
 
-/*
- * Two passes, so that every failure comes while the directory can still
- * be put back: first what holds the names moves aside into old/ (a
- * rename neither follows nor opens it, and fails where replacing it would,
- * as for another user's entry in a sticky directory), then the new files
- * move in, where nothing is in their way any more.
- */
 int stagedir_create(struct stagedir *sd, const char *name, uint64_t tag)
 {
 	sigset_t old;
@@ -214,6 +206,13 @@ int stagedir_create(struct stagedir *sd, const char *name, uint64_t tag)
 	return fd;
 }
 
+/*
+ * Two passes, so that every failure comes while the directory can still
+ * be put back: first what holds the names moves aside into old/ (a
+ * rename neither follows nor opens it, and fails where replacing it would,
+ * as for another user's entry in a sticky directory), then the new files
+ * move in, where nothing is in their way any more.
+ */
 static int commit(struct stagedir *sd, const struct stagedir_file **failed)
 {
 	struct stat st;
