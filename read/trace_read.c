@@ -519,8 +519,9 @@ static int map_closed(struct jpt_reader *r, int fd)
 	uint64_t len;
 	void *m;
 
+	/* h is a copy: the rest of the header is checked where it is parsed */
 	if (r->size < JPT_HEADER_SIZE || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    memcmp(h.magic, JPT_MAGIC, 8) || !(__atomic_load_n(&h.flags, __ATOMIC_ACQUIRE) & JPT_FLAG_CLOSED) ||
+	    memcmp(h.magic, JPT_MAGIC, 8) || !(h.flags & JPT_FLAG_CLOSED) ||
 	    h.header_size != JPT_HEADER_SIZE || h.block_size < 4096 ||
 	    h.nblocks > (r->size - JPT_HEADER_SIZE) / h.block_size)
 		return -1;
