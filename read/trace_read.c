@@ -693,6 +693,7 @@ struct walk {
 	uint64_t         ctx_off;         /* file offset of its ids, 0: none */
 	uint32_t         ctx_n, ctx_more;
 	int              ctx_partial;     /* unseen calls may lie before the entry */
+	size_t           stable;          /* ids below it are as the last call showed them */
 };
 
 static int grow_ids(struct walk *w, size_t more)
@@ -742,6 +743,8 @@ static int enter(struct jpt_reader *r, struct walk *w, uint32_t fn, uint64_t tic
 		return -ENOMEM;
 	o = &w->open[w->nopen - 1];
 	o->base = w->nids;
+	if (w->stable > o->base)
+		w->stable = o->base;
 	for (uint32_t i = 0; i < w->ctx_more; i++)
 		w->ids[w->nids++] = 0;              /* callers the writer did not list */
 	for (uint32_t i = 0; i < w->ctx_n; i++)
@@ -781,9 +784,11 @@ static int leave(struct jpt_reader *r, struct rthread *t, struct walk *w, uint64
 		w->deltas[i] = rd64(r, ctr_off + 8 * i) - w->ctr[k * nc + i];
 	c.counters = nc ? w->deltas : NULL;
 	c.stack = w->ids;
+	c.same_below = (uint32_t)w->stable;
 	if (k)
 		w->open[k - 1].child += c.end_ns - c.start_ns;
-	w->nids = o->base;
+	/* the ids up to this call's are shown now; those below its base stay */
+	w->nids = w->stable = o->base;
 	w->nopen--;
 	return cb(&c, arg);
 }
@@ -793,7 +798,7 @@ static int walk_thread(struct jpt_reader *r, struct rthread *t, struct walk *w,
 {
 	size_t nc = r->info.ncounters, esize = 8 + 8 * nc;
 
-	w->nids = w->nopen = 0;
+	w->nids = w->nopen = w->stable = 0;
 	w->ctx_off = 0;
 	w->ctx_n = w->ctx_more = 0;
 	w->ctx_partial = 0;

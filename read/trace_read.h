@@ -67,6 +67,13 @@ struct jpt_call {
 	const uint64_t *counters;         /* ncounters deltas (NULL if ncounters == 0) */
 	const uint32_t *stack;            /* depth + 1 fn ids, root first, this call last */
 	uint32_t        traced_depth;     /* traced calls below it on the stack */
+	/*
+	 * stack[0 .. same_below) are the ids the previous call of this walk
+	 * had there, in the same thread (0 for a thread's first call): a
+	 * reader that keeps something per stack position redoes only the
+	 * rest.  It may be depth + 1: a caller ends after its callees.
+	 */
+	uint32_t        same_below;
 };
 
 /*

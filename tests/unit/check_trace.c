@@ -235,6 +235,84 @@ START_TEST(test_thread_names)
 }
 END_TEST
 
+/* What the reader says stays of the stack from one call to the next. */
+struct same_arg {
+	uint32_t prev[8], prev_n, tid;
+	uint32_t seen[32];
+	int      n, broken;
+};
+
+static int same_cb(const struct jpt_call *c, void *arg)
+{
+	struct same_arg *a = arg;
+
+	if (c->depth >= 8 || c->same_below > c->depth + 1 ||
+	    (a->n && c->tid != a->tid && c->same_below) ||
+	    (c->same_below > a->prev_n && c->tid == a->tid) ||
+	    memcmp(c->stack, a->prev, c->same_below * sizeof(*a->prev)))
+		a->broken++;
+	if (a->n < 32)
+		a->seen[a->n] = c->same_below;
+	a->n++;
+	a->tid = c->tid;
+	memcpy(a->prev, c->stack, (c->depth + 1) * sizeof(*a->prev));
+	a->prev_n = c->depth + 1;
+	return 0;
+}
+
+static void *b_once(void *arg)
+{
+	jitperf_fn *fn = arg;
+
+	jitperf_enter(fn[0]);
+	jitperf_enter(fn[1]);
+	jitperf_exit(fn[1]);
+	jitperf_exit(fn[0]);
+	return NULL;
+}
+
+START_TEST(test_same_below)
+{
+	jitperf *jp = instr_open(dir, JITPERF_TRACE, 1, NULL);
+	jitperf_fn fn[3] = { jitperf_fn_register(jp, "a", NULL, 0),
+			     jitperf_fn_register(jp, "b", NULL, 0),
+			     jitperf_fn_register(jp, "c", NULL, 0) };
+	/* per round: b, b again, b in c, c, a; then the other thread's b, a */
+	static const uint32_t want[17] = { 0, 1, 1, 2, 1, 0, 1, 1, 2, 1, 0, 1, 1, 2, 1, 0, 1 };
+	struct same_arg sa = { .n = 0 };
+	struct jpt_reader *r;
+	char err[512];
+	pthread_t t;
+
+	for (int round = 0; round < 3; round++) {
+		jitperf_enter(fn[0]);
+		jitperf_enter(fn[1]);
+		jitperf_exit(fn[1]);
+		jitperf_enter(fn[1]);
+		jitperf_exit(fn[1]);
+		jitperf_enter(fn[2]);
+		jitperf_enter(fn[1]);
+		jitperf_exit(fn[1]);
+		jitperf_exit(fn[2]);
+		jitperf_exit(fn[0]);
+	}
+	pthread_create(&t, NULL, b_once, fn);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+
+	r = instr_trace_open(dir, getpid());
+	ck_assert_int_eq(jpt_for_each_call(r, same_cb, &sa, err, sizeof(err)), 0);
+	jpt_close(r);
+	ck_assert_int_eq(sa.n, 17);
+	ck_assert_int_eq(sa.broken, 0);
+	/* the threads come in either order: compare each thread's part */
+	if (sa.seen[0] == 0 && sa.seen[1] == 1 && sa.seen[2] == 0)
+		ck_assert_mem_eq(sa.seen + 2, want, 15 * sizeof(*want));
+	else
+		ck_assert_mem_eq(sa.seen, want, 17 * sizeof(*want));
+}
+END_TEST
+
 START_TEST(test_bytes_per_event)
 {
 	struct stat st;
@@ -536,6 +614,7 @@ static Suite *trace_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_tables_and_code_events);
 	tcase_add_test(tc, test_thread_names);
+	tcase_add_test(tc, test_same_below);
 	tcase_add_test(tc, test_bytes_per_event);
 	tcase_add_test(tc, test_min_duration);
 	suite_add_tcase(s, tc);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Call paths met before (tools/convert/callpath.h). */
+/* Call paths, numbered, and what a writer keeps for each (callpath.h). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -7,13 +7,71 @@
 
 #include "callpath.h"
 
+/* Open addressing, grown to twice the slots when half full. */
+static size_t spread(uint64_t key, size_t mask)
+{
+	key *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(key ^ key >> 32) & mask;
+}
+
+static int tree_grow(struct pathtree *t)
+{
+	size_t mask = t->mask ? t->mask * 2 + 1 : 1023;
+	uint64_t *keys = malloc((mask + 1) * sizeof(*keys));
+	uint32_t *paths = calloc(mask + 1, sizeof(*paths));
+
+	if (!keys || !paths) {
+		free(keys);
+		free(paths);
+		return -1;
+	}
+	for (size_t i = 0; t->paths && i <= t->mask; i++) {
+		size_t j;
+
+		if (!t->paths[i])
+			continue;
+		for (j = spread(t->keys[i], mask); paths[j]; j = (j + 1) & mask)
+			;
+		keys[j] = t->keys[i];
+		paths[j] = t->paths[i];
+	}
+	free(t->keys);
+	free(t->paths);
+	t->keys = keys;
+	t->paths = paths;
+	t->mask = mask;
+	return 0;
+}
+
+uint32_t pathtree_child(struct pathtree *t, uint32_t parent, uint32_t fn)
+{
+	uint64_t key = (uint64_t)parent << 32 | fn;
+	size_t j;
+
+	if (t->paths)
+		for (j = spread(key, t->mask); t->paths[j]; j = (j + 1) & t->mask)
+			if (t->keys[j] == key)
+				return t->paths[j];
+	if (t->n >= UINT32_MAX - 1 || ((t->n + 1) * 2 > t->mask && tree_grow(t)))
+		return 0;
+	for (j = spread(key, t->mask); t->paths[j]; j = (j + 1) & t->mask)
+		;
+	t->keys[j] = key;
+	t->paths[j] = (uint32_t)++t->n;
+	return t->paths[j];
+}
+
+void pathtree_free(struct pathtree *t)
+{
+	free(t->keys);
+	free(t->paths);
+	memset(t, 0, sizeof(*t));
+}
+
 struct callpath_ent {
-	uint64_t hash;      /* 0: empty */
-	size_t   at;        /* its words in the pool */
+	uint32_t input, tid, path;      /* path 0: empty */
 	uint32_t value;
 };
-
-#define HEAD 4              /* input, pid, tid, number of ids; then the ids */
 
 void callpath_init(struct callpath *cp, int by_thread)
 {
@@ -21,115 +79,63 @@ void callpath_init(struct callpath *cp, int by_thread)
 	cp->by_thread = by_thread;
 }
 
-static uint32_t pid_of(const struct callpath *cp, const struct cv_call *c)
-{
-	return cp->by_thread ? c->pid : 0;
-}
-
-static uint32_t tid_of(const struct callpath *cp, const struct cv_call *c)
-{
-	return cp->by_thread ? c->tid : 0;
-}
-
-uint64_t callpath_hash(const struct callpath *cp, const struct cv_call *c)
-{
-	uint64_t h = ((uint64_t)c->input << 32 | pid_of(cp, c)) * 0x9e3779b97f4a7c15ull;
-
-	h = (h ^ ((uint64_t)tid_of(cp, c) << 32 | (uint32_t)c->depth)) * 0xff51afd7ed558ccdull;
-	for (size_t i = 0; i <= c->depth; i++)
-		h = (h ^ c->stack_ids[i]) * 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 29;
-	return h ? h : 1;
-}
-
-static int same(const struct callpath *cp, const struct callpath_ent *e, const struct cv_call *c)
-{
-	const uint32_t *v = cp->pool + e->at;
-
-	return v[0] == c->input && v[1] == pid_of(cp, c) && v[2] == tid_of(cp, c) &&
-	       v[3] == c->depth + 1 && !memcmp(v + HEAD, c->stack_ids, (c->depth + 1) * sizeof(*v));
-}
-
 /* c's entry, or the empty one it goes to */
-static struct callpath_ent *slot(const struct callpath *cp, const struct cv_call *c, uint64_t h)
+static struct callpath_ent *slot(const struct callpath *cp, const struct callpath_ent *e)
 {
-	size_t j;
+	size_t j = spread((uint64_t)e->input << 32 ^ (uint64_t)e->tid << 40 ^ e->path, cp->mask);
 
-	for (j = h & cp->mask; cp->v[j].hash; j = (j + 1) & cp->mask)
-		if (cp->v[j].hash == h && same(cp, &cp->v[j], c))
+	for (; cp->v[j].path; j = (j + 1) & cp->mask)
+		if (cp->v[j].path == e->path && cp->v[j].input == e->input && cp->v[j].tid == e->tid)
 			break;
 	return &cp->v[j];
 }
 
-int64_t callpath_find(const struct callpath *cp, const struct cv_call *c, uint64_t h)
+static struct callpath_ent key_of(const struct callpath *cp, const struct cv_call *c)
 {
-	const struct callpath_ent *e;
-
-	if (!cp->v || !c->stack_ids)
-		return -1;
-	e = slot(cp, c, h);
-	return e->hash ? (int64_t)e->value : -1;
+	/* a trace is one process: its thread is enough */
+	return (struct callpath_ent){ .input = c->input, .tid = cp->by_thread ? c->tid : 0,
+				      .path = c->path };
 }
 
-/* Twice the entries, when half full; 0, or -1 out of memory. */
+int64_t callpath_find(const struct callpath *cp, const struct cv_call *c)
+{
+	struct callpath_ent k = key_of(cp, c), *e;
+
+	if (!cp->v || !c->path)
+		return -1;
+	e = slot(cp, &k);
+	return e->path ? (int64_t)e->value : -1;
+}
+
 static int grow(struct callpath *cp)
 {
 	size_t mask = cp->mask ? cp->mask * 2 + 1 : 1023;
-	struct callpath_ent *v = calloc(mask + 1, sizeof(*v));
+	struct callpath *bigger = &(struct callpath){ .mask = mask };
 
-	if (!v)
+	if (!(bigger->v = calloc(mask + 1, sizeof(*bigger->v))))
 		return -1;
-	for (size_t i = 0; cp->v && i <= cp->mask; i++) {
-		size_t j;
-
-		if (!cp->v[i].hash)
-			continue;
-		for (j = cp->v[i].hash & mask; v[j].hash; j = (j + 1) & mask)
-			;
-		v[j] = cp->v[i];
-	}
+	for (size_t i = 0; cp->v && i <= cp->mask; i++)
+		if (cp->v[i].path)
+			*slot(bigger, &cp->v[i]) = cp->v[i];
 	free(cp->v);
-	cp->v = v;
+	cp->v = bigger->v;
 	cp->mask = mask;
 	return 0;
 }
 
-void callpath_keep(struct callpath *cp, const struct cv_call *c, uint64_t h, uint32_t value)
+void callpath_keep(struct callpath *cp, const struct cv_call *c, uint32_t value)
 {
-	size_t words = HEAD + c->depth + 1;
-	struct callpath_ent *e;
-	uint32_t *w;
+	struct callpath_ent k = key_of(cp, c);
 
-	if (!c->stack_ids || c->depth >= UINT32_MAX - 1 ||
-	    (cp->n * 2 >= cp->mask && grow(cp)))
+	if (!c->path || ((cp->n + 1) * 2 > cp->mask && grow(cp)))
 		return;
-	if (cp->pool_len + words > cp->pool_cap) {
-		size_t cap = cp->pool_cap ? cp->pool_cap : 4096;
-
-		while (cap < cp->pool_len + words)
-			cap *= 2;
-		if (!(w = realloc(cp->pool, cap * sizeof(*w))))
-			return;
-		cp->pool = w;
-		cp->pool_cap = cap;
-	}
-	e = slot(cp, c, h);
-	e->hash = h;
-	e->at = cp->pool_len;
-	e->value = value;
-	w = cp->pool + cp->pool_len;
-	w[0] = c->input;
-	w[1] = pid_of(cp, c);
-	w[2] = tid_of(cp, c);
-	w[3] = (uint32_t)(c->depth + 1);
-	memcpy(w + HEAD, c->stack_ids, (c->depth + 1) * sizeof(*w));
-	cp->pool_len += words;
+	k.value = value;
+	*slot(cp, &k) = k;
 	cp->n++;
 }
 
 void callpath_free(struct callpath *cp)
 {
 	free(cp->v);
-	free(cp->pool);
 	memset(cp, 0, sizeof(*cp));
 }

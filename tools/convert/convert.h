@@ -35,8 +35,9 @@ struct cv_call {
 	uint64_t           start_ns, end_ns, self_ns;
 	size_t             depth;      /* stack[depth] is this call */
 	const char *const *stack;      /* function names, root first */
-	const uint32_t    *stack_ids;  /* function ids (for caches), root first */
-	const uint32_t    *fn_id;      /* == &stack_ids[depth] */
+	uint32_t           path;       /* its stack of function ids, numbered in its
+					  input (tools/convert/callpath.h); 0: none
+					  (no writer asked for stacks) */
 	size_t             ncounters;
 	const char *const *counter_names;
 	const uint64_t    *counters;

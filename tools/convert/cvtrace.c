@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callpath.h"
 #include "cvinput.h"
 #include "tools/cmds.h"
 #include "read/trace_read.h"
@@ -22,8 +23,11 @@ struct walk {
 	void                 *arg;
 	const char          **names;     /* by function id; filled on first use */
 	size_t                nnames;
+	/* per stack position, as the last call left them (jpt_call.same_below) */
 	const char          **stack;
+	uint32_t             *paths;
 	size_t                cap_stack;
+	struct pathtree       tree;
 	struct { uint32_t tid; const char *name; } *threads;
 	size_t                nthreads;
 	int                   had_code;
@@ -66,21 +70,34 @@ static int on_call(const struct jpt_call *jc, void *arg)
 	if (jc->depth + 1 > w->cap_stack) {
 		size_t cap = (jc->depth + 1) * 2;
 		const char **s = realloc(w->stack, cap * sizeof(*s));
+		uint32_t *p;
 
-		if (!s)
+		if (s)
+			w->stack = s;
+		if (!s || !(p = realloc(w->paths, cap * sizeof(*p))))
 			return -ENOMEM;
-		w->stack = s;
+		w->paths = p;
 		w->cap_stack = cap;
 	}
-	/* the callers' names are looked up only for folded stacks of calls */
-	for (i = w->sink->call_stacks ? 0 : jc->depth; i <= jc->depth; i++)
-		if (!(w->stack[i] = fn_name(w, jc->stack[i])))
+	if (w->sink->call_stacks) {
+		/* the frames that changed since the call before: their paths and names */
+		for (i = jc->same_below; i <= jc->depth; i++) {
+			w->paths[i] = pathtree_child(&w->tree, i ? w->paths[i - 1] : 0,
+						     jc->stack[i]);
+			if (!w->paths[i] || !(w->stack[i] = fn_name(w, jc->stack[i])))
+				return -ENOMEM;
+		}
+	} else {
+		/* a slice: its own name */
+		w->paths[jc->depth] = 0;
+		if (!(w->stack[jc->depth] = fn_name(w, jc->stack[jc->depth])))
 			return -ENOMEM;
+	}
 	c = (struct cv_call){
 		.input = w->input, .pid = w->info->pid, .tid = jc->tid, .thread = thread_name(w, jc->tid),
 		.start_ns = jc->start_ns, .end_ns = jc->end_ns, .self_ns = jc->self_ns,
-		.depth = jc->depth, .stack = w->stack, .stack_ids = jc->stack,
-		.fn_id = &jc->stack[jc->depth], .ncounters = w->info->ncounters,
+		.depth = jc->depth, .stack = w->stack, .path = w->paths[jc->depth],
+		.ncounters = w->info->ncounters,
 		.counter_names = w->info->counter_names, .counters = jc->counters,
 	};
 	return w->sink->call(&c, w->arg);
@@ -136,6 +153,8 @@ int cv_read_trace(const char *path, uint32_t input, const struct cv_sink *sink, 
 out:
 	free(w.names);
 	free(w.stack);
+	free(w.paths);
+	pathtree_free(&w.tree);
 	free(w.threads);
 	jpt_close(w.r);
 	return ret;

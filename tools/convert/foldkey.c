@@ -176,25 +176,21 @@ int foldagg_call(void *w, const struct cv_call *c)
 {
 	struct foldagg *a = w;
 	int64_t known;
-	uint64_t h = 0;
 	size_t idx;
 	int ret;
 
 	if (a->o->source != CV_CALLS)
 		return 0;
-	/* the key depends only on the trace, the thread and the function ids */
-	if (c->stack_ids) {
-		h = callpath_hash(&a->paths, c);
-		if ((known = callpath_find(&a->paths, c, h)) >= 0) {
-			stacks_add_to(a->t, (size_t)known, c->self_ns);
-			return 0;
-		}
+	/* the key depends only on the trace, the thread and the path */
+	if ((known = callpath_find(&a->paths, c)) >= 0) {
+		stacks_add_to(a->t, (size_t)known, c->self_ns);
+		return 0;
 	}
 	if (foldkey_call(&a->key, c, a->o->ps_flags))
 		return -ENOMEM;
 	ret = stacks_add_idx(a->t, a->key.s, a->key.len, c->self_ns, &idx);
 	if (!ret && idx < UINT32_MAX)
-		callpath_keep(&a->paths, c, h, (uint32_t)idx);
+		callpath_keep(&a->paths, c, (uint32_t)idx);
 	return ret;
 }
 

@@ -350,18 +350,15 @@ static int pprof_call(void *w, const struct cv_call *c)
 {
 	struct pprof *p = w;
 	size_t i, n = c->depth + 1;
-	uint64_t h = 0, id;
+	uint64_t id;
 	int64_t known;
 	int ret;
 
-	/* a stack of names only: the trace and function ids decide it */
-	if (c->stack_ids) {
-		h = callpath_hash(&p->paths, c);
-		if ((known = callpath_find(&p->paths, c, h)) >= 0) {
-			p->values[known][V_CALLS] += 1;
-			p->values[known][V_CALLS + 1] += (int64_t)c->self_ns;
-			return 0;
-		}
+	/* a stack of names only: the trace and the path decide it */
+	if ((known = callpath_find(&p->paths, c)) >= 0) {
+		p->values[known][V_CALLS] += 1;
+		p->values[known][V_CALLS + 1] += (int64_t)c->self_ns;
+		return 0;
 	}
 	if (grow((void **)&p->ids, &p->cap_ids, n + 1, sizeof(*p->ids)))
 		return -ENOMEM;
@@ -374,7 +371,7 @@ static int pprof_call(void *w, const struct cv_call *c)
 	}
 	ret = add_stack(p, n, V_CALLS, 1, (int64_t)c->self_ns, &id);
 	if (!ret && id - 1 < UINT32_MAX)
-		callpath_keep(&p->paths, c, h, (uint32_t)(id - 1));
+		callpath_keep(&p->paths, c, (uint32_t)(id - 1));
 	return ret;
 }
 
