@@ -14,6 +14,7 @@ tools_libcommand_la_SOURCES = tools/cmds.h tools/msg.c tools/perf.c tools/perf.h
 	tools/convert/cvperfdata.c tools/convert/cvparallel.c tools/convert/chrome_budget.c \
 	tools/convert/foldkey.c tools/convert/foldkey.h \
 	tools/convert/callpath.c tools/convert/callpath.h \
+	tools/convert/idmap.c tools/convert/idmap.h \
 	tools/convert/stacks.c tools/convert/stacks.h \
 	tools/convert/textesc.c tools/convert/textesc.h \
 	tools/convert/outfile.c tools/convert/outfile.h \

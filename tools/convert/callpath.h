@@ -20,23 +20,21 @@
 #include <stdint.h>
 
 #include "convert.h"
+#include "idmap.h"
 
 /* The paths of one trace: (caller's path, function id) -> path, from 1. */
 struct pathtree {
-	uint64_t *keys;
-	uint32_t *paths;        /* 0: empty slot */
-	size_t    mask, n;
+	struct idmap ids;
 };
 
 /* The path of fn called on path parent (0: a root); 0 when out of memory. */
 uint32_t pathtree_child(struct pathtree *t, uint32_t parent, uint32_t fn);
 void pathtree_free(struct pathtree *t);
 
-struct callpath_ent;
 struct callpath {
-	struct callpath_ent *v;
-	size_t               mask, n;
-	int                  by_thread;    /* the thread is part of the key */
+	struct idmap *by_input;         /* (thread and) path -> value + 1, per input */
+	size_t        ninputs;
+	int           by_thread;        /* the thread is part of the key */
 };
 
 /* An empty cache (zeroed memory is one, without by_thread). */

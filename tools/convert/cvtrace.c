@@ -87,16 +87,14 @@ static int on_call(const struct jpt_call *jc, void *arg)
 			if (!w->paths[i] || !(w->stack[i] = fn_name(w, jc->stack[i])))
 				return -ENOMEM;
 		}
-	} else {
-		/* a slice: its own name */
-		w->paths[jc->depth] = 0;
-		if (!(w->stack[jc->depth] = fn_name(w, jc->stack[jc->depth])))
-			return -ENOMEM;
+	} else if (!(w->stack[jc->depth] = fn_name(w, jc->stack[jc->depth]))) {
+		return -ENOMEM;         /* a slice needs only its own name */
 	}
 	c = (struct cv_call){
 		.input = w->input, .pid = w->info->pid, .tid = jc->tid, .thread = thread_name(w, jc->tid),
 		.start_ns = jc->start_ns, .end_ns = jc->end_ns, .self_ns = jc->self_ns,
-		.depth = jc->depth, .stack = w->stack, .path = w->paths[jc->depth],
+		.depth = jc->depth, .stack = w->stack,
+		.path = w->sink->call_stacks ? w->paths[jc->depth] : 0,
 		.ncounters = w->info->ncounters,
 		.counter_names = w->info->counter_names, .counters = jc->counters,
 	};

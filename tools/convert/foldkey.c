@@ -112,63 +112,25 @@ int foldagg_init(struct foldagg *a, struct outfile *out, const struct cv_opts *o
 	return a->t ? 0 : -ENOMEM;
 }
 
-/* remember that stack id goes to entry idx of the table */
-static void remember(struct foldagg *a, uint64_t id, size_t idx)
-{
-	size_t j;
-
-	if ((a->nids + 1) * 2 > a->mask) {
-		size_t mask = a->mask ? a->mask * 2 + 1 : 1023, i;
-		uint64_t *ids = calloc(mask + 1, sizeof(*ids));
-		uint32_t *ix = malloc((mask + 1) * sizeof(*ix));
-
-		if (!ids || !ix) {       /* only a cache: go on without it */
-			free(ids);
-			free(ix);
-			return;
-		}
-		for (i = 0; i <= a->mask && a->ids; i++) {
-			if (!a->ids[i])
-				continue;
-			for (j = (a->ids[i] * 0x9e3779b97f4a7c15ull) >> 20 & mask; ids[j]; j = (j + 1) & mask)
-				;
-			ids[j] = a->ids[i];
-			ix[j] = a->idx[i];
-		}
-		free(a->ids);
-		free(a->idx);
-		a->ids = ids;
-		a->idx = ix;
-		a->mask = mask;
-	}
-	for (j = (id * 0x9e3779b97f4a7c15ull) >> 20 & a->mask; a->ids[j]; j = (j + 1) & a->mask)
-		;
-	a->ids[j] = id;
-	a->idx[j] = (uint32_t)idx;
-	a->nids++;
-}
-
 int foldagg_sample(void *w, const struct ps_sample *s)
 {
 	struct foldagg *a = w;
-	size_t idx, j;
+	uint32_t known;
+	size_t idx;
 	int ret;
 
 	if (a->o->source != CV_SAMPLES)
 		return 0;
-	if (s->stack_id && a->ids) {
-		for (j = (s->stack_id * 0x9e3779b97f4a7c15ull) >> 20 & a->mask; a->ids[j];
-		     j = (j + 1) & a->mask)
-			if (a->ids[j] == s->stack_id) {
-				stacks_add_to(a->t, a->idx[j], s->period);
-				return 0;
-			}
+	if (s->stack_id && (known = idmap_get(&a->stack_ids, s->stack_id))) {
+		stacks_add_to(a->t, known - 1, s->period);
+		return 0;
 	}
 	if (foldkey_sample(&a->key, s))
 		return -ENOMEM;
 	ret = stacks_add_idx(a->t, a->key.s, a->key.len, s->period, &idx);
-	if (!ret && s->stack_id && idx < UINT32_MAX)
-		remember(a, s->stack_id, idx);
+	/* only a cache: a stack not kept for want of memory is spelt again */
+	if (!ret && s->stack_id && idx < UINT32_MAX - 1)
+		idmap_put(&a->stack_ids, s->stack_id, (uint32_t)idx + 1);
 	return ret;
 }
 
@@ -198,8 +160,7 @@ void foldagg_fini(struct foldagg *a)
 {
 	stacks_free(a->t);
 	free(a->key.s);
-	free(a->ids);
-	free(a->idx);
+	idmap_free(&a->stack_ids);
 	callpath_free(&a->paths);
 }
 

@@ -24,10 +24,8 @@ struct foldagg {
 	const struct cv_opts *o;
 	struct stacks        *t;
 	struct foldkey        key;
-	/* ps_sample.stack_id -> entry of t, so a stack met again costs one lookup */
-	uint64_t             *ids;
-	uint32_t             *idx;
-	size_t                mask, nids;
+	/* ps_sample.stack_id -> entry of t + 1, so a stack met again costs one lookup */
+	struct idmap          stack_ids;
 	struct callpath       paths;     /* a call's path -> entry of t, the same way */
 };
 
