@@ -6,22 +6,24 @@
  *
  * - back to back: FUNCTIONS registrations in a row, wall time, the
  *   registering thread's CPU time, and the whole process's CPU time (which
- *   includes libjitperf's filler thread, which readies the pages of the
- *   mapped files ahead of the writer);
+ *   includes libjitperf's flusher thread, which writes the rings out to
+ *   the files and grows them ahead);
  * - paced: one registration every PACE_US microseconds of busy work, as a
  *   JIT that compiles each function first (fast tiers take 15-20 us a
  *   function); the median time of one call.
  *
- * Each for the default (files written through shared mappings) and for
- * JITPERF_IO=write (one write() per record).  Medians of ROUNDS rounds.
+ * Each for the default (records into a mapped ring beside each file,
+ * written out in batches) and for JITPERF_IO=write (one write() per
+ * record).  Medians of ROUNDS rounds.
  *
- * And what readying one new page of a mapped file costs on this machine
- * (fallocate()d, MADV_POPULATE_WRITE, a first store from user space), per
- * function at the bytes a function takes in the two files: back to back,
- * a writer cannot go faster than its filler thread readies pages (or than
- * it readies them itself), whatever the copying costs.  The same readying
- * split between two threads at once shows whether the machine readies
- * pages in parallel (on a VM with shadow page tables it may not).
+ * And why the files themselves are not mapped: what readying one new page
+ * of a mapped file costs on this machine (fallocate()d,
+ * MADV_POPULATE_WRITE, a first store from user space), per function at the
+ * bytes a function takes in the two files.  A writer through mappings of
+ * the files could not go below that back to back, whoever readies the
+ * pages; the same readying split between two threads at once shows
+ * whether the machine readies pages in parallel (on a VM with shadow page
+ * tables it may not).  The ring's pages are readied once, then reused.
  * Writes into a temporary directory and removes it, and its perf map.
  *
  *   nice bench/code_load [FUNCTIONS [ROUNDS [PACE_US]]]
@@ -250,7 +252,7 @@ struct span {
 	size_t from, to;
 };
 
-/* Ready [from, to) of a mapping as the filler does: populate a chunk, store once a page. */
+/* Ready [from, to) of a mapping: populate a chunk, store once a page. */
 static void *ready_span(void *arg)
 {
 	const struct span *s = arg;
@@ -367,15 +369,15 @@ int main(int argc, char **argv)
 	printf("                                       back to back, per call   paced %.0f us apart\n"
 	       "                                          wall ns     CPU ns    median ns of a call\n",
 	       pace_us);
-	printf("  jitperf_code_load (mapped files)      %9.0f  %9.0f  %12.0f\n", median(v[0], rounds),
+	printf("  jitperf_code_load (ring, batched)     %9.0f  %9.0f  %12.0f\n", median(v[0], rounds),
 	       median(v[3], rounds), median(v[6], rounds));
-	printf("    the same, CPU of the whole process             %9.0f  (with the filler thread)\n",
+	printf("    the same, CPU of the whole process             %9.0f  (with the flusher thread)\n",
 	       median(v[9], rounds));
 	printf("  jitperf_code_load (JITPERF_IO=write)  %9.0f  %9.0f  %12.0f\n", median(v[1], rounds),
 	       median(v[4], rounds), median(v[7], rounds));
 	printf("  one bare write() of a %d-byte record  %9.0f  %9.0f  %12.0f\n", RECORD_LEN,
 	       median(v[2], rounds), median(v[5], rounds), median(v[8], rounds));
-	printf("  mapped / bare write()                 %9.2f  %9.2f  %12.2f\n",
+	printf("  batched / bare write()                %9.2f  %9.2f  %12.2f\n",
 	       median(v[0], rounds) / median(v[2], rounds), median(v[3], rounds) / median(v[5], rounds),
 	       median(v[6], rounds) / median(v[8], rounds));
 	if (file_fns) {
@@ -388,7 +390,7 @@ int main(int argc, char **argv)
 		       "    by two threads at once, per page    %9.0f  (wall: 1/2 of the above if they\n"
 		       "                                                  ran in parallel)\n"
 		       "    per function, at %.0f bytes a function %9.0f  = %.2f of a bare write(): the\n"
-		       "    least a back-to-back writer pays here, with both threads readying pages\n",
+		       "    least a writer through mappings of the files would pay back to back\n",
 		       page1, page2, per_fn, best * per_fn / (double)psize,
 		       best * per_fn / (double)psize / median(v[2], rounds));
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The library's own threads (the fillers of lib/mapfile.c and of the
+ * The library's own threads (the flusher of lib/batchfile.c and the filler of the
  * trace): started with every signal blocked, named, woken through a futex.
  */
 #include "config.h"

@@ -232,3 +232,20 @@ int jitperf_code_unload(jitperf *jp, uint64_t index)
 		jp_instr_code_event(jp, JPT_CODE_UNLOAD, index, addr, len, NULL);
 	return err;
 }
+
+int jitperf_flush(jitperf *jp)
+{
+	int err = 0, err2 = 0;
+
+	if (!jp)
+		return -EINVAL;
+	if (!outputs_of(jp))
+		return 0;
+	pthread_mutex_lock(&jp->lock);
+	if (jp->perfmap)
+		err = jp_perfmap_flush(jp->perfmap);
+	if (jp->jitdump)
+		err2 = jp_jitdump_flush(jp->jitdump);
+	pthread_mutex_unlock(&jp->lock);
+	return err ? err : err2;
+}

@@ -8,6 +8,7 @@
 #ifndef JITPERF_CORE_H
 #define JITPERF_CORE_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -74,45 +75,57 @@ struct timespec;
 JP_HIDDEN void jp_futex_wait(int *word, int val, const struct timespec *timeout);
 JP_HIDDEN void jp_futex_wake(int *word);
 
-/* ---- lib/mapfile.c: whole records through a shared mapping, no system call each */
-#define JP_MAPFILE_STEP ((uint64_t)1 << 20)   /* the file grows by this much at a time */
-struct jp_mapfile {
+/* ---- lib/batchfile.c: whole records through a mapped ring, written out in batches */
+#define JP_BATCHFILE_STEP ((uint64_t)1 << 20)   /* the file grows by this much at a time */
+struct jp_ring_header;
+struct jp_batchfile {
 	int                fd;
-	unsigned char     *map;         /* MAP_SHARED window over the file; NULL: not mapped */
-	size_t             window;      /* bytes of address space it holds */
-	uint64_t           size;        /* committed: whole records */
-	uint64_t           alloc;       /* file size, blocks allocated; zeros from size on */
-	uint64_t           ready;       /* pages below are mapped and touched (filler) */
-	int                fill_failed; /* the filler could not grow it */
-	pthread_mutex_t    grow_lock;   /* alloc: writer and filler */
-	struct jp_mapfile *next;        /* the filler's list */
+	int                fd_flags;    /* its status flags: O_APPEND is off while batched */
+	int                ring_fd;     /* <file>.ring */
+	struct jp_ring_header *ring;    /* its shared mapping: NULL, not batched */
+	unsigned char     *data;        /* the ring's bytes, after its header page */
+	size_t             head_len;    /* a record's first bytes, written last */
+	uint64_t           size;        /* committed: whole records, in the file or the ring */
+	uint64_t           flushed;     /* in the file; [flushed, size) waits in the ring */
+	uint64_t           alloc;       /* file size, blocks allocated; zeros from flushed on */
+	int                grow_failed; /* the flusher could not grow it */
+	pthread_mutex_t    lock;        /* writing out, growing: writer and flusher */
+	struct jp_batchfile *next;      /* the flusher's list */
+	char               ring_path[PATH_MAX];
 };
 /*
- * Map fd, of which size bytes are written, and grow it: 0, or -errno
- * (mmap or fallocate failed: f stays unmapped, the file as it was).
+ * Batch fd (the file at path, of which size bytes are written; each record
+ * starts with head_len bytes that commit it): its ring <path>.ring made and
+ * mapped, the file grown.  0, or -errno (f is not batched, the file as it was).
  */
-JP_HIDDEN int  jp_mapfile_start(struct jp_mapfile *f, int fd, uint64_t size);
+JP_HIDDEN int  jp_batchfile_start(struct jp_batchfile *f, int fd, const char *path,
+				  uint64_t size, size_t head_len);
 /*
- * Append head then body as one record: body first, head last (the head
- * commits it).  -ENOSPC/-EDQUOT/-EIO when the file cannot grow: nothing
- * was written.
+ * Append head (head_len bytes, as at start) then body as one record.
+ * -ENOSPC/-EDQUOT/-EIO when the file cannot grow: nothing was written.
  */
-JP_HIDDEN int  jp_mapfile_append(struct jp_mapfile *f, const void *head, size_t head_len,
-				 const void *body, size_t body_len);
-/* Undo the records after mark (a committed size); head_len as they were appended. */
-JP_HIDDEN void jp_mapfile_rollback(struct jp_mapfile *f, uint64_t mark, size_t head_len);
-/* Unmap; with trim, cut the file to its committed size.  0 or -errno. */
-JP_HIDDEN int  jp_mapfile_finish(struct jp_mapfile *f, int trim);
-/* Around fork(), in the parent: the filler is stopped, then restarted. */
-JP_HIDDEN void jp_mapfile_fork_prepare(void);
-JP_HIDDEN void jp_mapfile_fork_parent(void);
+JP_HIDDEN int  jp_batchfile_append(struct jp_batchfile *f, const void *head, size_t head_len,
+				   const void *body, size_t body_len);
+/* Write out what waits in the ring now: 0 or -errno (it stays there). */
+JP_HIDDEN int  jp_batchfile_flush(struct jp_batchfile *f);
+/* Undo the records after mark (a committed size). */
+JP_HIDDEN void jp_batchfile_rollback(struct jp_batchfile *f, uint64_t mark);
+/*
+ * Stop batching.  With trim, write all out, cut the file to its records
+ * and remove the ring; without (a fork child's copy), leave both alone.
+ * 0 or -errno (the ring then stays, holding what the file lacks).
+ */
+JP_HIDDEN int  jp_batchfile_finish(struct jp_batchfile *f, int trim);
+/* Around fork(), in the parent: the flusher is stopped, then restarted. */
+JP_HIDDEN void jp_batchfile_fork_prepare(void);
+JP_HIDDEN void jp_batchfile_fork_parent(void);
 
 /* ---- lib/elfinfo.c */
 JP_HIDDEN unsigned jp_elf_machine(void);
 
 /* ---- lib/perfmap.c */
 /* mapped: write through a shared mapping (else one write() per line) */
-JP_HIDDEN int  jp_perfmap_open(struct jp_perfmap **out, pid_t pid, int mapped);
+JP_HIDDEN int  jp_perfmap_open(struct jp_perfmap **out, pid_t pid, int batched);
 /* room jp_perfmap_line needs besides the name's nlen bytes */
 #define JP_PERFMAP_LINE_EXTRA 36
 /* Format "START SIZE name\n" into line (nlen + JP_PERFMAP_LINE_EXTRA bytes); returns its length. */
@@ -127,6 +140,7 @@ JP_HIDDEN void jp_perfmap_drop(struct jp_perfmap *pm);   /* after fork: forget, 
 JP_HIDDEN const char *jp_perfmap_path(const struct jp_perfmap *pm);
 JP_HIDDEN uint64_t jp_perfmap_mark(const struct jp_perfmap *pm);
 JP_HIDDEN void jp_perfmap_rollback(struct jp_perfmap *pm, uint64_t mark);
+JP_HIDDEN int  jp_perfmap_flush(struct jp_perfmap *pm);
 
 /*
  * ---- lib/ehframe.c: check an .eh_frame by the jitperf.h convention, build
@@ -175,7 +189,7 @@ struct jp_jitdump_unit {
 	unsigned char *heap;      /* buf, when it did not fit the caller's space */
 	const char    *name;      /* for debug messages */
 };
-JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int mapped);
+JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int batched);
 /* space is the caller's buffer (may be NULL); a bigger unit is malloc'ed */
 JP_HIDDEN int  jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *ld,
 				  void *space, size_t space_len);
@@ -191,6 +205,7 @@ JP_HIDDEN int  jp_jitdump_close(struct jp_jitdump *jd);  /* writes CODE_CLOSE */
 /* mark/rollback: undo a whole unit when a later output of the same load fails */
 JP_HIDDEN uint64_t jp_jitdump_mark(const struct jp_jitdump *jd);
 JP_HIDDEN void jp_jitdump_rollback(struct jp_jitdump *jd, uint64_t mark);
+JP_HIDDEN int  jp_jitdump_flush(struct jp_jitdump *jd);
 JP_HIDDEN void jp_jitdump_drop(struct jp_jitdump *jd);   /* after fork: forget, write nothing */
 
 /* ---- lib/codetab.c: what was loaded under which index */

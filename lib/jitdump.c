@@ -15,12 +15,14 @@
  *   failure takes the whole unit back.  The unit is made before the lock
  *   is taken (jp_jitdump_prepare); under it only the timestamps, the code
  *   index and a twin's tail are filled in.
- * - The unit is copied into a shared mapping of the file (lib/mapfile.c),
- *   the id and size of its first record stored last: until then the file
- *   shows the zeros of its grown tail there, which perf and our reader
- *   take as its end, so a killed process leaves whole units only.  The
- *   file is cut to its records at close.  With JITPERF_IO=write, or when
- *   the file cannot be mapped, each unit is one write() instead.
+ * - The unit is copied into the file's ring (lib/batchfile.c) and written
+ *   out in batches, the id and size of a batch's first record last: until
+ *   then the file shows the zeros of its grown tail there, which perf and
+ *   our reader take as its end, so the file holds whole units only.  A
+ *   killed process leaves the units not yet written in jit-<pid>.dump.ring,
+ *   which jitperf record puts in.  The file is cut to its records at close.
+ *   With JITPERF_IO=write, or when the file cannot be batched, each unit
+ *   is one write() instead.
  * - Code whose bytes were written before gets a short tail (see
  *   tell_twins_apart) so perf never gives two functions one build-id.
  */
@@ -43,7 +45,7 @@ struct jp_jitdump {
 	int            fd;
 	pid_t          pid;
 	uint64_t       size;        /* write(): file size, where to cut back a failed write */
-	struct jp_mapfile mf;       /* mapped after the header; mf.size is the size then */
+	struct jp_batchfile bf;     /* batched after the header; bf.size is the size then */
 	void          *marker;      /* the PROT_EXEC mapping perf record looks for */
 	size_t         marker_len;
 	struct jp_twins *twins;     /* hashes of the code written so far */
@@ -55,17 +57,17 @@ struct jp_jitdump {
 /* The first record's id and total_size: stored last, they commit a unit. */
 #define HEAD 8
 
-/* One unit (whole records), mapped or with one write(). */
+/* One unit (whole records), batched, or with one write(). */
 static int put(struct jp_jitdump *jd, const void *buf, size_t n)
 {
 	struct iovec iov = { (void *)buf, n };
 
-	if (jd->mf.map)
-		return jp_mapfile_append(&jd->mf, buf, HEAD, (const char *)buf + HEAD, n - HEAD);
+	if (jd->bf.ring)
+		return jp_batchfile_append(&jd->bf, buf, HEAD, (const char *)buf + HEAD, n - HEAD);
 	return jp_write_whole(jd->fd, &iov, 1, &jd->size);
 }
 
-int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int mapped)
+int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int batched)
 {
 	struct jitdump_file_header h;
 	struct jp_jitdump *jd;
@@ -117,8 +119,8 @@ int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int map
 			 jd->path, strerror(errno));
 		goto fail;
 	}
-	if (mapped && (err = jp_mapfile_start(&jd->mf, jd->fd, jd->size)))
-		jp_debug("%s: cannot map it (%s): one write() per record", jd->path,
+	if (batched && (err = jp_batchfile_start(&jd->bf, jd->fd, jd->path, jd->size, HEAD)))
+		jp_debug("%s: cannot batch it (%s): one write() per record", jd->path,
 			 strerror(-err));
 	*out = jd;
 	return 0;
@@ -370,7 +372,7 @@ int jp_jitdump_move(struct jp_jitdump *jd, uint64_t index, uint64_t old_addr,
 
 static void release(struct jp_jitdump *jd, int trim)
 {
-	jp_mapfile_finish(&jd->mf, trim);
+	jp_batchfile_finish(&jd->bf, trim);
 	if (jd->marker)
 		munmap(jd->marker, jd->marker_len);
 	close(jd->fd);
@@ -390,7 +392,7 @@ int jp_jitdump_close(struct jp_jitdump *jd)
 	c.timestamp = jp_monotonic_ns();
 	err = put(jd, &c, sizeof(c));
 	/* the file is cut to its records: the grown tail goes */
-	err2 = jd->mf.map ? jp_mapfile_finish(&jd->mf, 1) : 0;
+	err2 = jd->bf.ring ? jp_batchfile_finish(&jd->bf, 1) : 0;
 	release(jd, 1);
 	return err ? err : err2;
 }
@@ -404,13 +406,18 @@ void jp_jitdump_drop(struct jp_jitdump *jd)
 
 uint64_t jp_jitdump_mark(const struct jp_jitdump *jd)
 {
-	return jd->mf.map ? jd->mf.size : jd->size;
+	return jd->bf.ring ? jd->bf.size : jd->size;
 }
 
 void jp_jitdump_rollback(struct jp_jitdump *jd, uint64_t mark)
 {
-	if (jd->mf.map)
-		jp_mapfile_rollback(&jd->mf, mark, HEAD);
+	if (jd->bf.ring)
+		jp_batchfile_rollback(&jd->bf, mark);
 	else if (mark < jd->size && ftruncate(jd->fd, (off_t)mark) == 0)
 		jd->size = mark;
+}
+
+int jp_jitdump_flush(struct jp_jitdump *jd)
+{
+	return jp_batchfile_flush(&jd->bf);
 }

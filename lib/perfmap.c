@@ -4,17 +4,19 @@
  * as perf parses it) per function, lines of several threads never mixed
  * (the caller holds the session lock), never half a line in the file.
  *
- * Mapped (the default), the file is written through lib/mapfile.c: the
+ * Batched (the default), the file is written through lib/batchfile.c: the
  * first line with one write(), every later one as "\nSTART SIZE name"
- * into the mapping, its leading newline stored last.  So while the
- * process runs (or after it was killed) the last line has no newline yet
- * and is followed by the zeros of the file's grown tail: perf reads its
- * name up to the first NUL, and a line being written is hidden behind that
- * NUL until its newline makes it the last line.  perf 6.1 reads such a
- * file whole (tests/lib/crash-perf.test).  At close the final newline is
- * written and the tail cut off.
+ * into the ring, written out in batches, a batch's leading newline last.
+ * So while the process runs (or after it was killed) the last line has no
+ * newline yet and is followed by the zeros of the file's grown tail: perf
+ * reads its name up to the first NUL, and lines being written are hidden
+ * behind that NUL until the newline before them is written.  perf 6.1
+ * reads such a file whole (tests/lib/crash-perf.test).  At close the
+ * final newline is written and the tail cut off; a killed process leaves
+ * the lines not yet written in perf-<pid>.map.ring, which jitperf record
+ * puts in.
  *
- * With JITPERF_IO=write, or when the file cannot be mapped, each line
+ * With JITPERF_IO=write, or when the file cannot be batched, each line
  * "START SIZE name\n" is one write() on an O_APPEND descriptor.
  */
 #include "config.h"
@@ -32,12 +34,12 @@
 struct jp_perfmap {
 	int      fd;
 	uint64_t size;      /* write(): bytes written, where to cut back a failed write */
-	int      map;       /* to be mapped after the first line */
-	struct jp_mapfile mf;   /* mapped: the last line has no newline yet */
+	int      batch;     /* to be batched after the first line */
+	struct jp_batchfile bf; /* batched: the last line has no newline yet */
 	char     path[64];
 };
 
-int jp_perfmap_open(struct jp_perfmap **out, pid_t pid, int mapped)
+int jp_perfmap_open(struct jp_perfmap **out, pid_t pid, int batched)
 {
 	struct jp_perfmap *pm;
 	int err;
@@ -49,13 +51,13 @@ int jp_perfmap_open(struct jp_perfmap **out, pid_t pid, int mapped)
 	snprintf(pm->path, sizeof(pm->path), "/tmp/perf-%d.map", (int)pid);
 	/* a stale map of an earlier process with our pid, or a planted symlink,
 	 * is replaced, never followed or appended to: see jp_create_fresh().
-	 * Readable too: a shared writable mapping needs it. */
+	 */
 	err = jp_create_fresh(pm->path, O_RDWR | O_APPEND, &pm->fd);
 	if (err) {
 		free(pm);
 		return err;
 	}
-	pm->map = mapped;
+	pm->batch = batched;
 	*out = pm;
 	return 0;
 }
@@ -101,8 +103,8 @@ static int write_line(struct jp_perfmap *pm, const char *line, size_t n)
 }
 
 /*
- * The first line, unterminated, with one write(), then the mapping.  When
- * the file cannot be mapped, the line gets its newline and write() goes on.
+ * The first line, unterminated, with one write(), then the batching.  When
+ * the file cannot be batched, the line gets its newline and write() goes on.
  */
 static int first_line(struct jp_perfmap *pm, const char *line, size_t n)
 {
@@ -110,11 +112,11 @@ static int first_line(struct jp_perfmap *pm, const char *line, size_t n)
 
 	if (err)
 		return err;
-	err = jp_mapfile_start(&pm->mf, pm->fd, pm->size);
+	err = jp_batchfile_start(&pm->bf, pm->fd, pm->path, pm->size, 1);
 	if (!err)
 		return 0;
-	jp_debug("%s: cannot map it (%s): one write() per line", pm->path, strerror(-err));
-	pm->map = 0;
+	jp_debug("%s: cannot batch it (%s): one write() per line", pm->path, strerror(-err));
+	pm->batch = 0;
 	err = write_line(pm, "\n", 1);
 	if (err && ftruncate(pm->fd, 0) == 0)
 		pm->size = 0;           /* the call failed as a whole */
@@ -123,9 +125,9 @@ static int first_line(struct jp_perfmap *pm, const char *line, size_t n)
 
 int jp_perfmap_append(struct jp_perfmap *pm, const char *line, size_t n)
 {
-	if (pm->mf.map)
-		return jp_mapfile_append(&pm->mf, "\n", 1, line, n - 1);
-	if (pm->map && pm->size == 0)
+	if (pm->bf.ring)
+		return jp_batchfile_append(&pm->bf, "\n", 1, line, n - 1);
+	if (pm->batch && pm->size == 0)
 		return first_line(pm, line, n);
 	return write_line(pm, line, n);
 }
@@ -166,9 +168,9 @@ void jp_perfmap_close(struct jp_perfmap *pm)
 {
 	if (!pm)
 		return;
-	if (pm->mf.map) {
-		pm->size = pm->mf.size;
-		if (jp_mapfile_finish(&pm->mf, 1) == 0)
+	if (pm->bf.ring) {
+		pm->size = pm->bf.size;
+		if (jp_batchfile_finish(&pm->bf, 1) == 0)
 			write_line(pm, "\n", 1);
 	}
 	close(pm->fd);
@@ -179,27 +181,32 @@ void jp_perfmap_drop(struct jp_perfmap *pm)
 {
 	if (!pm)
 		return;
-	jp_mapfile_finish(&pm->mf, 0);
+	jp_batchfile_finish(&pm->bf, 0);
 	close(pm->fd);
 	free(pm);
 }
 
 uint64_t jp_perfmap_mark(const struct jp_perfmap *pm)
 {
-	return pm->mf.map ? pm->mf.size : pm->size;
+	return pm->bf.ring ? pm->bf.size : pm->size;
 }
 
 void jp_perfmap_rollback(struct jp_perfmap *pm, uint64_t mark)
 {
-	if (pm->mf.map && mark > 0) {
-		jp_mapfile_rollback(&pm->mf, mark, 1);
-	} else if (pm->mf.map) {
-		/* the first line goes: the file is empty again, and unmapped
+	if (pm->bf.ring && mark > 0) {
+		jp_batchfile_rollback(&pm->bf, mark);
+	} else if (pm->bf.ring) {
+		/* the first line goes: the file is empty again, and not batched
 		 * until a first line is written whole again */
-		pm->mf.size = 0;
-		jp_mapfile_finish(&pm->mf, 1);
+		jp_batchfile_rollback(&pm->bf, 0);
+		jp_batchfile_finish(&pm->bf, 1);
 		pm->size = 0;
 	} else if (mark < pm->size && ftruncate(pm->fd, (off_t)mark) == 0) {
 		pm->size = mark;
 	}
+}
+
+int jp_perfmap_flush(struct jp_perfmap *pm)
+{
+	return jp_batchfile_flush(&pm->bf);
 }

@@ -344,14 +344,14 @@ static void atfork_prepare(void)
 		pthread_mutex_lock(&jp->lock);
 		jp_instr_atfork_prepare(jp);
 	}
-	jp_mapfile_fork_prepare();
+	jp_batchfile_fork_prepare();
 }
 
 static void atfork_parent(void)
 {
 	struct jitperf *jp;
 
-	jp_mapfile_fork_parent();
+	jp_batchfile_fork_parent();
 	for (jp = registry; jp; jp = jp->next_open) {
 		jp_instr_atfork_parent(jp);
 		pthread_mutex_unlock(&jp->lock);

@@ -337,6 +337,7 @@ static void collect_map(struct collect *c, struct collect_proc *p, const char *d
 
 	snprintf(src, sizeof(src), "/tmp/perf-%" PRIu32 ".map", p->pid);
 	snprintf(dst, sizeof(dst), "%s/perf-%" PRIu32 ".map", dir, p->pid);
+	rundir_recover(src);    /* a killed libjitperf process's last lines */
 	err = copy_file(src, dst, since);
 	if (!err) {
 		/* the copy of a killed libjitperf process's map: its lines only */

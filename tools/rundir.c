@@ -12,7 +12,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "cmds.h"
 #include "read/jitdump_read.h"
+#include "read/ring_read.h"
 #include "rundir.h"
 
 static int cmpstr(const void *a, const void *b)
@@ -149,6 +151,16 @@ static int cut_own(const char *path, uint64_t size)
 	return ok;
 }
 
+int rundir_recover(const char *path)
+{
+	char err[PATH_MAX + 128];
+	int r = ring_recover(path, err, sizeof(err));
+
+	if (r < 0 && r != -ENOENT && r != -EBUSY)
+		cmd_err("%s; its records there stay out of %s", err, path);
+	return r > 0;
+}
+
 size_t rundir_trim_dumps(const struct rundir *rd)
 {
 	size_t cut = 0;
@@ -161,6 +173,7 @@ size_t rundir_trim_dumps(const struct rundir *rd)
 		pid_t pid;
 		int r;
 
+		rundir_recover(rd->dumps[i]);
 		if (jd_open(&f, rd->dumps[i], err, sizeof(err)))
 			continue;
 		while ((r = jd_next(f, &rec, err, sizeof(err))) != 0 && r != -EBADMSG)
@@ -193,6 +206,9 @@ int rundir_trim_map(const char *path)
 		}
 		off += n;
 	}
+	/* no zeros (a map whose ring was put in): only its last newline */
+	if (!cut && off > 0 && pread(fd, buf, 1, off - 1) == 1 && buf[0] != '\n')
+		cut = pwrite(fd, "\n", 1, off) == 1;
 	close(fd);
 	return cut;
 }

@@ -45,18 +45,28 @@ typedef int (*perfdata_fn)(const struct perfdata_rec *r, void *arg);
 int perfdata_walk(const char *path, perfdata_fn fn, void *arg);
 
 /*
- * Cut the zero-filled tail off the jitdumps of DIR whose process is gone
- * (killed before libjitperf closed the file: it was written through a
- * shared mapping, grown ahead), so the file ends on its last record.  A
- * process still running keeps its file untouched: it may still write.
- * Returns how many files were cut.
+ * A perf map or jitdump at path that libjitperf was writing when its
+ * process was killed: the records its ring (<path>.ring) still held are
+ * put in, the file cut to its records, the ring removed (ring_recover).
+ * A running process's file is left alone; a ring that is not what it
+ * should be is reported in one line and left.  1 if records were put in.
+ */
+int rundir_recover(const char *path);
+
+/*
+ * The jitdumps of DIR whose process is gone (killed before libjitperf
+ * closed the file): the records of their rings put in (rundir_recover),
+ * and the zero-filled tail they were grown with cut off, so each file ends
+ * on its last record.  A process still running keeps its file untouched:
+ * it may still write.  Returns how many files were cut.
  */
 size_t rundir_trim_dumps(const struct rundir *rd);
 
 /*
  * The same for a perf map at path (a copy: no process writes it): a map
  * libjitperf wrote ends, until it is closed, with its last line followed
- * by zeros.  Cut at the first NUL and end the last line; 1 if cut.
+ * by zeros, or with no newline.  Cut at the first NUL and end the last
+ * line; 1 if changed.
  */
 int rundir_trim_map(const char *path);
 

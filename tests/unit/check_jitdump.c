@@ -74,6 +74,9 @@ static void dump_read(struct dump *d)
 {
 	size_t off = sizeof(struct jitdump_file_header);
 
+	/* what waits in the ring goes to the file first */
+	if (jp)
+		ck_assert_int_eq(jitperf_flush(jp), 0);
 	d->buf = slurp(dump_path, &d->len);
 	ck_assert_ptr_nonnull(d->buf);
 	ck_assert_uint_ge(d->len, off);
@@ -587,6 +590,7 @@ START_TEST(test_close_record)
 
 	ck_assert_int_eq(jitperf_code_load(jp, "f", code, 4, NULL), 0);
 	ck_assert_int_eq(jitperf_close(jp), 0);
+	jp = NULL;
 	dump_read(&d);
 	ck_assert_ptr_nonnull(next_record(&d, &id, &size, &last));
 	ck_assert_ptr_nonnull(next_record(&d, &id, &size, &ts));
@@ -602,16 +606,57 @@ START_TEST(test_close_record)
 }
 END_TEST
 
-START_TEST(test_mapped_tail)
+/* jitperf_flush: what waits in the rings is in the files when it returns */
+START_TEST(test_flush)
+{
+	struct jitperf_options o = { .size = sizeof(o), .outputs = 0 };
+	jitperf *off;
+	char ring[sizeof(dump_path) + 8];
+	struct stat st;
+	struct dump d;
+	uint32_t id, size;
+	uint64_t ts;
+	unsigned char *raw;
+	size_t len;
+
+	ck_assert_int_eq(jitperf_flush(NULL), -EINVAL);
+	ck_assert_int_eq(jitperf_open(&off, &o), 0);
+	ck_assert_int_eq(jitperf_flush(off), 0);        /* inactive: nothing to do */
+	ck_assert_int_eq(jitperf_close(off), 0);
+
+	ck_assert_int_eq(jitperf_code_load(jp, "flushed", code, 32, NULL), 0);
+	ck_assert_int_eq(jitperf_flush(jp), 0);
+	raw = slurp(dump_path, &len);
+	ck_assert_ptr_nonnull(raw);
+	d.buf = raw;
+	d.len = len;
+	d.off = sizeof(struct jitdump_file_header);
+	ck_assert_ptr_nonnull(next_record(&d, &id, &size, &ts));
+	ck_assert_uint_eq(id, JIT_CODE_LOAD);
+	free(raw);
+	/* the ring stays while the session runs; flushing twice is harmless */
+	snprintf(ring, sizeof(ring), "%s.ring", dump_path);
+	ck_assert_int_eq(stat(ring, &st), 0);
+	ck_assert_int_eq(jitperf_flush(jp), 0);
+}
+END_TEST
+
+START_TEST(test_batched_tail)
 {
 	struct stat st;
 	struct dump d;
 	uint32_t id, size;
 	uint64_t ts;
+	char ring[sizeof(dump_path) + 8];
 
-	/* written through a mapping grown ahead: zeros after the records while
-	 * the session runs (dump_read checks them), cut off at close */
+	/* batched through a ring beside the file, the file grown ahead: zeros
+	 * after the records while the session runs (dump_read checks them),
+	 * cut off at close, when the ring goes */
+	snprintf(ring, sizeof(ring), "%s.ring", dump_path);
 	ck_assert_int_eq(jitperf_code_load(jp, "f", code, 64, NULL), 0);
+	ck_assert_int_eq(stat(ring, &st), 0);
+	ck_assert_int_eq(st.st_size, 4096 + (64 << 10));
+	ck_assert_int_eq(st.st_mode & 0777, 0644);
 	ck_assert_int_eq(stat(dump_path, &st), 0);
 	ck_assert_int_ge(st.st_size, 1 << 20);
 	dump_read(&d);
@@ -622,6 +667,8 @@ START_TEST(test_mapped_tail)
 	ck_assert_int_eq(jitperf_close(jp), 0);
 	ck_assert_int_eq(stat(dump_path, &st), 0);
 	ck_assert_int_eq(st.st_size, 40 + size + 16);   /* header, CODE_LOAD, CODE_CLOSE */
+	ck_assert_int_eq(stat(ring, &st), -1);
+	ck_assert_int_eq(errno, ENOENT);
 
 	/* JITPERF_IO=write: the file is its records at every moment */
 	setenv("JITPERF_IO", "write", 1);
@@ -854,7 +901,8 @@ static Suite *jitdump_suite(void)
 	tcase_add_test(tc, test_debug_and_unwinding_together);
 	tcase_add_test(tc, test_move_and_unload);
 	tcase_add_test(tc, test_close_record);
-	tcase_add_test(tc, test_mapped_tail);
+	tcase_add_test(tc, test_batched_tail);
+	tcase_add_test(tc, test_flush);
 	tcase_add_test(tc, test_twins);
 	suite_add_tcase(s, tc);
 

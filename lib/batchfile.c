@@ -1,0 +1,596 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Appending whole records with no system call per record: each is copied
+ * into a ring, a shared mapping of a small file beside the output
+ * (<file>.ring, lib/ring_format.h), and written to the output in batches.
+ *
+ * Why a ring and not a mapping of the output itself: every new page a
+ * process maps costs 15-20 us on a VM with shadow page tables (where a
+ * write() of a record costs 2 us, and a write() of 64 KiB 1 us a page).
+ * The ring's pages are mapped once and then reused; the output's pages are
+ * filled by write(), through the kernel's own mapping.
+ *
+ * - The output is grown in steps of JP_BATCHFILE_STEP with fallocate():
+ *   its blocks exist before a record is accepted, so a full disk fails as
+ *   -ENOSPC from the append, never later.  Its grown tail is zeros.
+ * - A batch is written with its first bytes (a record's head: a jitdump
+ *   record's id and size, a perf map line's leading newline) last.  Until
+ *   then the file shows the zeros of its grown tail there, which its
+ *   readers take as its end: the file never shows half a record.
+ * - A killed process leaves the records not yet written in the ring file:
+ *   the ring's header says which (committed, flushed), and jitperf record
+ *   puts them in the file (read/ring_read.c).  At close, or at exit, all
+ *   is written, the file cut to its records and the ring file removed.
+ * - One flusher thread per process writes every file's ring out: within a
+ *   millisecond of a record while records come, and it sleeps when none
+ *   do.  A writer that finds it asleep wakes it (one futex call per
+ *   millisecond at most, never per record); a writer that finds the ring
+ *   full writes it out itself.  The flusher also keeps the output grown
+ *   ahead of the writer.
+ *
+ * Without fallocate() (a file system that lacks it) or when JITPERF_IO=write
+ * asks for it, records go out with one write() each (lib/fileio.c).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/membarrier.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "ring_format.h"
+
+#define RING_SIZE  ((uint64_t)64 << 10)    /* records waiting to be written, at most */
+#define GROW_AHEAD ((uint64_t)1 << 20)     /* the flusher keeps this much grown past the records */
+#define FLUSH_NS   1000000L                /* while records come, written this often */
+
+/* The flusher: one thread for every batched file of the process. */
+static struct {
+	pthread_mutex_t      lock;   /* the list, and the files' lives while it works on them */
+	struct jp_batchfile *files;
+	pthread_t            thread;
+	int                  running;
+	int                  stop;
+	int                  idle;   /* asleep until woken: a writer with records wakes it */
+	int                  wake;   /* futex word */
+	int                  exiting;/* exit() began: records go straight to the file */
+	int                  atexit_set;
+	int                  asym;   /* membarrier() serves: writers need no fence */
+	pid_t                pid;    /* the process whose files these are; 0: none yet */
+} fl = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/*
+ * A writer stores a file's size, then reads fl.idle and fl.exiting; the
+ * flusher (or exit()) stores those, then reads the sizes.  Each side needs
+ * a full fence between its store and its load, or both may miss the
+ * other's store.  A fence costs a writer 100 ns and more (its record's
+ * stores must reach the cache first), so the writer has none: the other
+ * side, rarely there, makes every thread of the process run one with
+ * membarrier().  Where that is refused, writers fence.
+ */
+static void fence_writers(void)
+{
+	if (!fl.asym || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void writer_fence(void)
+{
+	if (__atomic_load_n(&fl.asym, __ATOMIC_RELAXED))
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);        /* the compiler's only */
+	else
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static uint64_t page_size(void)
+{
+	return (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Allocate the file up to at least need bytes; f->lock held. */
+static int grow_locked(struct jp_batchfile *f, uint64_t need)
+{
+	uint64_t page = page_size();
+	uint64_t want = (need + JP_BATCHFILE_STEP + page - 1) & ~(page - 1), old = f->alloc;
+	int err;
+
+	if (need <= old)
+		return 0;
+	/* a big step first; when that does not fit, only what is needed */
+	err = posix_fallocate(f->fd, (off_t)old, (off_t)(want - old));
+	if (err == ENOSPC || err == EDQUOT) {
+		want = (need + page - 1) & ~(page - 1);
+		err = posix_fallocate(f->fd, (off_t)old, (off_t)(want - old));
+	}
+	if (err) {
+		/* a failed fallocate may leave the file longer: back to what we know */
+		if (ftruncate(f->fd, (off_t)old) < 0)
+			return -EIO;
+		return -err;
+	}
+	__atomic_store_n(&f->alloc, want, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int grow(struct jp_batchfile *f, uint64_t need)
+{
+	int err;
+
+	pthread_mutex_lock(&f->lock);
+	err = grow_locked(f, need);
+	pthread_mutex_unlock(&f->lock);
+	return err;
+}
+
+/* pwrite() all of iov at off. */
+static int pwrite_whole(int fd, struct iovec *iov, int n, uint64_t off)
+{
+	while (n > 0) {
+		ssize_t w = pwritev(fd, iov, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		off += (uint64_t)w;
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* Write the ring's copy of the file's bytes [from, to) to the file. */
+static int write_ring(struct jp_batchfile *f, uint64_t from, uint64_t to)
+{
+	uint64_t at = from & (RING_SIZE - 1), len = to - from;
+	struct iovec iov[2] = { { f->data + at, (size_t)len }, { f->data, 0 } };
+
+	if (at + len > RING_SIZE) {
+		iov[0].iov_len = (size_t)(RING_SIZE - at);
+		iov[1].iov_len = (size_t)(len - iov[0].iov_len);
+	}
+	return len ? pwrite_whole(f->fd, iov, iov[1].iov_len ? 2 : 1, from) : 0;
+}
+
+/*
+ * Write out what waits in the ring, f->lock held: the batch's head last,
+ * then flushed moves on (in the ring's header too, after the bytes).
+ */
+static int flush_locked(struct jp_batchfile *f)
+{
+	uint64_t from = f->flushed, to = __atomic_load_n(&f->size, __ATOMIC_ACQUIRE);
+	int err;
+
+	if (from >= to)
+		return 0;
+	err = write_ring(f, from + f->head_len, to);
+	if (!err)
+		err = write_ring(f, from, from + f->head_len);
+	if (err)
+		return err;     /* the records stay in the ring */
+	__atomic_store_n(&f->ring->flushed, to, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->flushed, to, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* A record bigger than the ring goes straight to the file, f->lock held
+ * and the ring written out: its head last. */
+static int put_direct(struct jp_batchfile *f, const void *head, size_t head_len,
+		      const void *body, size_t body_len)
+{
+	uint64_t at = f->size;
+	struct iovec b = { (void *)body, body_len }, h = { (void *)head, head_len };
+	int err = pwrite_whole(f->fd, &b, 1, at + head_len);
+
+	if (!err)
+		err = pwrite_whole(f->fd, &h, 1, at);
+	if (err)
+		return err;
+	at += head_len + body_len;
+	__atomic_store_n(&f->ring->flushed, at, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->ring->committed, at, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->flushed, at, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->size, at, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/* Copy n bytes to the ring at the file's offset off. */
+static void ring_copy(struct jp_batchfile *f, uint64_t off, const void *src, size_t n)
+{
+	uint64_t at = off & (RING_SIZE - 1);
+	size_t first = at + n > RING_SIZE ? (size_t)(RING_SIZE - at) : n;
+
+	memcpy(f->data + at, src, first);
+	if (first < n)
+		memcpy(f->data, (const char *)src + first, n - first);
+}
+
+/* ---- the flusher thread */
+
+/* Grow f ahead and write out its ring: 1 if there was work. */
+static int service(struct jp_batchfile *f)
+{
+	uint64_t size = __atomic_load_n(&f->size, __ATOMIC_SEQ_CST);
+	int work = 0;
+
+	if (f->flushed < size || (!f->grow_failed && f->alloc < size + GROW_AHEAD / 2)) {
+		pthread_mutex_lock(&f->lock);
+		if (!f->grow_failed && grow_locked(f, size + GROW_AHEAD))
+			f->grow_failed = 1;     /* a full disk: the writer will see it too */
+		work = f->flushed < size;
+		if (work && flush_locked(f))
+			work = 0;               /* an I/O error: kept, tried again at close */
+		pthread_mutex_unlock(&f->lock);
+	}
+	return work;
+}
+
+static int pending(void)
+{
+	struct jp_batchfile *f;
+
+	for (f = fl.files; f; f = f->next)
+		if (f->flushed < __atomic_load_n(&f->size, __ATOMIC_SEQ_CST))
+			return 1;
+	return 0;
+}
+
+static void *flusher_main(void *arg)
+{
+	static const struct timespec tick = { 0, FLUSH_NS };
+
+	(void)arg;
+	pthread_mutex_lock(&fl.lock);
+	while (!fl.stop) {
+		struct jp_batchfile *f;
+		int work = 0, seen = __atomic_load_n(&fl.wake, __ATOMIC_SEQ_CST);
+
+		for (f = fl.files; f; f = f->next)
+			work |= service(f);
+		if (!work) {
+			/* nothing came: sleep until a writer wakes us */
+			__atomic_store_n(&fl.idle, 1, __ATOMIC_SEQ_CST);
+			fence_writers();
+			if (pending()) {
+				__atomic_store_n(&fl.idle, 0, __ATOMIC_SEQ_CST);
+				continue;
+			}
+		}
+		if (!fl.stop) {
+			/* records came: more will, written a tick from now */
+			pthread_mutex_unlock(&fl.lock);
+			jp_futex_wait(&fl.wake, seen, work ? &tick : NULL);
+			pthread_mutex_lock(&fl.lock);
+		}
+		__atomic_store_n(&fl.idle, 0, __ATOMIC_SEQ_CST);
+	}
+	pthread_mutex_unlock(&fl.lock);
+	return NULL;
+}
+
+static void flusher_wake(void)
+{
+	__atomic_fetch_add(&fl.wake, 1, __ATOMIC_SEQ_CST);
+	jp_futex_wake(&fl.wake);
+}
+
+/*
+ * exit(): whatever waits is written out, and from then on each record goes
+ * straight to its file, since the flusher may be gone.  A writer that
+ * raced with this sees fl.exiting after its record is in the ring, and
+ * writes the ring out itself.
+ */
+static void flush_at_exit(void)
+{
+	struct jp_batchfile *f;
+
+	__atomic_store_n(&fl.exiting, 1, __ATOMIC_SEQ_CST);
+	fence_writers();
+	pthread_mutex_lock(&fl.lock);
+	for (f = fl.files; f; f = f->next) {
+		pthread_mutex_lock(&f->lock);
+		flush_locked(f);
+		pthread_mutex_unlock(&f->lock);
+	}
+	pthread_mutex_unlock(&fl.lock);
+}
+
+/*
+ * In a fork child the flusher thread and its list are the parent's: start
+ * over.  Only the thread that forked runs in the child while the sessions
+ * reopen their files there, so nothing else touches fl meanwhile.
+ */
+static void fl_own(void)
+{
+	pid_t owner = __atomic_load_n(&fl.pid, __ATOMIC_ACQUIRE);
+
+	if (!owner || owner == getpid())
+		return;
+	pthread_mutex_init(&fl.lock, NULL);
+	fl.files = NULL;
+	fl.running = fl.stop = fl.idle = fl.asym = 0;
+	__atomic_store_n(&fl.pid, 0, __ATOMIC_RELEASE);
+}
+
+/* Start the thread, fl.lock held. */
+static void fl_start(void)
+{
+	fl.stop = 0;
+	fl.running = !jp_bgthread_start(&fl.thread, flusher_main, NULL, "jitperf-flush");
+}
+
+/* Stop the thread, fl.lock held; joined once the lock is dropped. */
+static int fl_stop(pthread_t *t)
+{
+	if (!fl.running)
+		return 0;
+	fl.stop = 1;
+	fl.running = 0;
+	*t = fl.thread;
+	return 1;
+}
+
+static void fl_join(pthread_t t)
+{
+	flusher_wake();
+	pthread_join(t, NULL);
+}
+
+static void fl_add(struct jp_batchfile *f)
+{
+	fl_own();
+	pthread_mutex_lock(&fl.lock);
+	__atomic_store_n(&fl.pid, getpid(), __ATOMIC_RELEASE);
+	f->next = fl.files;
+	fl.files = f;
+	if (!fl.running)
+		fl_start();
+	if (!fl.atexit_set)
+		fl.atexit_set = !atexit(flush_at_exit);
+	if (!fl.asym)
+		fl.asym = !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
+	pthread_mutex_unlock(&fl.lock);
+	flusher_wake();
+}
+
+/* f leaves the list; the last file stops the thread. */
+static void fl_remove(struct jp_batchfile *f)
+{
+	struct jp_batchfile **p;
+	pthread_t t = 0;
+	int join = 0;
+
+	fl_own();
+	pthread_mutex_lock(&fl.lock);
+	for (p = &fl.files; *p; p = &(*p)->next)
+		if (*p == f) {
+			*p = f->next;
+			break;
+		}
+	if (!fl.files)
+		join = fl_stop(&t);
+	pthread_mutex_unlock(&fl.lock);
+	if (join)
+		fl_join(t);
+}
+
+/* Across fork() the thread is stopped: the child never inherits it mid-way
+ * (holding a lock of libc or of a sanitizer); writers write their rings
+ * out themselves when full meanwhile.  Called with every session's lock
+ * held, so no file comes or goes in between. */
+static int fl_paused;
+
+void jp_batchfile_fork_prepare(void)
+{
+	pthread_t t = 0;
+
+	fl_own();
+	pthread_mutex_lock(&fl.lock);
+	fl_paused = fl_stop(&t);
+	pthread_mutex_unlock(&fl.lock);
+	if (fl_paused)
+		fl_join(t);
+}
+
+void jp_batchfile_fork_parent(void)
+{
+	if (!fl_paused)
+		return;
+	fl_paused = 0;
+	pthread_mutex_lock(&fl.lock);
+	if (fl.files && !fl.running)
+		fl_start();
+	pthread_mutex_unlock(&fl.lock);
+	flusher_wake();
+}
+
+/* ---- one file */
+
+static void unmap_ring(struct jp_batchfile *f)
+{
+	munmap(f->ring, (size_t)(f->ring->data_offset + RING_SIZE));
+	f->ring = NULL;
+	f->data = NULL;
+	close(f->ring_fd);
+	f->ring_fd = -1;
+}
+
+int jp_batchfile_start(struct jp_batchfile *f, int fd, const char *path, uint64_t size,
+		       size_t head_len)
+{
+	uint64_t page = page_size(), total = page + RING_SIZE;
+	struct jp_ring_header *r;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = fd;
+	f->fd_flags = fcntl(fd, F_GETFL);
+	f->ring_fd = -1;
+	f->size = f->flushed = f->alloc = size;
+	f->head_len = head_len;
+	pthread_mutex_init(&f->lock, NULL);
+	if (strlen(path) + sizeof(JP_RING_SUFFIX) > sizeof(f->ring_path))
+		return -ENAMETOOLONG;
+	strcpy(f->ring_path, path);
+	strcat(f->ring_path, JP_RING_SUFFIX);
+	/* the ring's blocks exist before it is mapped: a store never SIGBUSes */
+	err = jp_create_fresh(f->ring_path, O_RDWR, &f->ring_fd);
+	if (err)
+		return err;
+	err = -posix_fallocate(f->ring_fd, 0, (off_t)total);
+	if (!err) {
+		r = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+			 f->ring_fd, 0);
+		err = r == MAP_FAILED ? -errno : 0;
+	}
+	/* fallocate() must work on the file too, or a full disk would only show later */
+	if (!err) {
+		f->ring = r;
+		f->data = (unsigned char *)r + page;
+		err = grow_locked(f, size + 1);
+	}
+	/* pwrite() on an O_APPEND descriptor would append: off while batched */
+	if (!err && f->fd_flags >= 0 && fcntl(fd, F_SETFL, f->fd_flags & ~O_APPEND) < 0)
+		err = -errno;
+	if (err) {
+		if (f->ring)
+			unmap_ring(f);
+		jp_remove_own(f->ring_path, f->ring_fd);
+		if (f->ring_fd >= 0)
+			close(f->ring_fd);
+		f->ring_fd = -1;
+		return err;
+	}
+	r->version = JP_RING_VERSION;
+	r->data_offset = (uint32_t)page;
+	r->ring_size = RING_SIZE;
+	r->pid = (uint64_t)getpid();
+	r->flushed = r->committed = size;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(r->magic, JP_RING_MAGIC, sizeof(r->magic));
+	fl_add(f);
+	return 0;
+}
+
+int jp_batchfile_append(struct jp_batchfile *f, const void *head, size_t head_len,
+			const void *body, size_t body_len)
+{
+	uint64_t size = f->size, len = head_len + body_len, end = size + len;
+	int err = 0;
+
+	if (end > __atomic_load_n(&f->alloc, __ATOMIC_ACQUIRE) && (err = grow(f, end)))
+		return err;     /* the flusher is behind, and the disk full */
+	if (end - __atomic_load_n(&f->flushed, __ATOMIC_ACQUIRE) > RING_SIZE ||
+	    __atomic_load_n(&fl.exiting, __ATOMIC_RELAXED)) {
+		/* the ring is full (or exit() began): write it out here */
+		pthread_mutex_lock(&f->lock);
+		err = flush_locked(f);
+		if (!err && (len > RING_SIZE || fl.exiting))
+			err = put_direct(f, head, head_len, body, body_len);
+		pthread_mutex_unlock(&f->lock);
+		if (err || f->size == end)
+			return err;
+	}
+	ring_copy(f, size + head_len, body, body_len);
+	ring_copy(f, size, head, head_len);
+	__atomic_store_n(&f->ring->committed, end, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->size, end, __ATOMIC_RELEASE);
+	writer_fence();
+	if (__atomic_load_n(&fl.exiting, __ATOMIC_RELAXED)) {
+		/* exit() began meanwhile, and may have missed this record */
+		pthread_mutex_lock(&f->lock);
+		err = flush_locked(f);
+		pthread_mutex_unlock(&f->lock);
+		return err;
+	}
+	/* the flusher asleep: wake it, once */
+	if (__atomic_load_n(&fl.idle, __ATOMIC_RELAXED) &&
+	    __atomic_exchange_n(&fl.idle, 0, __ATOMIC_SEQ_CST))
+		flusher_wake();
+	return 0;
+}
+
+int jp_batchfile_flush(struct jp_batchfile *f)
+{
+	int err;
+
+	if (!f->ring)
+		return 0;
+	pthread_mutex_lock(&f->lock);
+	err = flush_locked(f);
+	pthread_mutex_unlock(&f->lock);
+	return err;
+}
+
+void jp_batchfile_rollback(struct jp_batchfile *f, uint64_t mark)
+{
+	static const char zeros[4096];
+	uint64_t at;
+
+	pthread_mutex_lock(&f->lock);
+	if (mark >= f->size)
+		goto out;
+	/* the ring gives the records up first, then the file: a crash in
+	 * between leaves a file cut at mark by its reader */
+	__atomic_store_n(&f->ring->committed, mark, __ATOMIC_RELEASE);
+	if (mark < f->flushed) {
+		/* already written: zeros over them, the head first */
+		struct iovec z = { (void *)zeros, f->head_len };
+
+		if (pwrite_whole(f->fd, &z, 1, mark) == 0)
+			for (at = mark + f->head_len; at < f->flushed; at += z.iov_len) {
+				z.iov_base = (void *)zeros;
+				z.iov_len = f->flushed - at < sizeof(zeros) ?
+					    (size_t)(f->flushed - at) : sizeof(zeros);
+				if (pwrite_whole(f->fd, &z, 1, at))
+					break;
+			}
+		__atomic_store_n(&f->ring->flushed, mark, __ATOMIC_RELEASE);
+		__atomic_store_n(&f->flushed, mark, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&f->size, mark, __ATOMIC_SEQ_CST);
+out:
+	pthread_mutex_unlock(&f->lock);
+}
+
+int jp_batchfile_finish(struct jp_batchfile *f, int trim)
+{
+	int err = 0;
+
+	if (!f->ring)
+		return 0;
+	fl_remove(f);
+	if (trim) {
+		pthread_mutex_lock(&f->lock);
+		err = flush_locked(f);
+		pthread_mutex_unlock(&f->lock);
+		if (!err && ftruncate(f->fd, (off_t)f->size) < 0)
+			err = -errno;
+		/* all is in the file: the ring goes (if it is still ours);
+		 * otherwise it stays, for jitperf record to put in */
+		if (!err)
+			jp_remove_own(f->ring_path, f->ring_fd);
+	}
+	unmap_ring(f);
+	/* O_APPEND back for write(), but not from a fork child: the status
+	 * flags belong to the open file, which the parent still batches */
+	if (trim && f->fd_flags >= 0)
+		fcntl(f->fd, F_SETFL, f->fd_flags);
+	pthread_mutex_destroy(&f->lock);
+	return err;
+}

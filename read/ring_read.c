@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Putting a killed process's waiting records in their file (read/ring_read.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "lib/ring_format.h"
+#include "read/ring_read.h"
+
+#define RING_MAX ((uint64_t)1 << 30)
+
+/* A regular file of ours, never through a link nor blocking on a FIFO; -errno otherwise. */
+static int open_own(const char *path, int flags, struct stat *st)
+{
+	int fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_uid != getuid()) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+static int full_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+	while (n) {
+		ssize_t r = pread(fd, buf, n, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		buf = (char *)buf + r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+static int full_pwrite(int fd, const void *buf, size_t n, uint64_t off)
+{
+	while (n) {
+		ssize_t w = pwrite(fd, buf, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		buf = (const char *)buf + w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+static int fail(char *err, size_t errlen, int code, const char *path, const char *what)
+{
+	snprintf(err, errlen, "%s: %s", path, what);
+	return code;
+}
+
+int ring_recover(const char *path, char *err, size_t errlen)
+{
+	struct jp_ring_header h;
+	struct stat rst, st;
+	char ring[4096];
+	unsigned char *bytes = NULL;
+	uint64_t n = 0;
+	int rfd, fd = -1, r;
+
+	if (snprintf(ring, sizeof(ring), "%s%s", path, JP_RING_SUFFIX) >= (int)sizeof(ring))
+		return fail(err, errlen, -ENAMETOOLONG, path, "name too long");
+	rfd = open_own(ring, O_RDONLY, &rst);
+	if (rfd == -ENOENT)
+		return -ENOENT;
+	if (rfd < 0)
+		return fail(err, errlen, rfd, ring, rfd == -EPERM ? "not a regular file of this user" :
+						    strerror(-rfd));
+	r = full_pread(rfd, &h, sizeof(h), 0);
+	if (r || memcmp(h.magic, JP_RING_MAGIC, sizeof(h.magic))) {
+		r = fail(err, errlen, -EINVAL, ring, "not a libjitperf ring (bad magic or too short)");
+		goto out;
+	}
+	if (h.version != JP_RING_VERSION) {
+		r = fail(err, errlen, -EINVAL, ring, "ring version not known");
+		goto out;
+	}
+	if (!h.ring_size || h.ring_size & (h.ring_size - 1) || h.ring_size > RING_MAX ||
+	    h.data_offset < sizeof(h) || (uint64_t)rst.st_size < h.data_offset + h.ring_size ||
+	    (h.committed > h.flushed && h.committed - h.flushed > h.ring_size)) {
+		r = fail(err, errlen, -EINVAL, ring, "ring header out of range");
+		goto out;
+	}
+	if (h.pid && h.pid == (uint64_t)(pid_t)h.pid && (kill((pid_t)h.pid, 0) == 0 || errno == EPERM)) {
+		r = -EBUSY;     /* still writing it */
+		goto out;
+	}
+	fd = open_own(path, O_WRONLY, &st);
+	if (fd < 0) {
+		r = fail(err, errlen, fd, path, fd == -EPERM ? "not a regular file of this user" :
+						 strerror(-fd));
+		goto out;
+	}
+	if ((uint64_t)st.st_size < (h.committed < h.flushed ? h.committed : h.flushed)) {
+		r = fail(err, errlen, -EINVAL, path, "shorter than its ring says it is written");
+		goto out;
+	}
+	if (h.committed > h.flushed) {
+		uint64_t at = h.flushed & (h.ring_size - 1), first;
+
+		n = h.committed - h.flushed;
+		first = at + n > h.ring_size ? h.ring_size - at : n;
+		bytes = malloc((size_t)n);
+		if (!bytes) {
+			r = fail(err, errlen, -ENOMEM, ring, "out of memory");
+			goto out;
+		}
+		r = full_pread(rfd, bytes, (size_t)first, h.data_offset + at);
+		if (!r && first < n)
+			r = full_pread(rfd, bytes + first, (size_t)(n - first), h.data_offset);
+		if (!r)
+			r = full_pwrite(fd, bytes, (size_t)n, h.flushed);
+		if (r) {
+			r = fail(err, errlen, r, path, strerror(-r));
+			goto out;
+		}
+	}
+	if (ftruncate(fd, (off_t)h.committed) < 0) {
+		r = fail(err, errlen, -errno, path, strerror(errno));
+		goto out;
+	}
+	/* the ring is spent: removed if the name still holds it */
+	if (lstat(ring, &st) == 0 && st.st_dev == rst.st_dev && st.st_ino == rst.st_ino)
+		unlink(ring);
+	r = (int)(n > INT32_MAX ? INT32_MAX : n);
+out:
+	free(bytes);
+	if (fd >= 0)
+		close(fd);
+	close(rfd);
+	return r;
+}
