@@ -290,10 +290,11 @@ static void flusher_wake(void)
 }
 
 /*
- * exit(): whatever waits is written out, and from then on each record goes
- * straight to its file, since the flusher may be gone.  A writer that
- * raced with this sees fl.exiting after its record is in the ring, and
- * writes the ring out itself.
+ * exit() with sessions still open: whatever waits is written out, each
+ * file cut to its records and its ring removed, and from then on each
+ * record goes straight to its file, since the flusher may be gone.  A
+ * writer that raced with this sees fl.exiting after its record is in the
+ * ring, and writes the ring out itself (the ring stays mapped for it).
  */
 static void flush_at_exit(void)
 {
@@ -304,7 +305,8 @@ static void flush_at_exit(void)
 	pthread_mutex_lock(&fl.lock);
 	for (f = fl.files; f; f = f->next) {
 		pthread_mutex_lock(&f->lock);
-		flush_locked(f);
+		if (flush_locked(f) == 0 && ftruncate(f->fd, (off_t)f->size) == 0)
+			jp_remove_own(f->ring_path, f->ring_fd);
 		pthread_mutex_unlock(&f->lock);
 	}
 	pthread_mutex_unlock(&fl.lock);
@@ -468,9 +470,9 @@ int jp_batchfile_start(struct jp_batchfile *f, int fd, const char *path, uint64_
 	if (!err && f->fd_flags >= 0 && fcntl(fd, F_SETFL, f->fd_flags & ~O_APPEND) < 0)
 		err = -errno;
 	if (err) {
+		jp_remove_own(f->ring_path, f->ring_fd);
 		if (f->ring)
 			unmap_ring(f);
-		jp_remove_own(f->ring_path, f->ring_fd);
 		if (f->ring_fd >= 0)
 			close(f->ring_fd);
 		f->ring_fd = -1;
