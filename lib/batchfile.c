@@ -64,6 +64,7 @@ static struct {
 	int                  exiting;/* exit() began: records go straight to the file */
 	int                  atexit_set;
 	int                  asym;   /* membarrier() serves: writers need no fence */
+	struct jp_ahead     *aheads; /* memory it keeps touched ahead of its use */
 	pid_t                pid;    /* the process whose files these are; 0: none yet */
 } fl = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -168,6 +169,30 @@ static int write_ring(struct jp_batchfile *f, uint64_t from, uint64_t to)
 }
 
 /*
+ * The same for lines (a perf map), one page of the file at a time, the
+ * last first.  A write() that a SIGKILL cuts short stops at a page (folio)
+ * boundary, and the lines after the batch's first become visible as soon
+ * as they are written (a newline starts each): in one write(), a kill
+ * could leave a line cut at a page boundary, then zeros.  Written back to
+ * front, what is written starts on a page boundary after zeros: the line
+ * it cuts is glued to the zeros, hidden behind the NUL that ends the
+ * previous name for perf, like everything up to the next newline.
+ */
+static int write_ring_lines(struct jp_batchfile *f, uint64_t from, uint64_t to)
+{
+	uint64_t page = page_size(), start;
+	int err = 0;
+
+	for (; !err && to > from; to = start) {
+		start = (to - 1) & ~(page - 1);
+		if (start < from)
+			start = from;
+		err = write_ring(f, start, to);
+	}
+	return err;
+}
+
+/*
  * Write out what waits in the ring, f->lock held: the batch's head last,
  * then flushed moves on (in the ring's header too, after the bytes).
  */
@@ -178,7 +203,10 @@ static int flush_locked(struct jp_batchfile *f)
 
 	if (from >= to)
 		return 0;
-	err = write_ring(f, from + f->head_len, to);
+	if (f->lines)
+		err = write_ring_lines(f, from + f->head_len, to);
+	else
+		err = write_ring(f, from + f->head_len, to);
 	if (!err)
 		err = write_ring(f, from, from + f->head_len);
 	if (err)
@@ -240,6 +268,25 @@ static int service(struct jp_batchfile *f)
 	return work;
 }
 
+/* ---- memory kept ahead */
+
+#define TOUCH_AHEAD ((uint64_t)256 << 10)
+
+/* Touch a's pages up to TOUCH_AHEAD past its use, when less than half is left. */
+static int top_up(struct jp_ahead *a)
+{
+	uint64_t used = __atomic_load_n(&a->used, __ATOMIC_ACQUIRE), page = page_size(), want, p;
+
+	if (a->ready >= used + TOUCH_AHEAD / 2 || a->ready >= a->size)
+		return 0;
+	want = used + TOUCH_AHEAD < a->size ? used + TOUCH_AHEAD : a->size;
+	/* a store that changes nothing, also where the user stores at once */
+	for (p = a->ready & ~(page - 1); p < want; p += page)
+		__atomic_fetch_add((int *)(void *)(a->base + p), 0, __ATOMIC_RELAXED);
+	a->ready = want;
+	return 1;
+}
+
 static int pending(void)
 {
 	struct jp_batchfile *f;
@@ -260,8 +307,12 @@ static void *flusher_main(void *arg)
 		struct jp_batchfile *f;
 		int work = 0, seen = __atomic_load_n(&fl.wake, __ATOMIC_SEQ_CST);
 
+		struct jp_ahead *a;
+
 		for (f = fl.files; f; f = f->next)
 			work |= service(f);
+		for (a = fl.aheads; a; a = a->next)
+			work |= top_up(a);
 		if (!work) {
 			/* nothing came: sleep until a writer wakes us */
 			__atomic_store_n(&fl.idle, 1, __ATOMIC_SEQ_CST);
@@ -325,6 +376,7 @@ static void fl_own(void)
 		return;
 	pthread_mutex_init(&fl.lock, NULL);
 	fl.files = NULL;
+	fl.aheads = NULL;
 	fl.running = fl.stop = fl.idle = fl.asym = 0;
 	__atomic_store_n(&fl.pid, 0, __ATOMIC_RELEASE);
 }
@@ -421,6 +473,50 @@ void jp_batchfile_fork_parent(void)
 	flusher_wake();
 }
 
+/* ---- memory kept ahead: in the flusher's list while it exists */
+
+int jp_ahead_init(struct jp_ahead *a, uint64_t size)
+{
+	void *m = MAP_FAILED;
+
+	memset(a, 0, sizeof(*a));
+	/* address space only: pages come as they are touched */
+	for (; size >= ((uint64_t)1 << 20); size /= 2) {
+		m = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m != MAP_FAILED)
+			break;
+	}
+	if (m == MAP_FAILED)
+		return -ENOMEM;
+	a->base = m;
+	a->size = size;
+	fl_own();
+	pthread_mutex_lock(&fl.lock);
+	a->next = fl.aheads;
+	fl.aheads = a;
+	pthread_mutex_unlock(&fl.lock);
+	return 0;
+}
+
+void jp_ahead_free(struct jp_ahead *a)
+{
+	struct jp_ahead **p;
+
+	if (!a->base)
+		return;
+	fl_own();
+	pthread_mutex_lock(&fl.lock);
+	for (p = &fl.aheads; *p; p = &(*p)->next)
+		if (*p == a) {
+			*p = a->next;
+			break;
+		}
+	pthread_mutex_unlock(&fl.lock);
+	munmap(a->base, (size_t)a->size);
+	a->base = NULL;
+}
+
 /* ---- one file */
 
 static void unmap_ring(struct jp_batchfile *f)
@@ -433,7 +529,7 @@ static void unmap_ring(struct jp_batchfile *f)
 }
 
 int jp_batchfile_start(struct jp_batchfile *f, int fd, const char *path, uint64_t size,
-		       size_t head_len)
+		       size_t head_len, int lines)
 {
 	uint64_t page = page_size(), total = page + RING_SIZE;
 	struct jp_ring_header *r;
@@ -445,6 +541,7 @@ int jp_batchfile_start(struct jp_batchfile *f, int fd, const char *path, uint64_
 	f->ring_fd = -1;
 	f->size = f->flushed = f->alloc = size;
 	f->head_len = head_len;
+	f->lines = lines;
 	pthread_mutex_init(&f->lock, NULL);
 	if (strlen(path) + sizeof(JP_RING_SUFFIX) > sizeof(f->ring_path))
 		return -ENAMETOOLONG;

@@ -85,6 +85,7 @@ struct jp_batchfile {
 	struct jp_ring_header *ring;    /* its shared mapping: NULL, not batched */
 	unsigned char     *data;        /* the ring's bytes, after its header page */
 	size_t             head_len;    /* a record's first bytes, written last */
+	int                lines;       /* text lines: batches written back to front */
 	uint64_t           size;        /* committed: whole records, in the file or the ring */
 	uint64_t           flushed;     /* in the file; [flushed, size) waits in the ring */
 	uint64_t           alloc;       /* file size, blocks allocated; zeros from flushed on */
@@ -95,11 +96,13 @@ struct jp_batchfile {
 };
 /*
  * Batch fd (the file at path, of which size bytes are written; each record
- * starts with head_len bytes that commit it): its ring <path>.ring made and
- * mapped, the file grown.  0, or -errno (f is not batched, the file as it was).
+ * starts with head_len bytes that commit it; lines: the records are text
+ * lines, which a reader takes as soon as a newline starts them): its ring
+ * <path>.ring made and mapped, the file grown.  0, or -errno (f is not
+ * batched, the file as it was).
  */
 JP_HIDDEN int  jp_batchfile_start(struct jp_batchfile *f, int fd, const char *path,
-				  uint64_t size, size_t head_len);
+				  uint64_t size, size_t head_len, int lines);
 /*
  * Append head (head_len bytes, as at start) then body as one record.
  * -ENOSPC/-EDQUOT/-EIO when the file cannot grow: nothing was written.
@@ -116,6 +119,23 @@ JP_HIDDEN void jp_batchfile_rollback(struct jp_batchfile *f, uint64_t mark);
  * 0 or -errno (the ring then stays, holding what the file lacks).
  */
 JP_HIDDEN int  jp_batchfile_finish(struct jp_batchfile *f, int trim);
+/*
+ * Memory that grows with every registration (lib/codetab.c): reserved at
+ * once, used from the start, and kept touched ahead of its use by the
+ * flusher while it runs, so that the registering thread does not pay a
+ * new page's fault (15-20 us on a VM with shadow page tables).
+ */
+struct jp_ahead {
+	unsigned char   *base;      /* size bytes reserved, never moved */
+	uint64_t         size;
+	uint64_t         used;      /* its user's: stored after the bytes are */
+	uint64_t         ready;     /* the flusher's: [0, ready) was touched */
+	struct jp_ahead *next;      /* the flusher's list */
+};
+/* Reserve up to size bytes (less where the address space is short): 0 or -ENOMEM. */
+JP_HIDDEN int  jp_ahead_init(struct jp_ahead *a, uint64_t size);
+/* Out of the flusher's list, unmapped. */
+JP_HIDDEN void jp_ahead_free(struct jp_ahead *a);
 /* Around fork(), in the parent: the flusher is stopped, then restarted. */
 JP_HIDDEN void jp_batchfile_fork_prepare(void);
 JP_HIDDEN void jp_batchfile_fork_parent(void);

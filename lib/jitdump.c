@@ -119,7 +119,7 @@ int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int bat
 			 jd->path, strerror(errno));
 		goto fail;
 	}
-	if (batched && (err = jp_batchfile_start(&jd->bf, jd->fd, jd->path, jd->size, HEAD)))
+	if (batched && (err = jp_batchfile_start(&jd->bf, jd->fd, jd->path, jd->size, HEAD, 0)))
 		jp_debug("%s: cannot batch it (%s): one write() per record", jd->path,
 			 strerror(-err));
 	*out = jd;

@@ -112,7 +112,7 @@ static int first_line(struct jp_perfmap *pm, const char *line, size_t n)
 
 	if (err)
 		return err;
-	err = jp_batchfile_start(&pm->bf, pm->fd, pm->path, pm->size, 1);
+	err = jp_batchfile_start(&pm->bf, pm->fd, pm->path, pm->size, 1, 1);
 	if (!err)
 		return 0;
 	jp_debug("%s: cannot batch it (%s): one write() per line", pm->path, strerror(-err));

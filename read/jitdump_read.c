@@ -33,6 +33,7 @@ struct jd_file {
 	int                        swapped;
 	int                        stuck;    /* framing error: cannot go on */
 	size_t                     zeros;    /* the zero-filled tail after the last record */
+	size_t                     unfinished; /* bytes after an id and size of zero, not all zeros */
 	struct jitdump_file_header hdr;      /* host order */
 };
 
@@ -257,6 +258,11 @@ size_t jd_zero_tail(const struct jd_file *f)
 	return f->zeros;
 }
 
+size_t jd_unfinished(const struct jd_file *f)
+{
+	return f->unfinished;
+}
+
 int jd_swapped(const struct jd_file *f)
 {
 	return f->swapped;
@@ -365,6 +371,13 @@ int jd_next(struct jd_file *f, struct jd_record *rec, char *errbuf, size_t errle
 	 */
 	if (!b[0] && !memcmp(b, b + 1, left - 1)) {
 		f->zeros = left;
+		f->pos = f->size;
+		return 0;
+	}
+	/* an id and size of zero, then data: a batch whose first record's id
+	 * and size were still to be written when its writer was killed */
+	if (left >= 8 && !memcmp(b, "\0\0\0\0\0\0\0\0", 8)) {
+		f->unfinished = left;
 		f->pos = f->size;
 		return 0;
 	}

@@ -68,6 +68,51 @@ static int fail(char *err, size_t errlen, int code, const char *path, const char
 	return code;
 }
 
+/* Open path's ring and check its header: the descriptor, or -errno (err says why). */
+static int open_ring(const char *path, char *ring, size_t ringlen, struct jp_ring_header *h,
+		     struct stat *rst, char *err, size_t errlen)
+{
+	int rfd, r;
+
+	if (snprintf(ring, ringlen, "%s%s", path, JP_RING_SUFFIX) >= (int)ringlen)
+		return fail(err, errlen, -ENAMETOOLONG, path, "name too long");
+	rfd = open_own(ring, O_RDONLY, rst);
+	if (rfd == -ENOENT)
+		return -ENOENT;
+	if (rfd < 0)
+		return fail(err, errlen, rfd, ring, rfd == -EPERM ? "not a regular file of this user" :
+						    strerror(-rfd));
+	r = full_pread(rfd, h, sizeof(*h), 0);
+	if (r || memcmp(h->magic, JP_RING_MAGIC, sizeof(h->magic)))
+		r = fail(err, errlen, -EINVAL, ring, "not a libjitperf ring (bad magic or too short)");
+	else if (h->version != JP_RING_VERSION)
+		r = fail(err, errlen, -EINVAL, ring, "ring version not known");
+	else if (!h->ring_size || h->ring_size & (h->ring_size - 1) || h->ring_size > RING_MAX ||
+		 h->data_offset < sizeof(*h) ||
+		 (uint64_t)rst->st_size < h->data_offset + h->ring_size ||
+		 (h->committed > h->flushed && h->committed - h->flushed > h->ring_size))
+		r = fail(err, errlen, -EINVAL, ring, "ring header out of range");
+	if (r) {
+		close(rfd);
+		return r;
+	}
+	return rfd;
+}
+
+int ring_pending(const char *path, uint64_t *bytes, char *err, size_t errlen)
+{
+	struct jp_ring_header h;
+	struct stat rst;
+	char ring[4096];
+	int rfd = open_ring(path, ring, sizeof(ring), &h, &rst, err, errlen);
+
+	if (rfd < 0)
+		return rfd;
+	close(rfd);
+	*bytes = h.committed > h.flushed ? h.committed - h.flushed : 0;
+	return 0;
+}
+
 int ring_recover(const char *path, char *err, size_t errlen)
 {
 	struct jp_ring_header h;
@@ -77,29 +122,9 @@ int ring_recover(const char *path, char *err, size_t errlen)
 	uint64_t n = 0;
 	int rfd, fd = -1, r;
 
-	if (snprintf(ring, sizeof(ring), "%s%s", path, JP_RING_SUFFIX) >= (int)sizeof(ring))
-		return fail(err, errlen, -ENAMETOOLONG, path, "name too long");
-	rfd = open_own(ring, O_RDONLY, &rst);
-	if (rfd == -ENOENT)
-		return -ENOENT;
+	rfd = open_ring(path, ring, sizeof(ring), &h, &rst, err, errlen);
 	if (rfd < 0)
-		return fail(err, errlen, rfd, ring, rfd == -EPERM ? "not a regular file of this user" :
-						    strerror(-rfd));
-	r = full_pread(rfd, &h, sizeof(h), 0);
-	if (r || memcmp(h.magic, JP_RING_MAGIC, sizeof(h.magic))) {
-		r = fail(err, errlen, -EINVAL, ring, "not a libjitperf ring (bad magic or too short)");
-		goto out;
-	}
-	if (h.version != JP_RING_VERSION) {
-		r = fail(err, errlen, -EINVAL, ring, "ring version not known");
-		goto out;
-	}
-	if (!h.ring_size || h.ring_size & (h.ring_size - 1) || h.ring_size > RING_MAX ||
-	    h.data_offset < sizeof(h) || (uint64_t)rst.st_size < h.data_offset + h.ring_size ||
-	    (h.committed > h.flushed && h.committed - h.flushed > h.ring_size)) {
-		r = fail(err, errlen, -EINVAL, ring, "ring header out of range");
-		goto out;
-	}
+		return rfd;
 	if (h.pid && h.pid == (uint64_t)(pid_t)h.pid && (kill((pid_t)h.pid, 0) == 0 || errno == EPERM)) {
 		r = -EBUSY;     /* still writing it */
 		goto out;

@@ -21,4 +21,7 @@
  */
 int ring_recover(const char *path, char *err, size_t errlen);
 
+/* How many of path's bytes its ring holds: 0, -ENOENT (no ring) or -errno (err says why). */
+int ring_pending(const char *path, uint64_t *bytes, char *err, size_t errlen);
+
 #endif

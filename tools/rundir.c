@@ -179,7 +179,8 @@ size_t rundir_trim_dumps(const struct rundir *rd)
 		while ((r = jd_next(f, &rec, err, sizeof(err))) != 0 && r != -EBADMSG)
 			end = rec.offset + rec.total_size;
 		pid = (pid_t)jd_header(f)->pid;
-		if (r == 0 && jd_zero_tail(f) && kill(pid, 0) < 0 && errno == ESRCH)
+		if (r == 0 && (jd_zero_tail(f) || jd_unfinished(f)) && kill(pid, 0) < 0 &&
+		    errno == ESRCH)
 			cut += cut_own(rd->dumps[i], end);
 		jd_close(f);
 	}

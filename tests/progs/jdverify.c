@@ -6,8 +6,11 @@
  * first problem: torn or unknown record, code_index not increasing,
  * timestamps going back, DEBUG_INFO/UNWINDING_INFO not followed by their
  * CODE_LOAD, bytes after CODE_CLOSE.  A file whose writer was killed (or
- * still runs) ends in the zeros of its grown tail: where a record header
- * is all zeros and nothing but zeros follows, the records end.
+ * still runs) ends in the zeros of its grown tail: where a record's id and
+ * size are zero, the records end, as they do for perf.  What follows is
+ * zeros, or a batch of records whose first id and size were still to be
+ * written (libjitperf writes those last); a record of size 0 with a
+ * non-zero id is torn.
  */
 #include "config.h"
 
@@ -23,17 +26,6 @@ static void bad(long off, const char *what)
 {
 	fprintf(stderr, "%s: offset %ld: %s\n", file, off, what);
 	exit(1);
-}
-
-/* Only zeros from here to the end of f? */
-static int zero_tail(FILE *f)
-{
-	int c;
-
-	while ((c = getc(f)) != EOF)
-		if (c)
-			return 0;
-	return 1;
 }
 
 int main(int argc, char **argv)
@@ -68,11 +60,8 @@ int main(int argc, char **argv)
 
 		if (got == 0)
 			break;
-		if (got == sizeof(r) && !r.id && !r.total_size && !r.timestamp) {
-			if (!zero_tail(f))
-				bad(off, "a zero record header, and data after it");
+		if (got == sizeof(r) && !r.id && !r.total_size)
 			break;
-		}
 		if (got != sizeof(r) || r.total_size < sizeof(r))
 			bad(off, "torn record header");
 		if (closes)

@@ -312,6 +312,46 @@ START_TEST(huge_and_tiny_total_size)
 }
 END_TEST
 
+/* The ends a killed libjitperf leaves: zeros, or a batch whose first id and size are still zero */
+START_TEST(killed_writer_ends)
+{
+	static const unsigned char zeros[100];
+	struct jdb b;
+	struct jd_file *f;
+	struct jd_record rec;
+	size_t second;
+
+	jdb_init(&b, 0);
+	jdb_header(&b, 1, 40, EM_X86_64, 1, 1, 0);
+	jdb_load(&b, 2, 1, 1, 0x1000, "f", code1, sizeof(code1), 0, 0);
+	jdb_bytes(&b, zeros, sizeof(zeros));
+	f = open_built(&b);
+	ck_assert_int_eq(jd_next(f, &rec, err, sizeof(err)), 1);
+	ck_assert_int_eq(jd_next(f, &rec, err, sizeof(err)), 0);
+	ck_assert_uint_eq(jd_zero_tail(f), sizeof(zeros));
+	ck_assert_uint_eq(jd_unfinished(f), 0);
+	jd_close(f);
+	jdb_free(&b);
+
+	jdb_init(&b, 0);
+	jdb_header(&b, 1, 40, EM_X86_64, 1, 1, 0);
+	jdb_load(&b, 2, 1, 1, 0x1000, "f", code1, sizeof(code1), 0, 0);
+	second = jdb_load(&b, 3, 1, 1, 0x2000, "g", code1, sizeof(code1), 0, 1);
+	jdb_close(&b, 4);
+	jdb_bytes(&b, zeros, sizeof(zeros));
+	jdb_set32(&b, second, 0);
+	jdb_set32(&b, second + 4, 0);
+	f = open_built(&b);
+	ck_assert_int_eq(jd_next(f, &rec, err, sizeof(err)), 1);
+	ck_assert_str_eq(rec.name, "f");
+	ck_assert_int_eq(jd_next(f, &rec, err, sizeof(err)), 0);
+	ck_assert_uint_eq(jd_zero_tail(f), 0);
+	ck_assert_uint_eq(jd_unfinished(f), b.len - second);
+	jd_close(f);
+	jdb_free(&b);
+}
+END_TEST
+
 START_TEST(load_defects_continue)
 {
 	/* a malformed body is reported and the next record is still read */
@@ -483,6 +523,7 @@ static Suite *jitdump_read_suite(void)
 	tc = tcase_create("Hostile input");
 	tcase_add_test(tc, truncated_record);
 	tcase_add_test(tc, huge_and_tiny_total_size);
+	tcase_add_test(tc, killed_writer_ends);
 	tcase_add_test(tc, load_defects_continue);
 	tcase_add_test(tc, short_fixed_parts);
 	tcase_add_test(tc, debug_entries_overrun);

@@ -307,6 +307,7 @@ START_TEST(test_rollback)
 	ck_assert_int_eq(err, -ENOSPC);
 	ck_assert_int_gt(n, 1);
 	ck_assert_int_eq(jitperf_close(jp), 0);
+	jp = NULL;
 	got = read_map();
 	snprintf(expect, sizeof(expect), "%lx 40 first\n", (unsigned long)(uintptr_t)code);
 	ck_assert_int_eq(strncmp(got, expect, strlen(expect)), 0);

@@ -19,6 +19,7 @@
 #include "tools/cmds.h"
 #include "dump.h"
 #include "read/jitdump_read.h"
+#include "read/ring_read.h"
 
 static const char usage_text[] =
 	"usage: jitperf dump FILE.dump [--check] [--elf DIR]\n"
@@ -162,6 +163,7 @@ static int print_record(const struct jd_file *f, const struct jd_record *rec,
 static int dump_all(struct jd_file *f)
 {
 	struct jd_record rec;
+	uint64_t pending;
 	char err[512];
 	int r;
 
@@ -174,6 +176,13 @@ static int dump_all(struct jd_file *f)
 	if (r == 0 && jd_zero_tail(f))
 		printf("(%zu zero bytes after the last record: the writer did not close the file)\n",
 		       jd_zero_tail(f));
+	if (r == 0 && jd_unfinished(f))
+		printf("(%zu bytes after the last record behind an id and size of zero, where perf"
+		       " stops too: records the writer had not finished writing)\n", jd_unfinished(f));
+	/* a killed libjitperf process: what it had not yet written waits beside */
+	if (r == 0 && ring_pending(jd_path(f), &pending, err, sizeof(err)) == 0 && pending)
+		printf("(%s.ring holds %" PRIu64 " more bytes of records: jitperf record puts them in"
+		       " once the process is gone)\n", jd_path(f), pending);
 	fflush(stdout);
 	if (r < 0) {
 		cmd_err("%s", err);
