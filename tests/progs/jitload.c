@@ -10,6 +10,8 @@
  *   jitload kill N               register N functions, then SIGKILL ourselves
  *   jitload fork                 3 loads, fork; child 2 more, parent 1 more
  *   jitload threads T N          T threads register N functions each
+ *   jitload open N               register N functions in a session of its own
+ *                                (jitperf_open), and exit without closing it
  *
  * Exit 77 on other architectures.
  */
@@ -62,14 +64,19 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
-static void *load(const char *name, unsigned char tag)
+static void *load_into(jitperf *jp, const char *name, unsigned char tag)
 {
 	void *f = emit(loop_code, sizeof(loop_code), tag);
-	int err = jitperf_code_load(jitperf_default(), name, f, sizeof(loop_code) + (tag ? 2 : 0), NULL);
+	int err = jitperf_code_load(jp, name, f, sizeof(loop_code) + (tag ? 2 : 0), NULL);
 
 	if (err)
 		die(name, err);
 	return f;
+}
+
+static void *load(const char *name, unsigned char tag)
+{
+	return load_into(jitperf_default(), name, tag);
 }
 
 static double now(void)
@@ -184,8 +191,22 @@ int main(int argc, char **argv)
 		}
 		for (int i = 0; i < nt; i++)
 			pthread_join(th[i], NULL);
+	} else if (!strcmp(mode, "open") && argc == 3) {
+		char name[32];
+		int n = atoi(argv[2]), err;
+		jitperf *jp;
+
+		if ((err = jitperf_open(&jp, NULL)))
+			die("jitperf_open", err);
+		for (int i = 0; i < n; i++) {
+			snprintf(name, sizeof(name), "open_%d", i);
+			load_into(jp, name, (unsigned char)i);
+		}
+		printf("%d\n", (int)getpid());
+		return 0;       /* exit() with jp open */
 	} else {
-		fprintf(stderr, "usage: jitload hot|hotkill|twins SECONDS | kill N | fork | threads T N\n");
+		fprintf(stderr, "usage: jitload hot|hotkill|twins SECONDS | kill N | fork | threads T N | "
+			"open N\n");
 		return 2;
 	}
 	return 0;
