@@ -7,14 +7,15 @@
  * - back to back: FUNCTIONS registrations in a row, wall time, the
  *   registering thread's CPU time, and the whole process's CPU time (which
  *   includes libjitperf's flusher thread, which writes the rings out to
- *   the files and grows them ahead);
+ *   the files, grows them ahead and touches the code table's pages ahead);
  * - paced: one registration every PACE_US microseconds of busy work, as a
  *   JIT that compiles each function first (fast tiers take 15-20 us a
  *   function); the median time of one call.
  *
  * Each for the default (records into a mapped ring beside each file,
  * written out in batches) and for JITPERF_IO=write (one write() per
- * record).  Medians of ROUNDS rounds.
+ * record).  Medians of ROUNDS rounds, in which the three back-to-back
+ * runs take turns at going first.
  *
  * And why the files themselves are not mapped: what readying one new page
  * of a mapped file costs on this machine (fallocate()d,
@@ -24,6 +25,7 @@
  * pages; the same readying split between two threads at once shows
  * whether the machine readies pages in parallel (on a VM with shadow page
  * tables it may not).  The ring's pages are readied once, then reused.
+ * Measured after all rounds: readying pages slows the run that follows.
  * Writes into a temporary directory and removes it, and its perf map.
  *
  *   nice bench/code_load [FUNCTIONS [ROUNDS [PACE_US]]]
@@ -350,17 +352,28 @@ int main(int argc, char **argv)
 		clock_ns(CLOCK_MONOTONIC);
 	clock_cost = (clock_ns(CLOCK_MONOTONIC) - t0) / 1000;
 
+	/*
+	 * The three back-to-back runs take turns at going first in a round:
+	 * a run right after another writer's megabytes (or after readying
+	 * pages) pays for what that left behind, and no one of them should
+	 * always be the one that does.  The pages are readied after all
+	 * rounds, for the same reason.
+	 */
 	for (int r = 0; r < rounds; r++) {
-		struct cost c[3] = { loads(0, n), loads(1, n), writes(n) };
+		for (int j = 0; j < 3; j++) {
+			int k = (r + j) % 3;
+			struct cost c = k == 2 ? writes(n) : loads(k, n);
 
-		for (int k = 0; k < 3; k++) {
-			v[k][r] = c[k].wall;
-			v[3 + k][r] = c[k].cpu;
+			v[k][r] = c.wall;
+			v[3 + k][r] = c.cpu;
+			if (k == 0)
+				v[9][r] = c.proc;
 		}
-		v[9][r] = c[0].proc;
 		v[6][r] = loads_paced(0, npaced, calls);
 		v[7][r] = loads_paced(1, npaced, calls);
 		v[8][r] = writes_paced(npaced, calls);
+	}
+	for (int r = 0; r < rounds; r++) {
 		v[10][r] = page_ready(1);
 		v[11][r] = page_ready(2);
 	}
