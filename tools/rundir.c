@@ -164,7 +164,7 @@ int rundir_recover(const char *path)
 size_t rundir_trim_dumps(const struct rundir *rd)
 {
 	size_t cut = 0;
-	char err[512];
+	char err[512], map[64];
 
 	for (size_t i = 0; i < rd->ndumps; i++) {
 		struct jd_file *f;
@@ -183,6 +183,9 @@ size_t rundir_trim_dumps(const struct rundir *rd)
 		    errno == ESRCH)
 			cut += cut_own(rd->dumps[i], end);
 		jd_close(f);
+		/* the same process's perf map, also when perf did not see it run */
+		snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
+		rundir_recover(map);
 	}
 	return cut;
 }

@@ -56,8 +56,9 @@ int rundir_recover(const char *path);
 /*
  * The jitdumps of DIR whose process is gone (killed before libjitperf
  * closed the file): the records of their rings put in (rundir_recover),
- * and the zero-filled tail they were grown with cut off, so each file ends
- * on its last record.  A process still running keeps its file untouched:
+ * as are those of the same processes' /tmp/perf-<pid>.map, and the
+ * zero-filled tail they were grown with cut off, so each file ends on its
+ * last record.  A process still running keeps its file untouched:
  * it may still write.  Returns how many files were cut.
  */
 size_t rundir_trim_dumps(const struct rundir *rd);
