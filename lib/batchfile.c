@@ -16,7 +16,9 @@
  * - A batch is written with its first bytes (a record's head: a jitdump
  *   record's id and size, a perf map line's leading newline) last.  Until
  *   then the file shows the zeros of its grown tail there, which its
- *   readers take as its end: the file never shows half a record.
+ *   readers take as its end: the file never shows half a record (what a
+ *   kill cut short hides behind those zeros; for lines, see
+ *   write_ring_lines).
  * - A killed process leaves the records not yet written in the ring file:
  *   the ring's header says which (committed, flushed), and jitperf record
  *   puts them in the file (read/ring_read.c).  At close, or at exit, all
@@ -26,7 +28,8 @@
  *   do.  A writer that finds it asleep wakes it (one futex call per
  *   millisecond at most, never per record); a writer that finds the ring
  *   full writes it out itself.  The flusher also keeps the output grown
- *   ahead of the writer.
+ *   ahead of the writer, and the memory of the session's code table
+ *   touched ahead of its use (struct jp_ahead).
  *
  * Without fallocate() (a file system that lacks it) or when JITPERF_IO=write
  * asks for it, records go out with one write() each (lib/fileio.c).

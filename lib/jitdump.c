@@ -18,7 +18,8 @@
  * - The unit is copied into the file's ring (lib/batchfile.c) and written
  *   out in batches, the id and size of a batch's first record last: until
  *   then the file shows the zeros of its grown tail there, which perf and
- *   our reader take as its end, so the file holds whole units only.  A
+ *   our reader take as its end, so the file holds whole units only (what
+ *   a kill cut short hides behind that zero id and size).  A
  *   killed process leaves the units not yet written in jit-<pid>.dump.ring,
  *   which jitperf record puts in.  The file is cut to its records at close.
  *   With JITPERF_IO=write, or when the file cannot be batched, each unit
