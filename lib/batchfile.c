@@ -145,15 +145,7 @@ static int pwrite_whole(int fd, struct iovec *iov, int n, uint64_t off)
 		if (w <= 0)
 			return w < 0 ? -errno : -EIO;
 		off += (uint64_t)w;
-		while (n > 0 && (size_t)w >= iov->iov_len) {
-			w -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (char *)iov->iov_base + w;
-			iov->iov_len -= (size_t)w;
-		}
+		n = jp_iov_advance(&iov, n, (size_t)w);
 	}
 	return 0;
 }

@@ -39,6 +39,8 @@ JP_HIDDEN int jp_parse_io(const char *s, int *write_mode);
  * success *size grows by the bytes written.
  */
 JP_HIDDEN int jp_write_whole(int fd, struct iovec *iov, int n, uint64_t *size);
+/* Past done bytes of the n buffers at *iov (a short write): how many are left, *iov the first. */
+JP_HIDDEN int jp_iov_advance(struct iovec **iov, int n, size_t done);
 
 /*
  * Every file the library writes is made by jp_newfile_create: a new 0644

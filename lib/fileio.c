@@ -21,6 +21,23 @@
 
 #include "core.h"
 
+int jp_iov_advance(struct iovec **iovp, int n, size_t done)
+{
+	struct iovec *iov = *iovp;
+
+	while (n > 0 && done >= iov->iov_len) {
+		done -= iov->iov_len;
+		iov++;
+		n--;
+	}
+	if (n > 0) {
+		iov->iov_base = (char *)iov->iov_base + done;
+		iov->iov_len -= done;
+	}
+	*iovp = iov;
+	return n;
+}
+
 int jp_write_whole(int fd, struct iovec *iov, int n, uint64_t *size)
 {
 	uint64_t done = 0;
@@ -42,15 +59,7 @@ int jp_write_whole(int fd, struct iovec *iov, int n, uint64_t *size)
 			goto undo;
 		}
 		done += (uint64_t)w;
-		while (n > 0 && (size_t)w >= iov->iov_len) {
-			w -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (char *)iov->iov_base + w;
-			iov->iov_len -= (size_t)w;
-		}
+		n = jp_iov_advance(&iov, n, (size_t)w);
 	}
 	*size += done;
 	return 0;

@@ -12,28 +12,16 @@
 #include <sys/stat.h>
 
 #include "lib/ring_format.h"
+#include "read/ownfile.h"
 #include "read/ring_read.h"
 
 #define RING_MAX ((uint64_t)1 << 30)
 
-/* A regular file of ours, never through a link nor blocking on a FIFO; -errno otherwise. */
-static int open_own(const char *path, int flags, struct stat *st)
-{
-	int fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_uid != getuid()) {
-		close(fd);
-		return -EPERM;
-	}
-	return fd;
-}
-
-static int full_pread(int fd, void *buf, size_t n, uint64_t off)
+/* pread() (out 0) or pwrite() (out 1) all n bytes at off. */
+static int full_pio(int fd, void *buf, size_t n, uint64_t off, int out)
 {
 	while (n) {
-		ssize_t r = pread(fd, buf, n, (off_t)off);
+		ssize_t r = out ? pwrite(fd, buf, n, (off_t)off) : pread(fd, buf, n, (off_t)off);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -42,22 +30,6 @@ static int full_pread(int fd, void *buf, size_t n, uint64_t off)
 		buf = (char *)buf + r;
 		n -= (size_t)r;
 		off += (uint64_t)r;
-	}
-	return 0;
-}
-
-static int full_pwrite(int fd, const void *buf, size_t n, uint64_t off)
-{
-	while (n) {
-		ssize_t w = pwrite(fd, buf, n, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		buf = (const char *)buf + w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
 	}
 	return 0;
 }
@@ -82,7 +54,7 @@ static int open_ring(const char *path, char *ring, size_t ringlen, struct jp_rin
 	if (rfd < 0)
 		return fail(err, errlen, rfd, ring, rfd == -EPERM ? "not a regular file of this user" :
 						    strerror(-rfd));
-	r = full_pread(rfd, h, sizeof(*h), 0);
+	r = full_pio(rfd, h, sizeof(*h), 0, 0);
 	if (r || memcmp(h->magic, JP_RING_MAGIC, sizeof(h->magic)))
 		r = fail(err, errlen, -EINVAL, ring, "not a libjitperf ring (bad magic or too short)");
 	else if (h->version != JP_RING_VERSION)
@@ -149,11 +121,11 @@ int ring_recover(const char *path, char *err, size_t errlen)
 			r = fail(err, errlen, -ENOMEM, ring, "out of memory");
 			goto out;
 		}
-		r = full_pread(rfd, bytes, (size_t)first, h.data_offset + at);
+		r = full_pio(rfd, bytes, (size_t)first, h.data_offset + at, 0);
 		if (!r && first < n)
-			r = full_pread(rfd, bytes + first, (size_t)(n - first), h.data_offset);
+			r = full_pio(rfd, bytes + first, (size_t)(n - first), h.data_offset, 0);
 		if (!r)
-			r = full_pwrite(fd, bytes, (size_t)n, h.flushed);
+			r = full_pio(fd, bytes, (size_t)n, h.flushed, 1);
 		if (r) {
 			r = fail(err, errlen, r, path, strerror(-r));
 			goto out;

@@ -14,6 +14,7 @@
 
 #include "cmds.h"
 #include "read/jitdump_read.h"
+#include "read/ownfile.h"
 #include "read/ring_read.h"
 #include "rundir.h"
 
@@ -125,24 +126,11 @@ uint64_t rundir_code_loads(const struct rundir *rd)
 	return n;
 }
 
-/* path opened with flags if it is a regular file of ours (never through a
- * link, never blocking on a FIFO); -1 otherwise */
-static int open_own(const char *path, int flags)
-{
-	int fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	struct stat st;
-
-	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != getuid())) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
 /* Cut path to size, if it is a regular file of ours. */
 static int cut_own(const char *path, uint64_t size)
 {
-	int fd = open_own(path, O_WRONLY), ok;
+	struct stat st;
+	int fd = open_own(path, O_WRONLY, &st), ok;
 
 	if (fd < 0)
 		return 0;
@@ -195,7 +183,8 @@ int rundir_trim_map(const char *path)
 	char buf[65536];
 	off_t off = 0;
 	ssize_t n;
-	int fd = open_own(path, O_RDWR), cut = 0;
+	struct stat st;
+	int fd = open_own(path, O_RDWR, &st), cut = 0;
 
 	if (fd < 0)
 		return 0;
