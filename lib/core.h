@@ -148,6 +148,7 @@ JP_HIDDEN unsigned jp_elf_machine(void);
 /* ---- lib/perfmap.c */
 /* mapped: write through a shared mapping (else one write() per line) */
 JP_HIDDEN int  jp_perfmap_open(struct jp_perfmap **out, pid_t pid, int batched);
+JP_HIDDEN void jp_perfmap_batch(struct jp_perfmap *pm);
 /* room jp_perfmap_line needs besides the name's nlen bytes */
 #define JP_PERFMAP_LINE_EXTRA 36
 /* Format "START SIZE name\n" into line (nlen + JP_PERFMAP_LINE_EXTRA bytes); returns its length. */
@@ -212,6 +213,7 @@ struct jp_jitdump_unit {
 	const char    *name;      /* for debug messages */
 };
 JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int batched);
+JP_HIDDEN void jp_jitdump_batch(struct jp_jitdump *jd);
 /* space is the caller's buffer (may be NULL); a bigger unit is malloc'ed */
 JP_HIDDEN int  jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *ld,
 				  void *space, size_t space_len);

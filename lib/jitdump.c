@@ -23,7 +23,8 @@
  *   killed process leaves the units not yet written in jit-<pid>.dump.ring,
  *   which jitperf record puts in.  The file is cut to its records at close.
  *   With JITPERF_IO=write, or when the file cannot be batched, each unit
- *   is one write() instead.
+ *   is one write() instead.  Batching (and the ring) begins with the
+ *   first unit; a fork child's re-announced code is written before it.
  * - Code whose bytes were written before gets a short tail (see
  *   tell_twins_apart) so perf never gives two functions one build-id.
  */
@@ -46,7 +47,8 @@ struct jp_jitdump {
 	int            fd;
 	pid_t          pid;
 	uint64_t       size;        /* write(): file size, where to cut back a failed write */
-	struct jp_batchfile bf;     /* batched after the header; bf.size is the size then */
+	int            batch;       /* to be batched from the next unit on */
+	struct jp_batchfile bf;     /* batched: bf.size is the size then */
 	void          *marker;      /* the PROT_EXEC mapping perf record looks for */
 	size_t         marker_len;
 	struct jp_twins *twins;     /* hashes of the code written so far */
@@ -58,11 +60,24 @@ struct jp_jitdump {
 /* The first record's id and total_size: stored last, they commit a unit. */
 #define HEAD 8
 
+/* Batching starts with the first unit: a file never given one has no ring. */
+static void start_batch(struct jp_jitdump *jd)
+{
+	int err = jp_batchfile_start(&jd->bf, jd->fd, jd->path, jd->size, HEAD, 0);
+
+	jd->batch = 0;
+	if (err)
+		jp_debug("%s: cannot batch it (%s): one write() per record", jd->path,
+			 strerror(-err));
+}
+
 /* One unit (whole records), batched, or with one write(). */
 static int put(struct jp_jitdump *jd, const void *buf, size_t n)
 {
 	struct iovec iov = { (void *)buf, n };
 
+	if (jd->batch)
+		start_batch(jd);
 	if (jd->bf.ring)
 		return jp_batchfile_append(&jd->bf, buf, HEAD, (const char *)buf + HEAD, n - HEAD);
 	return jp_write_whole(jd->fd, &iov, 1, &jd->size);
@@ -120,9 +135,7 @@ int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int bat
 			 jd->path, strerror(errno));
 		goto fail;
 	}
-	if (batched && (err = jp_batchfile_start(&jd->bf, jd->fd, jd->path, jd->size, HEAD, 0)))
-		jp_debug("%s: cannot batch it (%s): one write() per record", jd->path,
-			 strerror(-err));
+	jd->batch = batched;
 	*out = jd;
 	return 0;
 fail:
@@ -391,6 +404,7 @@ int jp_jitdump_close(struct jp_jitdump *jd)
 	c.id = JIT_CODE_CLOSE;
 	c.total_size = sizeof(c);
 	c.timestamp = jp_monotonic_ns();
+	jd->batch = 0;                  /* no ring for the last record */
 	err = put(jd, &c, sizeof(c));
 	/* the file is cut to its records: the grown tail goes */
 	err2 = jd->bf.ring ? jp_batchfile_finish(&jd->bf, 1) : 0;
@@ -399,6 +413,12 @@ int jp_jitdump_close(struct jp_jitdump *jd)
 }
 
 /* After fork: the parent's file is neither written nor cut. */
+void jp_jitdump_batch(struct jp_jitdump *jd)
+{
+	if (jd && !jd->bf.ring)
+		jd->batch = 1;
+}
+
 void jp_jitdump_drop(struct jp_jitdump *jd)
 {
 	if (jd)

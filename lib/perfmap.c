@@ -33,8 +33,9 @@
 
 struct jp_perfmap {
 	int      fd;
-	uint64_t size;      /* write(): bytes written, where to cut back a failed write */
-	int      batch;     /* to be batched after the first line */
+	uint64_t size;      /* write(): bytes written, where to cut back a failed write;
+			     * batched: the size when batching began */
+	int      batch;     /* to be batched from the next line on */
 	struct jp_batchfile bf; /* batched: the last line has no newline yet */
 	char     path[64];
 };
@@ -103,8 +104,9 @@ static int write_line(struct jp_perfmap *pm, const char *line, size_t n)
 }
 
 /*
- * The first line, unterminated, with one write(), then the batching.  When
- * the file cannot be batched, the line gets its newline and write() goes on.
+ * The line that begins the batching, unterminated, with one write(), then
+ * the batching.  When the file cannot be batched, the line gets its
+ * newline and write() goes on.
  */
 static int first_line(struct jp_perfmap *pm, const char *line, size_t n)
 {
@@ -127,7 +129,7 @@ int jp_perfmap_append(struct jp_perfmap *pm, const char *line, size_t n)
 {
 	if (pm->bf.ring)
 		return jp_batchfile_append(&pm->bf, "\n", 1, line, n - 1);
-	if (pm->batch && pm->size == 0)
+	if (pm->batch)
 		return first_line(pm, line, n);
 	return write_line(pm, line, n);
 }
@@ -177,6 +179,12 @@ void jp_perfmap_close(struct jp_perfmap *pm)
 	free(pm);
 }
 
+void jp_perfmap_batch(struct jp_perfmap *pm)
+{
+	if (pm && !pm->bf.ring)
+		pm->batch = 1;
+}
+
 void jp_perfmap_drop(struct jp_perfmap *pm)
 {
 	if (!pm)
@@ -193,14 +201,14 @@ uint64_t jp_perfmap_mark(const struct jp_perfmap *pm)
 
 void jp_perfmap_rollback(struct jp_perfmap *pm, uint64_t mark)
 {
-	if (pm->bf.ring && mark > 0) {
+	if (pm->bf.ring && mark >= pm->size) {
 		jp_batchfile_rollback(&pm->bf, mark);
 	} else if (pm->bf.ring) {
-		/* the first line goes: the file is empty again, and not batched
-		 * until a first line is written whole again */
-		jp_batchfile_rollback(&pm->bf, 0);
+		/* the line that began the batching goes too: the file ends on a
+		 * whole line again, and is not batched until a line begins it again */
+		jp_batchfile_rollback(&pm->bf, mark);
 		jp_batchfile_finish(&pm->bf, 1);
-		pm->size = 0;
+		pm->size = mark;
 	} else if (mark < pm->size && ftruncate(pm->fd, (off_t)mark) == 0) {
 		pm->size = mark;
 	}

@@ -393,14 +393,23 @@ static void child_reopen(struct jitperf *jp)
 	jp->perfmap = NULL;
 	jp->pid = getpid();
 	if (jp->outputs & JITPERF_PERFMAP) {
-		if (jp_perfmap_open(&jp->perfmap, jp->pid, !jp->io_write) < 0)
+		if (jp_perfmap_open(&jp->perfmap, jp->pid, 0) < 0)
 			jp->outputs &= ~(unsigned)JITPERF_PERFMAP;
 	}
 	if (jp->outputs & JITPERF_JITDUMP) {
-		if (jp_jitdump_open(&jp->jitdump, jp->dir, jp->pid, !jp->io_write) < 0)
+		if (jp_jitdump_open(&jp->jitdump, jp->dir, jp->pid, 0) < 0)
 			jp->outputs &= ~(unsigned)JITPERF_JITDUMP;
 	}
+	/*
+	 * The inherited code goes straight into the files, and batching starts
+	 * with the child's own first load: a child that execs first (and runs
+	 * no atexit handler) leaves whole files and no ring.
+	 */
 	reannounce(jp);
+	if (!jp->io_write) {
+		jp_perfmap_batch(jp->perfmap);
+		jp_jitdump_batch(jp->jitdump);
+	}
 }
 
 static void atfork_child(void)

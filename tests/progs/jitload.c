@@ -9,6 +9,7 @@
  *   jitload twins SECONDS        two functions with identical bytes: twin_left, twin_right
  *   jitload kill N               register N functions, then SIGKILL ourselves
  *   jitload fork                 3 loads, fork; child 2 more, parent 1 more
+ *   jitload forkexec             3 loads, fork; the child execs true(1) at once
  *   jitload threads T N          T threads register N functions each
  *   jitload open N               register N functions in a session of its own
  *                                (jitperf_open), and exit without closing it
@@ -176,6 +177,27 @@ int main(int argc, char **argv)
 			return 1;
 		load("parent_1", 6);
 		printf("parent %d\n", (int)getpid());
+	} else if (!strcmp(mode, "forkexec") && argc == 2) {
+		pid_t pid;
+		int st;
+
+		load("before_1", 1);
+		load("before_2", 2);
+		load("before_3", 3);
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0) {
+			perror("jitload: fork");
+			return 1;
+		}
+		if (pid == 0) {
+			/* exec runs no atexit handler: what the child wrote must be in its files */
+			execlp("true", "true", (char *)NULL);
+			_exit(127);
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
+		printf("child %d\nparent %d\n", (int)pid, (int)getpid());
 	} else if (!strcmp(mode, "threads") && argc == 4) {
 		int nt = atoi(argv[2]);
 		pthread_t th[64];
@@ -205,8 +227,8 @@ int main(int argc, char **argv)
 		printf("%d\n", (int)getpid());
 		return 0;       /* exit() with jp open */
 	} else {
-		fprintf(stderr, "usage: jitload hot|hotkill|twins SECONDS | kill N | fork | threads T N | "
-			"open N\n");
+		fprintf(stderr, "usage: jitload hot|hotkill|twins SECONDS | kill N | fork | forkexec | "
+			"threads T N | open N\n");
 		return 2;
 	}
 	return 0;
