@@ -149,32 +149,39 @@ int rundir_recover(const char *path)
 	return r > 0;
 }
 
+int rundir_fix_dump(const char *path, struct rundir_fix *fx)
+{
+	struct jd_file *f;
+	struct jd_record rec;
+	uint64_t end = sizeof(struct jitdump_file_header);
+	char err[512];
+	int r;
+
+	memset(fx, 0, sizeof(*fx));
+	fx->dump_put = rundir_recover(path);
+	if (jd_open(&f, path, err, sizeof(err)))
+		return -1;
+	while ((r = jd_next(f, &rec, err, sizeof(err))) != 0 && r != -EBADMSG)
+		end = rec.offset + rec.total_size;
+	fx->pid = (pid_t)jd_header(f)->pid;
+	fx->gone = kill(fx->pid, 0) < 0 && errno == ESRCH;
+	if (r == 0 && (jd_zero_tail(f) || jd_unfinished(f)) && fx->gone)
+		fx->dump_cut = cut_own(path, end);
+	jd_close(f);
+	/* the same process's perf map, also when perf did not see it run */
+	snprintf(fx->map, sizeof(fx->map), "/tmp/perf-%d.map", (int)fx->pid);
+	fx->map_put = rundir_recover(fx->map);
+	return 0;
+}
+
 size_t rundir_trim_dumps(const struct rundir *rd)
 {
+	struct rundir_fix fx;
 	size_t cut = 0;
-	char err[512], map[64];
 
-	for (size_t i = 0; i < rd->ndumps; i++) {
-		struct jd_file *f;
-		struct jd_record rec;
-		uint64_t end = sizeof(struct jitdump_file_header);
-		pid_t pid;
-		int r;
-
-		rundir_recover(rd->dumps[i]);
-		if (jd_open(&f, rd->dumps[i], err, sizeof(err)))
-			continue;
-		while ((r = jd_next(f, &rec, err, sizeof(err))) != 0 && r != -EBADMSG)
-			end = rec.offset + rec.total_size;
-		pid = (pid_t)jd_header(f)->pid;
-		if (r == 0 && (jd_zero_tail(f) || jd_unfinished(f)) && kill(pid, 0) < 0 &&
-		    errno == ESRCH)
-			cut += cut_own(rd->dumps[i], end);
-		jd_close(f);
-		/* the same process's perf map, also when perf did not see it run */
-		snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
-		rundir_recover(map);
-	}
+	for (size_t i = 0; i < rd->ndumps; i++)
+		if (rundir_fix_dump(rd->dumps[i], &fx) == 0)
+			cut += (size_t)fx.dump_cut;
 	return cut;
 }
 

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct rundir {
 	char  **dumps;     /* DIR/jit-<pid>.dump, sorted */
@@ -52,6 +53,22 @@ int perfdata_walk(const char *path, perfdata_fn fn, void *arg);
  * should be is reported in one line and left.  1 if records were put in.
  */
 int rundir_recover(const char *path);
+
+/*
+ * One jitdump at path, as rundir_trim_dumps treats each: its ring put in,
+ * cut to its records if its process is gone, and the ring of that
+ * process's perf map put in.  -1 when path is not a jitdump it can read
+ * (its ring was still tried).
+ */
+struct rundir_fix {
+	int   dump_put;         /* records from path's ring were put in */
+	int   dump_cut;         /* path was cut to its records */
+	pid_t pid;              /* the writer, from the header */
+	int   gone;             /* ... is no longer running */
+	char  map[64];          /* /tmp/perf-<pid>.map */
+	int   map_put;          /* records from its ring were put in */
+};
+int rundir_fix_dump(const char *path, struct rundir_fix *fx);
 
 /*
  * The jitdumps of DIR whose process is gone (killed before libjitperf
