@@ -146,7 +146,8 @@ JP_HIDDEN void jp_batchfile_fork_parent(void);
 JP_HIDDEN unsigned jp_elf_machine(void);
 
 /* ---- lib/perfmap.c */
-/* mapped: write through a shared mapping (else one write() per line) */
+/* batched: lines go through a ring (lib/batchfile.c) from the first one on,
+ * else one write() each; _batch turns that on for the next line */
 JP_HIDDEN int  jp_perfmap_open(struct jp_perfmap **out, pid_t pid, int batched);
 JP_HIDDEN void jp_perfmap_batch(struct jp_perfmap *pm);
 /* room jp_perfmap_line needs besides the name's nlen bytes */
@@ -212,6 +213,7 @@ struct jp_jitdump_unit {
 	unsigned char *heap;      /* buf, when it did not fit the caller's space */
 	const char    *name;      /* for debug messages */
 };
+/* batched: as for the perf map, from the first unit on */
 JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int batched);
 JP_HIDDEN void jp_jitdump_batch(struct jp_jitdump *jd);
 /* space is the caller's buffer (may be NULL); a bigger unit is malloc'ed */

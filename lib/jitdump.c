@@ -412,13 +412,14 @@ int jp_jitdump_close(struct jp_jitdump *jd)
 	return err ? err : err2;
 }
 
-/* After fork: the parent's file is neither written nor cut. */
+/* Batched from the next unit on (a fork child, once the inherited code is in). */
 void jp_jitdump_batch(struct jp_jitdump *jd)
 {
 	if (jd && !jd->bf.ring)
 		jd->batch = 1;
 }
 
+/* After fork: the parent's file is neither written nor cut. */
 void jp_jitdump_drop(struct jp_jitdump *jd)
 {
 	if (jd)

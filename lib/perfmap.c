@@ -179,6 +179,7 @@ void jp_perfmap_close(struct jp_perfmap *pm)
 	free(pm);
 }
 
+/* Batched from the next line on (a fork child, once the inherited code is in). */
 void jp_perfmap_batch(struct jp_perfmap *pm)
 {
 	if (pm && !pm->bf.ring)
