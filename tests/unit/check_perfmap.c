@@ -363,7 +363,7 @@ static int child_rollback(void)
 START_TEST(test_rollback_in_fork_child)
 {
 	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_PERFMAP | JITPERF_JITDUMP };
-	char *dir = make_tmpdir(), mnt[256];
+	char *dir = make_tmpdir(), mnt[256], child_map[80];
 	int st = -1;
 	pid_t pid;
 
@@ -385,6 +385,11 @@ START_TEST(test_rollback_in_fork_child)
 	if (pid == 0)
 		_exit(child_rollback());
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	/* what a child that failed part-way left in /tmp */
+	snprintf(child_map, sizeof(child_map), "/tmp/perf-%d.map", (int)pid);
+	unlink(child_map);
+	strcat(child_map, ".ring");
+	unlink(child_map);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child failed at step %d",
 		      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	ck_assert_int_eq(jitperf_close(jp), 0);
