@@ -116,6 +116,29 @@ static void *thread_main(void *p)
 	return NULL;
 }
 
+/* "fork" and "forkexec": three loads, then fork(); -1 when fork failed */
+static pid_t load_three_and_fork(void)
+{
+	pid_t pid;
+
+	load("before_1", 1);
+	load("before_2", 2);
+	load("before_3", 3);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		perror("jitload: fork");
+	return pid;
+}
+
+/* The child ended with status 0. */
+static int child_ok(pid_t pid)
+{
+	int st;
+
+	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st);
+}
+
 int main(int argc, char **argv)
 {
 	void *fns[3];
@@ -155,47 +178,31 @@ int main(int argc, char **argv)
 		}
 		kill(getpid(), SIGKILL);
 	} else if (!strcmp(mode, "fork") && argc == 2) {
-		pid_t pid;
-		int st;
+		pid_t pid = load_three_and_fork();
 
-		load("before_1", 1);
-		load("before_2", 2);
-		load("before_3", 3);
-		fflush(stdout);
-		pid = fork();
-		if (pid < 0) {
-			perror("jitload: fork");
+		if (pid < 0)
 			return 1;
-		}
 		if (pid == 0) {
 			load("child_1", 4);
 			load("child_2", 5);
 			printf("child %d\n", (int)getpid());
 			return 0;
 		}
-		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		if (!child_ok(pid))
 			return 1;
 		load("parent_1", 6);
 		printf("parent %d\n", (int)getpid());
 	} else if (!strcmp(mode, "forkexec") && argc == 2) {
-		pid_t pid;
-		int st;
+		pid_t pid = load_three_and_fork();
 
-		load("before_1", 1);
-		load("before_2", 2);
-		load("before_3", 3);
-		fflush(stdout);
-		pid = fork();
-		if (pid < 0) {
-			perror("jitload: fork");
+		if (pid < 0)
 			return 1;
-		}
 		if (pid == 0) {
 			/* exec runs no atexit handler: what the child wrote must be in its files */
 			execlp("true", "true", (char *)NULL);
 			_exit(127);
 		}
-		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		if (!child_ok(pid))
 			return 1;
 		printf("child %d\nparent %d\n", (int)pid, (int)getpid());
 	} else if (!strcmp(mode, "threads") && argc == 4) {

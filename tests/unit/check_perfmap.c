@@ -273,28 +273,50 @@ START_TEST(test_io_write)
 END_TEST
 
 /*
+ * The session reopened with its jitdump on a tmpfs of size bytes at
+ * dir/small (a disk that fills up); 0, or -1 where no tmpfs can be
+ * mounted: then the case is reported as not run and put back as it was.
+ */
+static int open_on_small_fs(char *dir, char *mnt, size_t mntlen, const char *size,
+			    const char *what)
+{
+	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_PERFMAP | JITPERF_JITDUMP };
+
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	snprintf(mnt, mntlen, "%s/small", dir);
+	ck_assert_int_eq(mkdir(mnt, 0755), 0);
+	if (mount_private_tmpfs(mnt, size) < 0) {
+		fprintf(stderr, "check_perfmap: cannot mount a tmpfs (%s): %s case not run\n",
+			strerror(errno), what);
+		open_map();
+		remove_tmpdir(dir);
+		return -1;
+	}
+	o.dir = mnt;
+	ck_assert_int_eq(jitperf_open(&jp, &o), 0);
+	return 0;
+}
+
+/* After open_on_small_fs, the session closed: the map's own session back. */
+static void leave_small_fs(char *dir, const char *mnt)
+{
+	ck_assert_int_eq(umount(mnt), 0);
+	open_map();
+	remove_tmpdir(dir);
+}
+
+/*
  * A load the jitdump cannot take (a full disk) leaves no line in the map,
  * the first line included: the map is written whole again afterwards.
  */
 START_TEST(test_rollback)
 {
-	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_PERFMAP | JITPERF_JITDUMP };
 	static unsigned char big[8192];
 	char *dir = make_tmpdir(), mnt[256], expect[256], *got;
 	int n = 0, err = 0;
 
-	ck_assert_int_eq(jitperf_close(jp), 0);
-	snprintf(mnt, sizeof(mnt), "%s/small", dir);
-	ck_assert_int_eq(mkdir(mnt, 0755), 0);
-	if (mount_private_tmpfs(mnt, "4k") < 0) {
-		fprintf(stderr, "check_perfmap: cannot mount a tmpfs (%s): rollback case not run\n",
-			strerror(errno));
-		open_map();
-		remove_tmpdir(dir);
+	if (open_on_small_fs(dir, mnt, sizeof(mnt), "4k", "rollback"))
 		return;
-	}
-	o.dir = mnt;
-	ck_assert_int_eq(jitperf_open(&jp, &o), 0);
 	/* the first load does not fit: no line */
 	ck_assert_int_eq(jitperf_code_load(jp, "huge", big, sizeof(big), NULL), -ENOSPC);
 	got = read_map();
@@ -320,9 +342,7 @@ START_TEST(test_rollback)
 		ck_assert_int_eq(lines, n);
 	}
 	free(got);
-	ck_assert_int_eq(umount(mnt), 0);
-	open_map();
-	remove_tmpdir(dir);
+	leave_small_fs(dir, mnt);
 }
 END_TEST
 
@@ -362,23 +382,12 @@ static int child_rollback(void)
 
 START_TEST(test_rollback_in_fork_child)
 {
-	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_PERFMAP | JITPERF_JITDUMP };
 	char *dir = make_tmpdir(), mnt[256], child_map[80];
 	int st = -1;
 	pid_t pid;
 
-	ck_assert_int_eq(jitperf_close(jp), 0);
-	snprintf(mnt, sizeof(mnt), "%s/small", dir);
-	ck_assert_int_eq(mkdir(mnt, 0755), 0);
-	if (mount_private_tmpfs(mnt, "8k") < 0) {
-		fprintf(stderr, "check_perfmap: cannot mount a tmpfs (%s): fork rollback case not run\n",
-			strerror(errno));
-		open_map();
-		remove_tmpdir(dir);
+	if (open_on_small_fs(dir, mnt, sizeof(mnt), "8k", "fork rollback"))
 		return;
-	}
-	o.dir = mnt;
-	ck_assert_int_eq(jitperf_open(&jp, &o), 0);
 	ck_assert_int_eq(jitperf_code_load(jp, "inherited", code, 64, NULL), 0);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -394,9 +403,7 @@ START_TEST(test_rollback_in_fork_child)
 		      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	ck_assert_int_eq(jitperf_close(jp), 0);
 	jp = NULL;
-	ck_assert_int_eq(umount(mnt), 0);
-	open_map();
-	remove_tmpdir(dir);
+	leave_small_fs(dir, mnt);
 }
 END_TEST
 
