@@ -18,7 +18,8 @@ endif
 bench_recurse_SOURCES = bench/recurse.c
 bench_recurse_CFLAGS = $(AM_CFLAGS) -finstrument-functions -g -O2
 EXTRA_DIST += bench/uftrace-compare.sh bench/record-overhead.sh bench/jitshape.sh bench/jitcalc-stats.sh \
-	bench/convert-folded.sh bench/convert-trace.sh bench/convert-perfdata.sh bench/ranking.sh
+	bench/convert-folded.sh bench/convert-trace.sh bench/convert-perfdata.sh bench/ranking.sh \
+	bench/llvm-pgo.sh
 # LLVM's PerfJITEventListener against jitperf_llvm_event_listener, same run
 EXTRA_DIST += bench/llvm_timing.h
 if HAVE_LLVM
