@@ -34,6 +34,9 @@ unset JITPERF_DIR JITPERF_SAMPLE JITPERF_COUNTERS JITPERF_CLOCK JITPERF_DEBUG JI
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# no_nul FILE: FILE holds no NUL byte (a perf map's zeros are the tail a
+# killed writer left, or a line cut short)
+no_nul() { [ "$(tr -d '\000' < "$1" | wc -c)" -eq "$(wc -c < "$1")" ]; }
 
 # need_perf: skip unless perf can record here (CI installs it, so there it runs)
 need_perf() {
