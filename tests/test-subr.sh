@@ -26,10 +26,22 @@ cleanup() {
 	remove_runs "$tmp" $own_dirs
 }
 trap cleanup EXIT
+
 # killed (a harness timeout, Ctrl-C): the same cleanup, then the usual status
 trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# perf's build-id cache goes beside the test's directory and with it:
+# perf record copies there every binary it sampled (node, libjvm, libLLVM:
+# a hundred MB each) and perf inject every image it wrote, which in
+# ~/.debug add up to gigabytes over a run of the suite.  No user's
+# ~/.perfconfig applies either.  (Not in $tmp: tests list what is there.)
+perfdir=$(mktemp -d "${TMPDIR:-/tmp}/jitperf-perf.XXXXXX")
+own_dir "$perfdir"
+printf '[buildid]\n\tdir = %s\n' "$perfdir/buildid" > "$perfdir/config"
+export PERF_CONFIG="$perfdir/config"
+
 unset JITPERF_DIR JITPERF_SAMPLE JITPERF_COUNTERS JITPERF_CLOCK JITPERF_DEBUG JITPERF_IO
 
 skip() { echo "SKIP: $*"; exit 77; }
