@@ -24,10 +24,13 @@
  *   puts them in the file (read/ring_read.c).  At close, or at exit, all
  *   is written, the file cut to its records and the ring file removed.
  * - One flusher thread per process writes every file's ring out: within a
- *   millisecond of a record while records come, and it sleeps when none
- *   do.  A writer that finds it asleep wakes it (one futex call per
- *   millisecond at most, never per record); a writer that finds the ring
- *   full writes it out itself.  The flusher also keeps the output grown
+ *   millisecond of a record while records come.  In a pause it looks less
+ *   and less often (2, 4, ... 64 ms), and after a second without records
+ *   it sleeps.  Only a writer that finds it asleep wakes it (one futex
+ *   call after a pause of a second or more): waking a sleeping thread
+ *   costs the writer 30 us on a VM, and a JIT that compiles a function
+ *   every few milliseconds would pay that for each.  A writer that finds
+ *   the ring full writes it out itself.  The flusher also keeps the output grown
  *   ahead of the writer, and the memory of the session's code table
  *   touched ahead of its use (struct jp_ahead).
  *
@@ -54,6 +57,8 @@
 #define RING_SIZE  ((uint64_t)64 << 10)    /* records waiting to be written, at most */
 #define GROW_AHEAD ((uint64_t)1 << 20)     /* the flusher keeps this much grown past the records */
 #define FLUSH_NS   1000000L                /* while records come, written this often */
+#define DOZE_NS    64000000L               /* after a pause, at least this often */
+#define SLEEP_NS   1000000000L             /* a pause this long: asleep until woken */
 
 /* The flusher: one thread for every batched file of the process. */
 static struct {
@@ -294,33 +299,43 @@ static int pending(void)
 
 static void *flusher_main(void *arg)
 {
-	static const struct timespec tick = { 0, FLUSH_NS };
+	long wait_ns = FLUSH_NS, quiet_ns = 0;
 
 	(void)arg;
 	pthread_mutex_lock(&fl.lock);
 	while (!fl.stop) {
 		struct jp_batchfile *f;
-		int work = 0, seen = __atomic_load_n(&fl.wake, __ATOMIC_SEQ_CST);
-
 		struct jp_ahead *a;
+		struct timespec tick, *timeout = &tick;
+		int work = 0, seen = __atomic_load_n(&fl.wake, __ATOMIC_SEQ_CST);
 
 		for (f = fl.files; f; f = f->next)
 			work |= service(f);
 		for (a = fl.aheads; a; a = a->next)
 			work |= top_up(a);
-		if (!work) {
-			/* nothing came: sleep until a writer wakes us */
+		if (work) {
+			/* records came: more will, written a tick from now */
+			wait_ns = FLUSH_NS;
+			quiet_ns = 0;
+		} else if (quiet_ns < SLEEP_NS) {
+			/* a pause: looked at less and less often, never woken */
+			quiet_ns += wait_ns;
+			wait_ns = wait_ns < DOZE_NS / 2 ? 2 * wait_ns : DOZE_NS;
+		} else {
+			/* a long pause: asleep until a writer wakes us */
 			__atomic_store_n(&fl.idle, 1, __ATOMIC_SEQ_CST);
 			fence_writers();
 			if (pending()) {
 				__atomic_store_n(&fl.idle, 0, __ATOMIC_SEQ_CST);
 				continue;
 			}
+			timeout = NULL;
 		}
 		if (!fl.stop) {
-			/* records came: more will, written a tick from now */
+			tick.tv_sec = 0;
+			tick.tv_nsec = wait_ns;
 			pthread_mutex_unlock(&fl.lock);
-			jp_futex_wait(&fl.wake, seen, work ? &tick : NULL);
+			jp_futex_wait(&fl.wake, seen, timeout);
 			pthread_mutex_lock(&fl.lock);
 		}
 		__atomic_store_n(&fl.idle, 0, __ATOMIC_SEQ_CST);

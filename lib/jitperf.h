@@ -69,7 +69,8 @@ JITPERF_API int jitperf_open(jitperf **out, const struct jitperf_options *opts);
 JITPERF_API int jitperf_close(jitperf *jp);
 
 /*
- * Write the records that wait in the session's rings (at most 1 ms old)
+ * Write the records that wait in the session's rings (at most 1 ms old
+ * while code comes, 64 ms after a pause)
  * to its perf map and jitdump now: for a reader of the files while the
  * process runs, or before exec().  0, -EINVAL (NULL), or the -errno of
  * writing (the records then stay in the ring).

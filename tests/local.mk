@@ -141,7 +141,7 @@ tests_progs_inlprog_CFLAGS = $(AM_CFLAGS) -O2 -g -fno-omit-frame-pointer
 # ---- scripts
 SCRIPT_TESTS = \
 	tests/lib/symbols.test tests/lib/pkgconfig.test tests/lib/strerror-coverage.test \
-	tests/lib/crash.test tests/lib/crash-perf.test tests/lib/exit-open.test tests/lib/fork.test tests/lib/threads.test tests/lib/twins.test \
+	tests/lib/crash.test tests/lib/crash-perf.test tests/lib/exit-open.test tests/lib/paced.test tests/lib/fork.test tests/lib/threads.test tests/lib/twins.test \
 	tests/lib/jitdump-perf.test tests/lib/perf-attach.test \
 	tests/lib/instr-env.test tests/lib/instr-sigkill.test \
 	tests/lib/cyg-preload.test tests/lib/cyg-linked.test tests/lib/setid-env.test \

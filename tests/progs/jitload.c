@@ -13,6 +13,8 @@
  *   jitload threads T N          T threads register N functions each
  *   jitload open N               register N functions in a session of its own
  *                                (jitperf_open), and exit without closing it
+ *   jitload paced N MS           register N functions, one every MS milliseconds;
+ *                                print the pid
  *
  * Exit 77 on other architectures.
  */
@@ -233,9 +235,22 @@ int main(int argc, char **argv)
 		}
 		printf("%d\n", (int)getpid());
 		return 0;       /* exit() with jp open */
+	} else if (!strcmp(mode, "paced") && argc == 4) {
+		char name[32];
+		int n = atoi(argv[2]);
+		long ms = atol(argv[3]);
+		struct timespec pause = { ms / 1000, (ms % 1000) * 1000000L };
+
+		for (int i = 0; i < n; i++) {
+			if (i)
+				nanosleep(&pause, NULL);
+			snprintf(name, sizeof(name), "paced_%d", i);
+			load(name, (unsigned char)i);
+		}
+		printf("%d\n", (int)getpid());
 	} else {
 		fprintf(stderr, "usage: jitload hot|hotkill|twins SECONDS | kill N | fork | forkexec | "
-			"threads T N | open N\n");
+			"threads T N | open N | paced N MS\n");
 		return 2;
 	}
 	return 0;
