@@ -30,9 +30,9 @@
  *   call after a pause of a second or more): waking a sleeping thread
  *   costs the writer 30 us on a VM, and a JIT that compiles a function
  *   every few milliseconds would pay that for each.  A writer that finds
- *   the ring full writes it out itself.  The flusher also keeps the output grown
- *   ahead of the writer, and the memory of the session's code table
- *   touched ahead of its use (struct jp_ahead).
+ *   the ring full writes it out itself.  The flusher also keeps the
+ *   output grown ahead of the writer, and the memory of the session's
+ *   code table touched ahead of its use (struct jp_ahead).
  *
  * Without fallocate() (a file system that lacks it) or when JITPERF_IO=write
  * asks for it, records go out with one write() each (lib/fileio.c).
