@@ -28,7 +28,7 @@
  *   and less often (2, 4, ... 64 ms), and after a second without records
  *   it sleeps.  Only a writer that finds it asleep wakes it (one futex
  *   call after a pause of a second or more): waking a sleeping thread
- *   costs the writer 30 us on a VM, and a JIT that compiles a function
+ *   cost the writer 33 us on a VM, and a JIT that compiles a function
  *   every few milliseconds would pay that for each.  A writer that finds
  *   the ring full writes it out itself.  The flusher also keeps the
  *   output grown ahead of the writer, and the memory of the session's
