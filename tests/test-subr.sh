@@ -44,6 +44,13 @@ export PERF_CONFIG="$perfdir/config"
 
 unset JITPERF_DIR JITPERF_SAMPLE JITPERF_COUNTERS JITPERF_CLOCK JITPERF_DEBUG JITPERF_IO
 
+# perl -e "$default_signals" CMD...: CMD with the signals that end it at
+# their default action.  A command started asynchronously by a shell
+# without job control starts with SIGINT and SIGQUIT ignored, under nohup
+# SIGHUP too, and jitperf leaves an ignored signal ignored; the shell
+# cannot reset a signal ignored on entry, perl can.  (Code, not a
+# function: "$!" of an asynchronous CMD must be CMD's own pid.)
+default_signals='$SIG{$_} = "DEFAULT" for qw(INT TERM HUP QUIT); exec @ARGV or die "$ARGV[0]: $!\n"'
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # no_nul FILE: FILE holds no NUL byte (a perf map's zeros are the tail a
