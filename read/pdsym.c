@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "pdsym.h"
+#include "pdsymtree.h"
 
 /* ---- names live in big blocks: kallsyms alone has 100k+ of them */
 
@@ -61,6 +62,9 @@ void pd_symtab_free(struct pd_symtab *t)
 		free(p);
 	}
 	free(t->syms);
+	free(t->gone);
+	pd_symtree_free(t->tree);
+	free(t->pos);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -93,6 +97,7 @@ int pd_symtab_add(struct pd_symtab *t, uint64_t start, uint64_t size, int bind, 
 	s->end = start + size;
 	s->bind = bind;
 	s->type = type;
+	s->seq = t->added++;
 	t->n++;
 	return 0;
 }
@@ -153,6 +158,28 @@ static int has_module(const char *name)
 	return strchr(name, '[') != NULL;
 }
 
+/* what the alias rule took out, for the tree (without memory, no tree) */
+struct pd_gone {
+	uint64_t start;
+	uint32_t seq;
+};
+
+static void gone(struct pd_symtab *t, const struct pd_sym *s)
+{
+	if (t->ngone == t->gonecap) {
+		size_t cap = t->gonecap ? t->gonecap * 2 : 64;
+		struct pd_gone *g = t->gonecap == SIZE_MAX ? NULL : realloc(t->gone, cap * sizeof(*g));
+
+		if (!g) {
+			t->gonecap = SIZE_MAX;  /* the replay would be wrong */
+			return;
+		}
+		t->gone = g;
+		t->gonecap = cap;
+	}
+	t->gone[t->ngone++] = (struct pd_gone){ s->start, s->seq };
+}
+
 void pd_symtab_finish(struct pd_symtab *t, int kallsyms)
 {
 	struct keyed *k;
@@ -185,20 +212,95 @@ void pd_symtab_finish(struct pd_symtab *t, int kallsyms)
 	if (t->syms[t->n - 1].end == t->syms[t->n - 1].start)
 		t->syms[t->n - 1].end = (t->syms[t->n - 1].start & ~(uint64_t)4095) + 4096;
 	/* symbols__fixup_duplicate: one symbol per address */
+	t->erase_at = t->added;
 	for (i = 1, n = 1; i < t->n; i++) {
 		struct pd_sym *kept = &t->syms[n - 1], *s = &t->syms[i];
 
-		if (kept->start != s->start)
+		if (kept->start != s->start) {
 			t->syms[n++] = *s;
-		else if (!better(kept, s))
+		} else if (!better(kept, s)) {
+			gone(t, kept);
 			*kept = *s;
+		} else {
+			gone(t, s);
+		}
 	}
 	t->n = n;
+}
+
+static void drop_gone(struct pd_symtab *t)
+{
+	free(t->gone);
+	t->gone = NULL;
+	t->ngone = t->gonecap = 0;
+}
+
+static void node_range(const void *ctx, uint32_t node, uint64_t *start, uint64_t *end)
+{
+	const struct pd_symtab *t = ctx;
+	const struct pd_sym *s = &t->syms[t->pos[node]];
+
+	*start = s->start;
+	*end = s->end;
+}
+
+/*
+ * Once a table is whole (sorted, PLT entries in): where no two symbols
+ * overlap, the symbol holding an address is the one perf's tree finds;
+ * where some do, build that tree.  Nodes are seqs: the symbols went in in
+ * that order, the alias rule's took out after the first erase_at, and
+ * those added later (PLT entries) after that.
+ */
+static void build_tree(struct pd_symtab *t)
+{
+	uint64_t *key = NULL;
+	uint8_t *live = NULL;
+	size_t i;
+	int overlap = 0;
+
+	for (i = 1; i < t->n && !overlap; i++)
+		overlap = t->syms[i - 1].end > t->syms[i].start ||
+			  t->syms[i - 1].start == t->syms[i].start;
+	if (!overlap || t->gonecap == SIZE_MAX || t->added == UINT32_MAX)
+		goto out;
+	t->tree = pd_symtree_new(t->added);
+	t->pos = malloc(t->added * sizeof(*t->pos));
+	key = malloc(t->added * sizeof(*key));
+	live = calloc(t->added, 1);
+	if (!t->tree || !t->pos || !key || !live) {
+		pd_symtree_free(t->tree);
+		t->tree = NULL;
+		goto out;
+	}
+	for (i = 0; i < t->n; i++) {
+		t->pos[t->syms[i].seq] = (uint32_t)i;
+		key[t->syms[i].seq] = t->syms[i].start;
+		live[t->syms[i].seq] = 1;
+	}
+	for (i = 0; i < t->ngone; i++)
+		key[t->gone[i].seq] = t->gone[i].start;
+	for (i = 0; i < t->erase_at; i++)
+		pd_symtree_insert(t->tree, (uint32_t)i, key[i]);
+	for (i = 0; i < t->ngone; i++)
+		pd_symtree_erase(t->tree, t->gone[i].seq);
+	for (i = t->erase_at; i < t->added; i++)
+		if (live[i])
+			pd_symtree_insert(t->tree, (uint32_t)i, key[i]);
+out:
+	free(key);
+	free(live);
+	drop_gone(t);
 }
 
 const struct pd_sym *pd_symtab_find(const struct pd_symtab *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->n;
+
+	if (t->tree) {
+		uint32_t node = pd_symtree_find(t->tree, addr, node_range, t);
+
+		return node == PD_SYMTREE_NONE ? NULL : &t->syms[t->pos[node]];
+	}
 
 	/* the last symbol that starts at or before addr */
 	while (lo < hi) {
@@ -209,7 +311,8 @@ const struct pd_sym *pd_symtab_find(const struct pd_symtab *t, uint64_t addr)
 		else
 			hi = mid;
 	}
-	if (lo == 0 || addr >= t->syms[lo - 1].end)
+	/* a symbol without a size holds its own address, as in perf */
+	if (lo == 0 || (addr >= t->syms[lo - 1].end && addr != t->syms[lo - 1].start))
 		return NULL;
 	return &t->syms[lo - 1];
 }
@@ -600,6 +703,7 @@ int pd_symtab_load_elf(struct pd_symtab *t, const char *symfile, const char *run
 		pd_symtab_finish(t, 0);
 		ret = add_plt(t, rt);
 		sort_only(t);
+		build_tree(t);
 	}
 	if (rt != e) {
 		elf_end(rt);
@@ -622,8 +726,10 @@ int pd_symtab_load_elf_mem(struct pd_symtab *t, const void *image, size_t size)
 		return -EINVAL;
 	ret = elf_kind(e) == ELF_K_ELF ? load_syms(t, e, e) : -EINVAL;
 	elf_end(e);
-	if (!ret)
+	if (!ret) {
 		pd_symtab_finish(t, 0);
+		build_tree(t);
+	}
 	return ret;
 }
 
@@ -661,8 +767,10 @@ int pd_symtab_load_perfmap(struct pd_symtab *t, const char *path)
 	free(line);
 	fclose(f);
 	/* perf keeps a perf map's entries as they are: no alias or size rules */
-	if (!ret && t->n)
+	if (!ret && t->n) {
 		sort_only(t);
+		build_tree(t);
+	}
 	return ret;
 }
 
@@ -778,6 +886,8 @@ int pd_symtab_load_kallsyms(struct pd_symtab *t, const char *path)
 		return -EPERM;
 	}
 	pd_symtab_finish(t, 1);
+	/* no tree: a kernel's symbols do not overlap once their ends are set */
+	drop_gone(t);
 	return 0;
 }
 

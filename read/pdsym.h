@@ -7,7 +7,8 @@
  * objects, absolute addresses for perf maps and the kernel.  perf's rules
  * for aliases (one symbol per address, chosen as perf chooses) and for
  * symbols without a size (they end where the next one begins) are kept,
- * so a lookup names what perf script names.
+ * and where symbols overlap a lookup walks perf's tree (pdsymtree.c), so
+ * a lookup names what perf script names.
  */
 #ifndef JITPERF_PDSYM_H
 #define JITPERF_PDSYM_H
@@ -20,14 +21,29 @@ struct pd_sym {
 	const char *name;
 	uint8_t     bind;          /* STB_* */
 	uint8_t     type;          /* STT_* */
+	uint32_t    seq;           /* the order it was added in */
 };
 
 struct pd_strpool;
+struct pd_symtree;
+struct pd_gone;
 
 struct pd_symtab {
 	struct pd_sym     *syms;   /* sorted by start once finished */
 	size_t             n, cap;
 	struct pd_strpool *pool;
+	uint32_t           added;  /* symbols added: the next one's seq */
+	/*
+	 * Where symbols overlap, perf's tree decides which one an address
+	 * gets (read/pdsymtree.c): what the alias rule took out (in order,
+	 * after the first erase_at were added) to replay it, then the tree
+	 * and each of its nodes' (seqs') index in syms.
+	 */
+	struct pd_gone    *gone;
+	size_t             ngone, gonecap;
+	uint32_t           erase_at;
+	struct pd_symtree *tree;
+	uint32_t          *pos;
 };
 
 void pd_symtab_free(struct pd_symtab *t);

@@ -105,7 +105,7 @@ check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
 	tests/progs/jd-fixture tests/progs/instr-prog tests/progs/instr-dump \
 	tests/progs/cyg_prog tests/progs/cyg_prog_linked tests/progs/cyg_read \
 	tests/progs/setid-prog tests/progs/pdprog tests/progs/pd-fixture \
-	tests/progs/inlprog tests/progs/ringfix
+	tests/progs/inlprog tests/progs/ringfix tests/progs/pltprog
 # a JIT that registers N functions (and can be killed halfway)
 tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_jitload_LDFLAGS = -no-install
@@ -132,11 +132,11 @@ tests_progs_setid_prog_LDADD = lib/libjitperf.la
 tests_progs_setid_prog_LDFLAGS = -no-install
 # the perf.data fixture as a file (a fuzzer seed)
 tests_progs_pd_fixture_SOURCES = tests/progs/pd-fixture.c $(PDBUILD)
-# known call stacks in threads and a forked child, with frame pointers
-# (perfdata.test); no PLT of its own, where perf 6.1 names the first
-# entry _init (jitperf-convert(1), BUGS)
-tests_progs_pdprog_CFLAGS = $(AM_CFLAGS) -O1 -fno-omit-frame-pointer -fno-plt
+# known call stacks in threads and a forked child, with frame pointers (perfdata.test)
+tests_progs_pdprog_CFLAGS = $(AM_CFLAGS) -O1 -fno-omit-frame-pointer
 tests_progs_pdprog_LDADD = $(PTHREAD_LIBS)
+# samples in each of its PLT entries (perfdata.test)
+tests_progs_pltprog_CFLAGS = $(AM_CFLAGS) -O1
 # a function inlined into another, with DWARF (srcline.test)
 tests_progs_inlprog_CFLAGS = $(AM_CFLAGS) -O2 -g -fno-omit-frame-pointer
 

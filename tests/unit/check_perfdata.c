@@ -338,6 +338,35 @@ START_TEST(test_symtab_rules)
 }
 END_TEST
 
+/*
+ * Overlapping perf map entries: perf's red-black tree, walked from the
+ * root, decides.  Inserted in this order, the tree is B at the root, A on
+ * its left, X2 on its right with X1 and X3 below: an address in X1..X3
+ * meets X2 first, and one in A's tail (past B) never meets A.
+ */
+START_TEST(test_symtab_overlaps)
+{
+	struct pd_symtab t = { 0 };
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/overlap.map", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("100 100 A\n150 10 B\n400 10 X1\n400 10 X2\n400 10 X3\n500 0 Z\n", f);
+	fclose(f);
+	ck_assert_int_eq(pd_symtab_load_perfmap(&t, path), 0);
+	ck_assert_uint_eq(t.n, 6);
+	ck_assert_str_eq(pd_symtab_find(&t, 0x120)->name, "A");
+	ck_assert_str_eq(pd_symtab_find(&t, 0x155)->name, "B");
+	ck_assert_str_eq(pd_symtab_find(&t, 0x405)->name, "X2");     /* not the last, X3 */
+	ck_assert_ptr_null(pd_symtab_find(&t, 0x1f0));               /* in A, which perf misses */
+	ck_assert_str_eq(pd_symtab_find(&t, 0x500)->name, "Z");      /* a sizeless entry's own address */
+	ck_assert_ptr_null(pd_symtab_find(&t, 0x501));
+	pd_symtab_free(&t);
+}
+END_TEST
+
 START_TEST(test_demangle)
 {
 	char *d;
@@ -374,7 +403,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_fold_unknown);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("Symbols");
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_symtab_rules);
+	tcase_add_test(tc, test_symtab_overlaps);
 	tcase_add_test(tc, test_demangle);
 	suite_add_tcase(s, tc);
 	return s;
