@@ -166,9 +166,11 @@ struct pd_gone {
 
 static void gone(struct pd_symtab *t, const struct pd_sym *s)
 {
+	if (t->gonecap == SIZE_MAX)
+		return;                 /* out of memory before: no tree */
 	if (t->ngone == t->gonecap) {
 		size_t cap = t->gonecap ? t->gonecap * 2 : 64;
-		struct pd_gone *g = t->gonecap == SIZE_MAX ? NULL : realloc(t->gone, cap * sizeof(*g));
+		struct pd_gone *g = realloc(t->gone, cap * sizeof(*g));
 
 		if (!g) {
 			t->gonecap = SIZE_MAX;  /* the replay would be wrong */
@@ -249,12 +251,11 @@ static void node_range(const void *ctx, uint32_t node, uint64_t *start, uint64_t
  * overlap, the symbol holding an address is the one perf's tree finds;
  * where some do, build that tree.  Nodes are seqs: the symbols went in in
  * that order, the alias rule's took out after the first erase_at, and
- * those added later (PLT entries) after that.
+ * those added later (PLT entries, all kept) after that.
  */
 static void build_tree(struct pd_symtab *t)
 {
 	uint64_t *key = NULL;
-	uint8_t *live = NULL;
 	size_t i;
 	int overlap = 0;
 
@@ -266,8 +267,7 @@ static void build_tree(struct pd_symtab *t)
 	t->tree = pd_symtree_new(t->added);
 	t->pos = malloc(t->added * sizeof(*t->pos));
 	key = malloc(t->added * sizeof(*key));
-	live = calloc(t->added, 1);
-	if (!t->tree || !t->pos || !key || !live) {
+	if (!t->tree || !t->pos || !key) {
 		pd_symtree_free(t->tree);
 		t->tree = NULL;
 		goto out;
@@ -275,7 +275,6 @@ static void build_tree(struct pd_symtab *t)
 	for (i = 0; i < t->n; i++) {
 		t->pos[t->syms[i].seq] = (uint32_t)i;
 		key[t->syms[i].seq] = t->syms[i].start;
-		live[t->syms[i].seq] = 1;
 	}
 	for (i = 0; i < t->ngone; i++)
 		key[t->gone[i].seq] = t->gone[i].start;
@@ -284,11 +283,9 @@ static void build_tree(struct pd_symtab *t)
 	for (i = 0; i < t->ngone; i++)
 		pd_symtree_erase(t->tree, t->gone[i].seq);
 	for (i = t->erase_at; i < t->added; i++)
-		if (live[i])
-			pd_symtree_insert(t->tree, (uint32_t)i, key[i]);
+		pd_symtree_insert(t->tree, (uint32_t)i, key[i]);
 out:
 	free(key);
-	free(live);
 	drop_gone(t);
 }
 

@@ -20,48 +20,42 @@
 #include "pdsymtree.h"
 
 #define NIL UINT32_MAX
+#define L 0
+#define R 1
 
+/* Each case of the rebalancing is written once, for a side d and its
+ * mirror !d: child[L] and child[R] are the left and right children. */
 struct pd_symtree {
-	uint32_t *left, *right, *parent;
+	uint32_t *child[2], *parent;
 	uint8_t  *red;
 	uint64_t *key;
 	uint32_t  root, n;
 };
 
+static int side_of(const struct pd_symtree *t, uint32_t x, uint32_t parent)
+{
+	return t->child[R][parent] == x;
+}
+
 static void set_child(struct pd_symtree *t, uint32_t parent, uint32_t old, uint32_t new)
 {
 	if (parent == NIL)
 		t->root = new;
-	else if (t->left[parent] == old)
-		t->left[parent] = new;
 	else
-		t->right[parent] = new;
+		t->child[side_of(t, old, parent)][parent] = new;
 }
 
-/* x's right child takes its place */
-static void rotate_left(struct pd_symtree *t, uint32_t x)
+/* x's child on side !d takes its place; x becomes that child's child on side d */
+static void rotate(struct pd_symtree *t, uint32_t x, int d)
 {
-	uint32_t y = t->right[x];
+	uint32_t y = t->child[!d][x], inner = t->child[d][y];
 
-	t->right[x] = t->left[y];
-	if (t->left[y] != NIL)
-		t->parent[t->left[y]] = x;
+	t->child[!d][x] = inner;
+	if (inner != NIL)
+		t->parent[inner] = x;
 	t->parent[y] = t->parent[x];
 	set_child(t, t->parent[x], x, y);
-	t->left[y] = x;
-	t->parent[x] = y;
-}
-
-static void rotate_right(struct pd_symtree *t, uint32_t x)
-{
-	uint32_t y = t->left[x];
-
-	t->left[x] = t->right[y];
-	if (t->right[y] != NIL)
-		t->parent[t->right[y]] = x;
-	t->parent[y] = t->parent[x];
-	set_child(t, t->parent[x], x, y);
-	t->right[y] = x;
+	t->child[d][y] = x;
 	t->parent[x] = y;
 }
 
@@ -77,114 +71,67 @@ void pd_symtree_insert(struct pd_symtree *t, uint32_t z, uint64_t key)
 	t->key[z] = key;
 	while (x != NIL) {
 		y = x;
-		x = key < t->key[x] ? t->left[x] : t->right[x];
+		x = t->child[key >= t->key[x]][x];
 	}
 	t->parent[z] = y;
-	t->left[z] = t->right[z] = NIL;
+	t->child[L][z] = t->child[R][z] = NIL;
 	t->red[z] = 1;
 	if (y == NIL)
 		t->root = z;
-	else if (key < t->key[y])
-		t->left[y] = z;
 	else
-		t->right[y] = z;
+		t->child[key >= t->key[y]][y] = z;
 	while (is_red(t, t->parent[z])) {
 		uint32_t p = t->parent[z], g = t->parent[p];
+		int d = side_of(t, p, g);       /* p is g's child on side d */
+		uint32_t u = t->child[!d][g];
 
-		if (p == t->left[g]) {
-			uint32_t u = t->right[g];
-
-			if (is_red(t, u)) {
-				t->red[p] = t->red[u] = 0;
-				t->red[g] = 1;
-				z = g;
-				continue;
-			}
-			if (z == t->right[p]) {
-				z = p;
-				rotate_left(t, z);
-				p = t->parent[z];
-			}
-			t->red[p] = 0;
+		if (is_red(t, u)) {
+			t->red[p] = t->red[u] = 0;
 			t->red[g] = 1;
-			rotate_right(t, g);
-		} else {
-			uint32_t u = t->left[g];
-
-			if (is_red(t, u)) {
-				t->red[p] = t->red[u] = 0;
-				t->red[g] = 1;
-				z = g;
-				continue;
-			}
-			if (z == t->left[p]) {
-				z = p;
-				rotate_right(t, z);
-				p = t->parent[z];
-			}
-			t->red[p] = 0;
-			t->red[g] = 1;
-			rotate_left(t, g);
+			z = g;
+			continue;
 		}
+		if (z == t->child[!d][p]) {
+			z = p;
+			rotate(t, z, d);
+			p = t->parent[z];
+		}
+		t->red[p] = 0;
+		t->red[g] = 1;
+		rotate(t, g, !d);
 	}
 	t->red[t->root] = 0;
 }
 
-/* After a black node left from under parent (x, maybe NIL, is its child). */
+/* After a black node left from under parent (x, maybe NIL, is its child there). */
 static void erase_fixup(struct pd_symtree *t, uint32_t x, uint32_t parent)
 {
 	while (x != t->root && !is_red(t, x)) {
-		if (x == t->left[parent]) {
-			uint32_t w = t->right[parent];
+		int d = t->child[L][parent] == x ? L : R;       /* x's side */
+		uint32_t w = t->child[!d][parent];
 
-			if (is_red(t, w)) {
-				t->red[w] = 0;
-				t->red[parent] = 1;
-				rotate_left(t, parent);
-				w = t->right[parent];
-			}
-			if (!is_red(t, t->left[w]) && !is_red(t, t->right[w])) {
-				t->red[w] = 1;
-				x = parent;
-				parent = t->parent[x];
-				continue;
-			}
-			if (!is_red(t, t->right[w])) {
-				t->red[t->left[w]] = 0;
-				t->red[w] = 1;
-				rotate_right(t, w);
-				w = t->right[parent];
-			}
-			t->red[w] = t->red[parent];
-			t->red[parent] = 0;
-			t->red[t->right[w]] = 0;
-			rotate_left(t, parent);
-		} else {
-			uint32_t w = t->left[parent];
-
-			if (is_red(t, w)) {
-				t->red[w] = 0;
-				t->red[parent] = 1;
-				rotate_right(t, parent);
-				w = t->left[parent];
-			}
-			if (!is_red(t, t->left[w]) && !is_red(t, t->right[w])) {
-				t->red[w] = 1;
-				x = parent;
-				parent = t->parent[x];
-				continue;
-			}
-			if (!is_red(t, t->left[w])) {
-				t->red[t->right[w]] = 0;
-				t->red[w] = 1;
-				rotate_left(t, w);
-				w = t->left[parent];
-			}
-			t->red[w] = t->red[parent];
-			t->red[parent] = 0;
-			t->red[t->left[w]] = 0;
-			rotate_right(t, parent);
+		if (is_red(t, w)) {
+			t->red[w] = 0;
+			t->red[parent] = 1;
+			rotate(t, parent, d);
+			w = t->child[!d][parent];
 		}
+		if (!is_red(t, t->child[L][w]) && !is_red(t, t->child[R][w])) {
+			t->red[w] = 1;
+			x = parent;
+			parent = t->parent[x];
+			continue;
+		}
+		if (!is_red(t, t->child[!d][w])) {
+			t->red[t->child[d][w]] = 0;
+			t->red[w] = 1;
+			rotate(t, w, !d);
+			w = t->child[!d][parent];
+		}
+		t->red[w] = t->red[parent];
+		t->red[parent] = 0;
+		t->red[t->child[!d][w]] = 0;
+		rotate(t, parent, d);
 		x = t->root;
 	}
 	if (x != NIL)
@@ -200,32 +147,32 @@ void pd_symtree_erase(struct pd_symtree *t, uint32_t z)
 	uint32_t x, parent;
 	int black;
 
-	if (t->left[z] == NIL || t->right[z] == NIL) {
-		x = t->left[z] != NIL ? t->left[z] : t->right[z];
+	if (t->child[L][z] == NIL || t->child[R][z] == NIL) {
+		x = t->child[L][z] != NIL ? t->child[L][z] : t->child[R][z];
 		parent = t->parent[z];
 		black = !t->red[z];
 		set_child(t, parent, z, x);
 		if (x != NIL)
 			t->parent[x] = parent;
 	} else {
-		uint32_t y = t->right[z];
+		uint32_t y = t->child[R][z];
 
-		while (t->left[y] != NIL)
-			y = t->left[y];
-		x = t->right[y];
+		while (t->child[L][y] != NIL)
+			y = t->child[L][y];
+		x = t->child[R][y];
 		black = !t->red[y];
 		if (t->parent[y] == z) {
 			parent = y;
 		} else {
 			parent = t->parent[y];
-			t->left[parent] = x;
+			t->child[L][parent] = x;
 			if (x != NIL)
 				t->parent[x] = parent;
-			t->right[y] = t->right[z];
-			t->parent[t->right[y]] = y;
+			t->child[R][y] = t->child[R][z];
+			t->parent[t->child[R][y]] = y;
 		}
-		t->left[y] = t->left[z];
-		t->parent[t->left[y]] = y;
+		t->child[L][y] = t->child[L][z];
+		t->parent[t->child[L][y]] = y;
 		t->parent[y] = t->parent[z];
 		set_child(t, t->parent[z], z, y);
 		t->red[y] = t->red[z];
@@ -245,9 +192,9 @@ uint32_t pd_symtree_find(const struct pd_symtree *t, uint64_t addr,
 
 		range(ctx, x, &start, &end);
 		if (addr < start)
-			x = t->left[x];
+			x = t->child[L][x];
 		else if (addr > end || (addr == end && addr != start))
-			x = t->right[x];
+			x = t->child[R][x];
 		else
 			return x;
 	}
@@ -260,12 +207,12 @@ struct pd_symtree *pd_symtree_new(uint32_t n)
 
 	if (!t)
 		return NULL;
-	t->left = malloc(n * sizeof(*t->left));
-	t->right = malloc(n * sizeof(*t->right));
+	t->child[L] = malloc(n * sizeof(*t->child[L]));
+	t->child[R] = malloc(n * sizeof(*t->child[R]));
 	t->parent = malloc(n * sizeof(*t->parent));
 	t->red = malloc(n);
 	t->key = malloc(n * sizeof(*t->key));
-	if (!t->left || !t->right || !t->parent || !t->red || !t->key) {
+	if (!t->child[L] || !t->child[R] || !t->parent || !t->red || !t->key) {
 		pd_symtree_free(t);
 		return NULL;
 	}
@@ -278,8 +225,8 @@ void pd_symtree_free(struct pd_symtree *t)
 {
 	if (!t)
 		return;
-	free(t->left);
-	free(t->right);
+	free(t->child[L]);
+	free(t->child[R]);
 	free(t->parent);
 	free(t->red);
 	free(t->key);
