@@ -41,6 +41,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,7 @@
 #include "core.h"
 #include "ring_format.h"
 
-#define RING_SIZE  ((uint64_t)64 << 10)    /* records waiting to be written, at most */
+#define RING_SIZE  ((uint64_t)1 << 20)     /* records waiting to be written, at most */
 #define GROW_AHEAD ((uint64_t)1 << 20)     /* the flusher keeps this much grown past the records */
 #define FLUSH_NS   1000000L                /* while records come, written this often */
 #define DOZE_NS    64000000L               /* after a pause, at least this often */
@@ -143,7 +144,7 @@ static int grow(struct jp_batchfile *f, uint64_t need)
 static int pwrite_whole(int fd, struct iovec *iov, int n, uint64_t off)
 {
 	while (n > 0) {
-		ssize_t w = pwritev(fd, iov, n, (off_t)off);
+		ssize_t w = pwritev(fd, iov, n < IOV_MAX ? n : IOV_MAX, (off_t)off);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -155,17 +156,28 @@ static int pwrite_whole(int fd, struct iovec *iov, int n, uint64_t off)
 	return 0;
 }
 
-/* Write the ring's copy of the file's bytes [from, to) to the file. */
-static int write_ring(struct jp_batchfile *f, uint64_t from, uint64_t to)
+/* The ring's bytes [from, to) of the stream as iovecs (1 or 2): how many. */
+static int ring_iov(const struct jp_batchfile *f, uint64_t from, uint64_t to, struct iovec *iov)
 {
 	uint64_t at = from & (RING_SIZE - 1), len = to - from;
-	struct iovec iov[2] = { { f->data + at, (size_t)len }, { f->data, 0 } };
 
-	if (at + len > RING_SIZE) {
-		iov[0].iov_len = (size_t)(RING_SIZE - at);
-		iov[1].iov_len = (size_t)(len - iov[0].iov_len);
-	}
-	return len ? pwrite_whole(f->fd, iov, iov[1].iov_len ? 2 : 1, from) : 0;
+	iov[0].iov_base = f->data + at;
+	iov[0].iov_len = (size_t)len;
+	if (at + len <= RING_SIZE)
+		return len ? 1 : 0;
+	iov[0].iov_len = (size_t)(RING_SIZE - at);
+	iov[1].iov_base = f->data;
+	iov[1].iov_len = (size_t)(len - iov[0].iov_len);
+	return 2;
+}
+
+/* Write the ring's bytes [from, to) of the stream to the file at pos. */
+static int write_ring(struct jp_batchfile *f, uint64_t from, uint64_t to, uint64_t pos)
+{
+	struct iovec iov[2];
+	int n = ring_iov(f, from, to, iov);
+
+	return n ? pwrite_whole(f->fd, iov, n, pos) : 0;
 }
 
 /*
@@ -178,18 +190,177 @@ static int write_ring(struct jp_batchfile *f, uint64_t from, uint64_t to)
  * it cuts is glued to the zeros, hidden behind the NUL that ends the
  * previous name for perf, like everything up to the next newline.
  */
-static int write_ring_lines(struct jp_batchfile *f, uint64_t from, uint64_t to)
+static int write_ring_lines(struct jp_batchfile *f, uint64_t from, uint64_t to, uint64_t pos)
 {
-	uint64_t page = page_size(), start;
+	uint64_t page = page_size(), start, d = pos - from;     /* lines have no laters: d is 0 */
 	int err = 0;
 
 	for (; !err && to > from; to = start) {
-		start = (to - 1) & ~(page - 1);
+		start = ((to + d - 1) & ~(page - 1)) - d;
 		if (start < from)
 			start = from;
-		err = write_ring(f, start, to);
+		err = write_ring(f, start, to, start + d);
 	}
 	return err;
+}
+
+/* Where the file holds the stream up to flushed, in the ring's header too
+ * (one store makes the new pair the one in force) and for writers. */
+static void set_flushed(struct jp_batchfile *f, uint64_t flushed, uint64_t file_at)
+{
+	uint64_t s = !f->ring->which;
+
+	f->ring->slot[s].flushed = flushed;
+	f->ring->slot[s].file_at = file_at;
+	__atomic_store_n(&f->ring->which, s, __ATOMIC_RELEASE);
+	f->file_at = file_at;
+	__atomic_store_n(&f->delta, file_at - flushed, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->flushed, flushed, __ATOMIC_RELEASE);
+}
+
+/* ---- laters */
+
+static void drop_later(struct jp_later *l)
+{
+	free(l->buf);
+	l->buf = NULL;
+	l->drop(l);
+}
+
+static void drop_laters_from_list(struct jp_later *l)
+{
+	struct jp_later *next;
+
+	for (; l; l = next) {
+		next = l->next;
+		drop_later(l);
+	}
+}
+
+/* The laters before stream byte to, off f's list, in order. */
+static struct jp_later *take_laters(struct jp_batchfile *f, uint64_t to)
+{
+	struct jp_later *taken, **p;
+
+	pthread_mutex_lock(&f->later_lock);
+	taken = f->later;
+	for (p = &f->later; *p && (*p)->at < to; p = &(*p)->next)
+		;
+	f->later = *p;
+	*p = NULL;
+	if (!f->later)
+		f->later_end = &f->later;
+	pthread_mutex_unlock(&f->later_lock);
+	return taken;
+}
+
+/* Taken laters back at the front of the list (a write failed: tried again). */
+static void put_back_laters(struct jp_batchfile *f, struct jp_later *taken)
+{
+	struct jp_later **p;
+
+	if (!taken)
+		return;
+	pthread_mutex_lock(&f->later_lock);
+	for (p = &taken; *p; p = &(*p)->next)
+		;
+	*p = f->later;
+	if (!f->later)
+		f->later_end = p;
+	f->later = taken;
+	pthread_mutex_unlock(&f->later_lock);
+}
+
+/* Drop the laters at stream byte from and after (a rollback; close without writing). */
+static void drop_laters_from(struct jp_batchfile *f, uint64_t from)
+{
+	struct jp_later *l, **p;
+
+	pthread_mutex_lock(&f->later_lock);
+	for (p = &f->later; *p && (*p)->at < from; p = &(*p)->next)
+		;
+	l = *p;
+	*p = NULL;
+	f->later_end = p;
+	pthread_mutex_unlock(&f->later_lock);
+	drop_laters_from_list(l);
+}
+
+/*
+ * Make the laters' bytes; the file grown for them and for a whole ring
+ * after them (what writers may append meanwhile counts on that).  Where
+ * the file cannot grow, nothing goes in.  Returns the bytes they add.
+ */
+static uint64_t make_laters(struct jp_batchfile *f, struct jp_later *taken, uint64_t from,
+			    uint64_t to)
+{
+	uint64_t add = 0;
+	struct jp_later *l;
+
+	for (l = taken; l; l = l->next) {
+		if (!l->made && l->make(l, &l->buf, &l->len)) {
+			l->buf = NULL;
+			l->len = 0;
+		}
+		l->made = 1;
+		add += l->len;
+	}
+	if (add && grow_locked(f, f->file_at + (to - from) + add + RING_SIZE)) {
+		jp_debug("%s: no room for records made later: left out", f->ring_path);
+		for (l = taken; l; l = l->next) {
+			free(l->buf);
+			l->buf = NULL;
+			l->len = 0;
+		}
+		add = 0;
+	}
+	return add;
+}
+
+/*
+ * The ring's bytes [from, to) of the stream with each later's bytes in
+ * front of its byte: as iovecs in v (malloc'ed when stack_v is too small).
+ */
+static int batch_iov(const struct jp_batchfile *f, uint64_t from, uint64_t to,
+		     struct jp_later *taken, struct iovec *stack_v, int stack_n, struct iovec **v)
+{
+	struct jp_later *l;
+	int n = 0, cap = 2;
+
+	for (l = taken; l; l = l->next)
+		cap += 3;
+	*v = cap <= stack_n ? stack_v : malloc((size_t)cap * sizeof(**v));
+	if (!*v)
+		return -ENOMEM;
+	for (l = taken; l; l = l->next) {
+		n += ring_iov(f, from, l->at, *v + n);
+		if (l->len) {
+			(*v)[n].iov_base = l->buf;
+			(*v)[n++].iov_len = l->len;
+		}
+		from = l->at;
+	}
+	return n + ring_iov(f, from, to, *v + n);
+}
+
+/* Write iov (n entries, len bytes in all) at pos, its first head_len bytes last. */
+static int write_head_last(struct jp_batchfile *f, struct iovec *iov, int n, uint64_t len,
+			   uint64_t pos)
+{
+	unsigned char head[16];
+	size_t h = f->head_len < len ? f->head_len : (size_t)len, got = 0;
+	struct iovec hv = { head, h }, *rest = iov;
+	int err;
+
+	for (int i = 0; i < n && got < h; i++) {
+		size_t k = iov[i].iov_len < h - got ? iov[i].iov_len : h - got;
+
+		memcpy(head + got, iov[i].iov_base, k);
+		got += k;
+	}
+	n = jp_iov_advance(&rest, n, h);
+	err = n ? pwrite_whole(f->fd, rest, n, pos + h) : 0;
+	return err ? err : pwrite_whole(f->fd, &hv, 1, pos);
 }
 
 /*
@@ -198,42 +369,67 @@ static int write_ring_lines(struct jp_batchfile *f, uint64_t from, uint64_t to)
  */
 static int flush_locked(struct jp_batchfile *f)
 {
-	uint64_t from = f->flushed, to = __atomic_load_n(&f->size, __ATOMIC_ACQUIRE);
-	int err;
+	uint64_t from = f->flushed, to = __atomic_load_n(&f->size, __ATOMIC_ACQUIRE), add;
+	struct iovec stack_v[16], *v;
+	struct jp_later *taken;
+	int err, n;
 
 	if (from >= to)
 		return 0;
-	if (f->lines)
-		err = write_ring_lines(f, from + f->head_len, to);
-	else
-		err = write_ring(f, from + f->head_len, to);
-	if (!err)
-		err = write_ring(f, from, from + f->head_len);
-	if (err)
-		return err;     /* the records stay in the ring */
-	__atomic_store_n(&f->ring->flushed, to, __ATOMIC_RELEASE);
-	__atomic_store_n(&f->flushed, to, __ATOMIC_RELEASE);
+	if (f->lines) {
+		err = write_ring_lines(f, from + f->head_len, to, f->file_at + f->head_len);
+		if (!err)
+			err = write_ring(f, from, from + f->head_len, f->file_at);
+		if (!err)
+			set_flushed(f, to, f->file_at + (to - from));
+		return err;     /* on error, the records stay in the ring */
+	}
+	taken = take_laters(f, to);
+	add = taken ? make_laters(f, taken, from, to) : 0;
+	n = batch_iov(f, from, to, taken, stack_v, sizeof(stack_v) / sizeof(*stack_v), &v);
+	err = n < 0 ? n : write_head_last(f, v, n, to - from + add, f->file_at);
+	if (v != stack_v && n >= 0)
+		free(v);
+	if (err) {
+		put_back_laters(f, taken);      /* made: written with the records next time */
+		return err;
+	}
+	set_flushed(f, to, f->file_at + (to - from) + add);
+	drop_laters_from_list(taken);
 	return 0;
 }
 
 /* A record bigger than the ring goes straight to the file, f->lock held
- * and the ring written out: its head last. */
+ * and the ring written out: a later's bytes first, the head of it all last. */
 static int put_direct(struct jp_batchfile *f, const void *head, size_t head_len,
 		      const void *body, size_t body_len)
 {
-	uint64_t at = f->size;
-	struct iovec b = { (void *)body, body_len }, h = { (void *)head, head_len };
-	int err = pwrite_whole(f->fd, &b, 1, at + head_len);
+	uint64_t at = f->size, pos = f->file_at, len = head_len + body_len, add;
+	struct jp_later *taken = take_laters(f, at + 1), *l;
+	struct iovec v[4];
+	int n = 0, err;
 
+	add = taken ? make_laters(f, taken, at, at) : 0;
+	for (l = taken; l; l = l->next)         /* one at most: a record has one */
+		if (l->len && n < 2) {
+			v[n].iov_base = l->buf;
+			v[n++].iov_len = l->len;
+		}
+	v[n].iov_base = (void *)head;
+	v[n++].iov_len = head_len;
+	v[n].iov_base = (void *)body;
+	v[n++].iov_len = body_len;
+	err = grow_locked(f, pos + add + len);
 	if (!err)
-		err = pwrite_whole(f->fd, &h, 1, at);
-	if (err)
+		err = write_head_last(f, v, n, add + len, pos);
+	if (err) {
+		put_back_laters(f, taken);
 		return err;
-	at += head_len + body_len;
-	__atomic_store_n(&f->ring->flushed, at, __ATOMIC_RELEASE);
-	__atomic_store_n(&f->ring->committed, at, __ATOMIC_RELEASE);
-	__atomic_store_n(&f->flushed, at, __ATOMIC_RELEASE);
-	__atomic_store_n(&f->size, at, __ATOMIC_SEQ_CST);
+	}
+	drop_laters_from_list(taken);
+	set_flushed(f, at + len, pos + add + len);
+	__atomic_store_n(&f->ring->committed, at + len, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->size, at + len, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
@@ -250,15 +446,34 @@ static void ring_copy(struct jp_batchfile *f, uint64_t off, const void *src, siz
 
 /* ---- the flusher thread */
 
+/*
+ * The ring's pages written to once, here, not by the first record that
+ * lands on each: a shared mapping's page is mapped read-only until then,
+ * and the fault that makes it writable costs microseconds on a VM.  A
+ * store that changes nothing, also where a writer stores at once.
+ */
+static int touch_ring(struct jp_batchfile *f)
+{
+	uint64_t page = page_size(), p;
+
+	if (f->touched >= RING_SIZE)
+		return 0;
+	for (p = f->touched; p < RING_SIZE; p += page)
+		__atomic_fetch_add((int *)(void *)(f->data + p), 0, __ATOMIC_RELAXED);
+	f->touched = RING_SIZE;
+	return 1;
+}
+
 /* Grow f ahead and write out its ring: 1 if there was work. */
 static int service(struct jp_batchfile *f)
 {
 	uint64_t size = __atomic_load_n(&f->size, __ATOMIC_SEQ_CST);
+	uint64_t end = size + __atomic_load_n(&f->delta, __ATOMIC_ACQUIRE);     /* in the file */
 	int work = 0;
 
-	if (f->flushed < size || (!f->grow_failed && f->alloc < size + GROW_AHEAD / 2)) {
+	if (f->flushed < size || (!f->grow_failed && f->alloc < end + GROW_AHEAD / 2)) {
 		pthread_mutex_lock(&f->lock);
-		if (!f->grow_failed && grow_locked(f, size + GROW_AHEAD))
+		if (!f->grow_failed && grow_locked(f, size + f->delta + GROW_AHEAD))
 			f->grow_failed = 1;     /* a full disk: the writer will see it too */
 		work = f->flushed < size;
 		if (work && flush_locked(f))
@@ -310,7 +525,7 @@ static void *flusher_main(void *arg)
 		int work = 0, seen = __atomic_load_n(&fl.wake, __ATOMIC_SEQ_CST);
 
 		for (f = fl.files; f; f = f->next)
-			work |= service(f);
+			work |= service(f) | touch_ring(f);
 		for (a = fl.aheads; a; a = a->next)
 			work |= top_up(a);
 		if (work) {
@@ -366,7 +581,7 @@ static void flush_at_exit(void)
 	pthread_mutex_lock(&fl.lock);
 	for (f = fl.files; f; f = f->next) {
 		pthread_mutex_lock(&f->lock);
-		if (flush_locked(f) == 0 && ftruncate(f->fd, (off_t)f->size) == 0)
+		if (flush_locked(f) == 0 && ftruncate(f->fd, (off_t)f->file_at) == 0)
 			jp_remove_own(f->ring_path, f->ring_fd);
 		pthread_mutex_unlock(&f->lock);
 	}
@@ -549,10 +764,12 @@ int jp_batchfile_start(struct jp_batchfile *f, int fd, const char *path, uint64_
 	f->fd = fd;
 	f->fd_flags = fcntl(fd, F_GETFL);
 	f->ring_fd = -1;
-	f->size = f->flushed = f->alloc = size;
+	f->size = f->flushed = f->file_at = f->alloc = size;
 	f->head_len = head_len;
 	f->lines = lines;
+	f->later_end = &f->later;
 	pthread_mutex_init(&f->lock, NULL);
+	pthread_mutex_init(&f->later_lock, NULL);
 	if (strlen(path) + sizeof(JP_RING_SUFFIX) > sizeof(f->ring_path))
 		return -ENAMETOOLONG;
 	strcpy(f->ring_path, path);
@@ -563,7 +780,7 @@ int jp_batchfile_start(struct jp_batchfile *f, int fd, const char *path, uint64_
 		return err;
 	err = -posix_fallocate(f->ring_fd, 0, (off_t)total);
 	if (!err) {
-		r = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		r = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 f->ring_fd, 0);
 		err = r == MAP_FAILED ? -errno : 0;
 	}
@@ -589,7 +806,7 @@ int jp_batchfile_start(struct jp_batchfile *f, int fd, const char *path, uint64_
 	r->data_offset = (uint32_t)page;
 	r->ring_size = RING_SIZE;
 	r->pid = (uint64_t)getpid();
-	r->flushed = r->committed = size;
+	r->slot[0].flushed = r->slot[0].file_at = r->committed = size;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(r->magic, JP_RING_MAGIC, sizeof(r->magic));
 	fl_add(f);
@@ -600,9 +817,10 @@ int jp_batchfile_append(struct jp_batchfile *f, const void *head, size_t head_le
 			const void *body, size_t body_len)
 {
 	uint64_t size = f->size, len = head_len + body_len, end = size + len;
+	uint64_t file_end = end + __atomic_load_n(&f->delta, __ATOMIC_ACQUIRE);
 	int err = 0;
 
-	if (end > __atomic_load_n(&f->alloc, __ATOMIC_ACQUIRE) && (err = grow(f, end)))
+	if (file_end > __atomic_load_n(&f->alloc, __ATOMIC_ACQUIRE) && (err = grow(f, file_end)))
 		return err;     /* the flusher is behind, and the disk full */
 	if (end - __atomic_load_n(&f->flushed, __ATOMIC_ACQUIRE) > RING_SIZE ||
 	    __atomic_load_n(&fl.exiting, __ATOMIC_RELAXED)) {
@@ -634,6 +852,29 @@ int jp_batchfile_append(struct jp_batchfile *f, const void *head, size_t head_le
 	return 0;
 }
 
+int jp_batchfile_append_later(struct jp_batchfile *f, struct jp_later *l, const void *head,
+			      size_t head_len, const void *body, size_t body_len)
+{
+	int err;
+
+	/* on the list before the record is committed: whoever writes the
+	 * record out finds l (the list's order is the stream's: appends are
+	 * serialized by the caller) */
+	l->at = f->size;
+	l->buf = NULL;
+	l->len = 0;
+	l->made = 0;
+	l->next = NULL;
+	pthread_mutex_lock(&f->later_lock);
+	*f->later_end = l;
+	f->later_end = &l->next;
+	pthread_mutex_unlock(&f->later_lock);
+	err = jp_batchfile_append(f, head, head_len, body, body_len);
+	if (err)
+		drop_laters_from(f, l->at);     /* l, if written out meanwhile is not there */
+	return err;
+}
+
 int jp_batchfile_flush(struct jp_batchfile *f)
 {
 	int err;
@@ -654,23 +895,25 @@ void jp_batchfile_rollback(struct jp_batchfile *f, uint64_t mark)
 	pthread_mutex_lock(&f->lock);
 	if (mark >= f->size)
 		goto out;
+	drop_laters_from(f, mark);
 	/* the ring gives the records up first, then the file: a crash in
 	 * between leaves a file cut at mark by its reader */
 	__atomic_store_n(&f->ring->committed, mark, __ATOMIC_RELEASE);
 	if (mark < f->flushed) {
-		/* already written: zeros over them, the head first */
+		/* already written: zeros over them, the head first.  The unit
+		 * undone had no later, so its bytes are the ring's, just
+		 * before file_at */
+		uint64_t pos = f->file_at - (f->flushed - mark), end = f->file_at;
 		struct iovec z = { (void *)zeros, f->head_len };
 
-		if (pwrite_whole(f->fd, &z, 1, mark) == 0)
-			for (at = mark + f->head_len; at < f->flushed; at += z.iov_len) {
+		if (pwrite_whole(f->fd, &z, 1, pos) == 0)
+			for (at = pos + f->head_len; at < end; at += z.iov_len) {
 				z.iov_base = (void *)zeros;
-				z.iov_len = f->flushed - at < sizeof(zeros) ?
-					    (size_t)(f->flushed - at) : sizeof(zeros);
+				z.iov_len = end - at < sizeof(zeros) ? (size_t)(end - at) : sizeof(zeros);
 				if (pwrite_whole(f->fd, &z, 1, at))
 					break;
 			}
-		__atomic_store_n(&f->ring->flushed, mark, __ATOMIC_RELEASE);
-		__atomic_store_n(&f->flushed, mark, __ATOMIC_RELEASE);
+		set_flushed(f, mark, pos);
 	}
 	__atomic_store_n(&f->size, mark, __ATOMIC_SEQ_CST);
 out:
@@ -688,18 +931,20 @@ int jp_batchfile_finish(struct jp_batchfile *f, int trim)
 		pthread_mutex_lock(&f->lock);
 		err = flush_locked(f);
 		pthread_mutex_unlock(&f->lock);
-		if (!err && ftruncate(f->fd, (off_t)f->size) < 0)
+		if (!err && ftruncate(f->fd, (off_t)f->file_at) < 0)
 			err = -errno;
 		/* all is in the file: the ring goes (if it is still ours);
 		 * otherwise it stays, for jitperf record to put in */
 		if (!err)
 			jp_remove_own(f->ring_path, f->ring_fd);
 	}
+	drop_laters_from(f, 0);                 /* left after an error, or a fork child's */
 	unmap_ring(f);
 	/* O_APPEND back for write(), but not from a fork child: the status
 	 * flags belong to the open file, which the parent still batches */
 	if (trim && f->fd_flags >= 0)
 		fcntl(f->fd, F_SETFL, f->fd_flags);
 	pthread_mutex_destroy(&f->lock);
+	pthread_mutex_destroy(&f->later_lock);
 	return err;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "later.h"
 
 /* Read without the lock (jitperf_close may clear it): an atomic load. */
 static unsigned outputs_of(const jitperf *jp)
@@ -18,7 +19,7 @@ static unsigned outputs_of(const jitperf *jp)
 	return __atomic_load_n(&jp->outputs, __ATOMIC_RELAXED);
 }
 
-static int check_code(const struct jitperf_code *c)
+int jp_code_check(const struct jitperf_code *c)
 {
 	uint64_t start = (uintptr_t)c->addr, i;
 
@@ -49,9 +50,11 @@ static int check_code(const struct jitperf_code *c)
  * jitdump unit (the code copied and hashed) are made in the caller's stack.
  * Under the lock: the index, the timestamp, and one write() per output.
  * The perf map goes first: its system call gives the twin-table prefetch
- * time to land before the jitdump is stamped.
+ * time to land before the jitdump is stamped.  dl (or NULL): the lines
+ * and unwind info come later (lib/later.h); it is consumed in every case.
  */
-static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
+static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index,
+		struct jp_dump_later *dl)
 {
 	unsigned char space[UNIT_SPACE], hdr_space[HDR_SPACE];
 	char small[LINE_SPACE], *line = NULL;
@@ -63,16 +66,16 @@ static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
 	unsigned outputs = outputs_of(jp);
 	int err;
 
-	err = check_code(c);
+	err = jp_code_check(c);
 	if (err)
-		return err;
+		goto out;
 	nlen = strlen(c->name);
 	if (outputs & JITPERF_JITDUMP) {
 		if (c->eh_frame_len) {
 			err = jp_ehframe_hdr(c->eh_frame, c->eh_frame_len, (uintptr_t)c->addr, c->len,
 					     hdr_space, sizeof(hdr_space), &hdr, &hdr_len);
 			if (err)
-				return err;
+				goto out;
 		}
 		memset(&ld, 0, sizeof(ld));
 		ld.name = c->name;
@@ -88,7 +91,7 @@ static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
 		if (hdr != hdr_space)
 			free(hdr);      /* copied into the unit */
 		if (err)
-			return err;
+			goto out;
 	}
 	if (outputs & JITPERF_PERFMAP) {
 		line = small;
@@ -114,7 +117,15 @@ static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
 	}
 	if (!err && jp->jitdump && u.buf) {
 		/* the one clock read: under the lock, so records are in time order */
-		err = jp_jitdump_commit(jp->jitdump, &u, idx, jp_monotonic_ns());
+		uint64_t ts = jp_monotonic_ns();
+
+		if (dl) {
+			dl->ts = ts;
+			err = jp_jitdump_commit_later(jp->jitdump, &u, idx, ts, &dl->l);
+			dl = NULL;
+		} else {
+			err = jp_jitdump_commit(jp->jitdump, &u, idx, ts);
+		}
 		if (err && jp->perfmap && line)
 			jp_perfmap_rollback(jp->perfmap, map_mark);
 	}
@@ -123,6 +134,8 @@ static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
 unlock:
 	pthread_mutex_unlock(&jp->lock);
 out:
+	if (dl)
+		dl->l.drop(&dl->l);     /* no jitdump (or an error before it): not needed */
 	jp_jitdump_unit_free(&u);
 	if (line != small)
 		free(line);
@@ -149,7 +162,7 @@ int jitperf_code_load(jitperf *jp, const char *name, const void *addr, size_t le
 		return -EINVAL;
 	if (!outputs_of(jp))
 		return 0;       /* inactive: a cheap no-op */
-	return load(jp, &c, index);
+	return load(jp, &c, index, NULL);
 }
 
 int jitperf_code_load_ex(jitperf *jp, const struct jitperf_code *code, uint64_t *index)
@@ -164,11 +177,40 @@ int jitperf_code_load_ex(jitperf *jp, const struct jitperf_code *code, uint64_t 
 	if (!outputs_of(jp))
 		return 0;       /* inactive: a cheap no-op */
 	if (code->size == sizeof(c))
-		return load(jp, code, index);   /* this library's struct: nothing to convert */
+		return load(jp, code, index, NULL);     /* this library's struct: nothing to convert */
 	err = jp_opts_copy(&c, sizeof(c), code, code->size);
 	if (err)
 		return err;
-	return load(jp, &c, index);
+	return load(jp, &c, index, NULL);
+}
+
+int jitperf__code_load_later(jitperf *jp, const struct jitperf_code *code,
+			     struct jitperf__later *later, uint64_t *index)
+{
+	struct jp_dump_later *dl;
+	struct jitperf_code c;
+	int err;
+
+	if (index)
+		*index = 0;
+	if (!later)
+		return -EINVAL;
+	err = !jp || !code ? -EINVAL : jp_opts_copy(&c, sizeof(c), code, code->size);
+	if (!err && !outputs_of(jp)) {
+		later->done(later);     /* inactive: a cheap no-op */
+		return 0;
+	}
+	if (!err && !(dl = jp_dump_later_new(later, (uintptr_t)c.addr, c.len)))
+		err = -ENOMEM;
+	if (err) {
+		later->done(later);
+		return err;
+	}
+	c.lines = NULL;
+	c.nlines = 0;
+	c.eh_frame = NULL;
+	c.eh_frame_len = 0;
+	return load(jp, &c, index, dl);
 }
 
 int jitperf_code_move(jitperf *jp, uint64_t index, const void *new_addr)

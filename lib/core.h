@@ -80,6 +80,24 @@ JP_HIDDEN void jp_futex_wake(int *word);
 /* ---- lib/batchfile.c: whole records through a mapped ring, written out in batches */
 #define JP_BATCHFILE_STEP ((uint64_t)1 << 20)   /* the file grows by this much at a time */
 struct jp_ring_header;
+/*
+ * Bytes that go into a batched file just before byte at of what was
+ * appended (its stream), made only when that part is written out: by the
+ * flusher, by a writer that finds the ring full, or at close.  A jitdump's
+ * debug and unwind records come this way when reading them would keep the
+ * JIT waiting (lib/later.c).  make is called once, with the file's lock
+ * held; drop once, made or not, when l is no longer needed.
+ */
+struct jp_later {
+	uint64_t          at;
+	/* 0 with *buf (malloc'ed, freed by the caller) and *len; or -errno: nothing goes in */
+	int             (*make)(struct jp_later *l, void **buf, size_t *len);
+	void            (*drop)(struct jp_later *l);
+	void             *buf;          /* made, not yet written */
+	size_t            len;
+	int               made;
+	struct jp_later  *next;
+};
 struct jp_batchfile {
 	int                fd;
 	int                fd_flags;    /* its status flags: O_APPEND is off while batched */
@@ -90,7 +108,13 @@ struct jp_batchfile {
 	int                lines;       /* text lines: batches written back to front */
 	uint64_t           size;        /* committed: whole records, in the file or the ring */
 	uint64_t           flushed;     /* in the file; [flushed, size) waits in the ring */
-	uint64_t           alloc;       /* file size, blocks allocated; zeros from flushed on */
+	uint64_t           file_at;     /* where byte flushed is in the file */
+	uint64_t           delta;       /* file_at - flushed: what laters added, for writers */
+	uint64_t           alloc;       /* file size, blocks allocated; zeros from file_at on */
+	uint64_t           touched;     /* the flusher's: the ring's bytes it made writable */
+	struct jp_later   *later;       /* in order of at, all at or after flushed */
+	struct jp_later  **later_end;
+	pthread_mutex_t    later_lock;  /* the list: a writer adds, who writes out takes */
 	int                grow_failed; /* the flusher could not grow it */
 	pthread_mutex_t    lock;        /* writing out, growing: writer and flusher */
 	struct jp_batchfile *next;      /* the flusher's list */
@@ -111,6 +135,13 @@ JP_HIDDEN int  jp_batchfile_start(struct jp_batchfile *f, int fd, const char *pa
  */
 JP_HIDDEN int  jp_batchfile_append(struct jp_batchfile *f, const void *head, size_t head_len,
 				   const void *body, size_t body_len);
+/*
+ * The same, with l's bytes going in before the record (l->at is set).
+ * Errors as for jp_batchfile_append; l is dropped then.
+ */
+JP_HIDDEN int  jp_batchfile_append_later(struct jp_batchfile *f, struct jp_later *l,
+					 const void *head, size_t head_len,
+					 const void *body, size_t body_len);
 /* Write out what waits in the ring now: 0 or -errno (it stays there). */
 JP_HIDDEN int  jp_batchfile_flush(struct jp_batchfile *f);
 /* Undo the records after mark (a committed size). */
@@ -223,6 +254,18 @@ JP_HIDDEN void jp_jitdump_prefetch(const struct jp_jitdump *jd, const struct jp_
 JP_HIDDEN int  jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u,
 				 uint64_t index, uint64_t ts);
 JP_HIDDEN void jp_jitdump_unit_free(struct jp_jitdump_unit *u);
+/*
+ * Under the session lock, as jp_jitdump_commit, for a unit whose debug and
+ * unwind records l makes later (lib/later.c): they go in front of it when
+ * it is written out, or now without a ring.  l is consumed (dropped) in
+ * every case.
+ */
+JP_HIDDEN int  jp_jitdump_commit_later(struct jp_jitdump *jd, struct jp_jitdump_unit *u,
+				       uint64_t index, uint64_t ts, struct jp_later *l);
+/* ld's DEBUG_INFO and UNWINDING_INFO (those it has), stamped ts, in *buf
+ * (malloc'ed, *len bytes; NULL and 0 when it has neither).  0 or -errno. */
+JP_HIDDEN int  jp_jitdump_extras(const struct jp_jitdump_load *ld, uint64_t ts, void **buf,
+				 size_t *len);
 /* prepare + commit at once (the fork child's re-announcement) */
 JP_HIDDEN int  jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld);
 JP_HIDDEN int  jp_jitdump_move(struct jp_jitdump *jd, uint64_t index, uint64_t old_addr,
@@ -233,6 +276,21 @@ JP_HIDDEN uint64_t jp_jitdump_mark(const struct jp_jitdump *jd);
 JP_HIDDEN void jp_jitdump_rollback(struct jp_jitdump *jd, uint64_t mark);
 JP_HIDDEN int  jp_jitdump_flush(struct jp_jitdump *jd);
 JP_HIDDEN void jp_jitdump_drop(struct jp_jitdump *jd);   /* after fork: forget, write nothing */
+
+/* ---- lib/codereg.c, lib/later.c: registration */
+/* c's fields as jitperf_code_load_ex checks them: 0 or -EINVAL */
+JP_HIDDEN int  jp_code_check(const struct jitperf_code *c);
+/* A load whose lines and unwind info its caller gives later (lib/later.h). */
+struct jitperf__later;
+struct jp_dump_later {
+	struct jp_later        l;       /* first: the batchfile's view */
+	struct jitperf__later *user;
+	uint64_t               addr, len;
+	uint64_t               ts;      /* the CODE_LOAD's: the records made get it too */
+};
+/* A jp_dump_later for user's code [addr, +len); NULL when out of memory. */
+JP_HIDDEN struct jp_dump_later *jp_dump_later_new(struct jitperf__later *user, uint64_t addr,
+						  uint64_t len);
 
 /* ---- lib/codetab.c: what was loaded under which index */
 struct jp_code_entry {

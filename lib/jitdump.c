@@ -291,6 +291,34 @@ int jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *
 	return 0;
 }
 
+int jp_jitdump_extras(const struct jp_jitdump_load *ld, uint64_t ts, void **buf, size_t *len)
+{
+	size_t dsize = ld->nlines ? debug_info_size(ld) : 0;
+	size_t usize = ld->eh_frame_len ? unwinding_size(ld) : 0;
+	const size_t at = offsetof(struct jitdump_record_header, timestamp);
+	unsigned char *p;
+
+	*buf = NULL;
+	*len = 0;
+	if (dsize > UINT32_MAX || usize > UINT32_MAX)
+		return -E2BIG;
+	if (!dsize && !usize)
+		return 0;
+	if (!(p = malloc(dsize + usize)))
+		return -ENOMEM;
+	if (dsize) {
+		put_debug_info(p, ld, dsize);
+		memcpy(p + at, &ts, sizeof(ts));
+	}
+	if (usize) {
+		put_unwinding(p + dsize, ld, usize);
+		memcpy(p + dsize + at, &ts, sizeof(ts));
+	}
+	*buf = p;
+	*len = dsize + usize;
+	return 0;
+}
+
 void jp_jitdump_unit_free(struct jp_jitdump_unit *u)
 {
 	free(u->heap);
@@ -331,9 +359,8 @@ static size_t tell_twins_apart(struct jp_jitdump *jd, const struct jp_jitdump_un
 	return k;
 }
 
-/* Under the session lock: stamp the unit with ts and index, and write it. */
-int jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t index,
-		      uint64_t ts)
+/* Stamp the unit with ts and index: its length, with a twin's tail. */
+static size_t stamp(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t index, uint64_t ts)
 {
 	struct jitdump_record_header h;
 	struct jitdump_code_load cl;
@@ -351,7 +378,40 @@ int jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t
 	cl.code_index = index;
 	tail = tell_twins_apart(jd, u, &cl, index);
 	memcpy(u->buf + u->load, &cl, sizeof(cl));
-	return put(jd, u->buf, u->len + tail);
+	return u->len + tail;
+}
+
+/* Under the session lock: stamp the unit with ts and index, and write it. */
+int jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t index,
+		      uint64_t ts)
+{
+	return put(jd, u->buf, stamp(jd, u, index, ts));
+}
+
+int jp_jitdump_commit_later(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t index,
+			    uint64_t ts, struct jp_later *l)
+{
+	struct iovec iov[2];
+	size_t n;
+	int err;
+
+	u->has_eh = 1;          /* it may get an UNWINDING_INFO: no twin tail that moves it */
+	n = stamp(jd, u, index, ts);
+	if (jd->batch)
+		start_batch(jd);
+	if (jd->bf.ring)
+		return jp_batchfile_append_later(&jd->bf, l, u->buf, HEAD, u->buf + HEAD, n - HEAD);
+	/* one write() per record: l's records are made now, and go first */
+	iov[0].iov_base = NULL;
+	iov[0].iov_len = 0;
+	if (l->make(l, &iov[0].iov_base, &iov[0].iov_len))
+		iov[0].iov_len = 0;
+	iov[1].iov_base = u->buf;
+	iov[1].iov_len = n;
+	err = jp_write_whole(jd->fd, iov, 2, &jd->size);
+	free(iov[0].iov_base);
+	l->drop(l);
+	return err;
 }
 
 int jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld)

@@ -12,8 +12,22 @@
 #include <stdint.h>
 
 #define JP_RING_MAGIC   "JPRING\0\0"
-#define JP_RING_VERSION 1
+#define JP_RING_VERSION 2
 #define JP_RING_SUFFIX  ".ring"
+
+/*
+ * Where the ring's bytes go in the file: byte p of the ring's stream goes
+ * to file offset file_at + (p - flushed).  (The file also holds records
+ * the ring never had: a jitdump's debug and unwind records, made by the
+ * thread that writes the ring out, go in just before the load they
+ * describe.)  The pair in force is slot[which]; it is changed by filling
+ * the other slot, then storing which: one store, so a process killed at
+ * any point leaves a pair that goes together.
+ */
+struct jp_ring_pos {
+	uint64_t flushed;       /* of the ring's stream, the bytes before it are in the file */
+	uint64_t file_at;       /* the file offset of byte flushed */
+};
 
 struct jp_ring_header {
 	char     magic[8];      /* JP_RING_MAGIC */
@@ -22,17 +36,18 @@ struct jp_ring_header {
 	uint64_t ring_size;     /* bytes in the ring: a power of two */
 	uint64_t pid;           /* the process that wrote it */
 	uint8_t  pad1[32];
-	/* the file holds [0, flushed); the ring holds [flushed, committed) of
-	 * the file's bytes, byte i at data_offset + i % ring_size.  Each is
-	 * stored after the bytes it covers, in a cache line of its own (two
-	 * threads store them).  committed < flushed: a rollback was cut
-	 * short, and the file ends at committed. */
-	uint64_t flushed;       /* at byte 64 */
-	uint8_t  pad2[56];
+	/* the ring holds [flushed, committed) of its stream, byte p at
+	 * data_offset + p % ring_size.  Each is stored after the bytes it
+	 * covers, in a cache line of its own (two threads store them).
+	 * committed < flushed: a rollback was cut short, and the file ends
+	 * at file_at - (flushed - committed). */
+	uint64_t which;         /* at byte 64: 0 or 1 */
+	struct jp_ring_pos slot[2];
+	uint8_t  pad2[24];
 	uint64_t committed;     /* at byte 128 */
 };
 
-_Static_assert(__builtin_offsetof(struct jp_ring_header, flushed) == 64 &&
+_Static_assert(__builtin_offsetof(struct jp_ring_header, which) == 64 &&
 	       __builtin_offsetof(struct jp_ring_header, committed) == 128,
 	       "the ring header's layout");
 

@@ -59,10 +59,13 @@ struct jpl_object {
 	size_t               nsec;
 	int                  want_lines;    /* read DWARF lines */
 	int                  want_unwind;   /* cut each function's .eh_frame out */
+	const unsigned char *eh_frame_copy; /* read instead of the loaded .eh_frame, or NULL */
 	struct jpl_arena    *arena;         /* where everything out is allocated */
 	/* out */
 	struct jpl_func     *funcs;
 	size_t               nfuncs;
+	uint64_t             eh_frame_addr; /* the loaded .eh_frame (0: none), in any case */
+	size_t               eh_frame_len;
 };
 
 /*
@@ -144,8 +147,8 @@ JPL_HIDDEN int jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
 
 /*
  * llvm/unwind.c: each function's .eh_frame, cut out of the loaded
- * .eh_frame section at eh (eh_len bytes, relocated at its run-time
- * address).  jpl_unwind_open indexes its FDEs (-EINVAL when the section
+ * .eh_frame section, eh_len bytes at eh (the loaded copy, or a copy of
+ * it), relocated at its run-time address addr.  jpl_unwind_open indexes its FDEs (-EINVAL when the section
  * cannot be walked); jpl_unwind_of re-encodes those of the code [lo, hi)
  * by the convention of jitperf.h: a CIE with augmentation "zR"
  * (pcrel|sdata4) and the FDE, laid out as if loaded at lo + align8(hi - lo).
@@ -155,9 +158,23 @@ JPL_HIDDEN int jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
  */
 struct jpl_fdes;
 JPL_HIDDEN int jpl_unwind_open(struct jpl_fdes **out, const unsigned char *eh, size_t eh_len,
-			       struct jpl_arena *a);
+			       uint64_t addr, struct jpl_arena *a);
 JPL_HIDDEN int jpl_unwind_of(struct jpl_fdes *t, uint64_t lo, uint64_t hi,
 			     unsigned char **out, size_t *out_len);
+
+/*
+ * llvm/later.c: the lines and unwind info of o's functions, read when
+ * libjitperf writes its jitdump out (lib/later.h).  jpl_job_new takes a
+ * copy of what reading o needs (o read without lines or unwind info: its
+ * functions, image, section addresses, loaded .eh_frame); NULL when out
+ * of memory or without functions.  jpl_job_later(j, k) is function k's,
+ * for jitperf__code_load_later, which must get each exactly once: the
+ * last one done frees j.
+ */
+struct jpl_job;
+struct jitperf__later;
+JPL_HIDDEN struct jpl_job        *jpl_job_new(const struct jpl_object *o);
+JPL_HIDDEN struct jitperf__later *jpl_job_later(struct jpl_job *j, size_t k);
 
 /*
  * llvm/keys.c: object key -> the code indices its functions got.

@@ -254,17 +254,17 @@ static int read_lines(struct jpl_object *o, const struct elf *e, const struct se
 	return err;
 }
 
-static int read_unwind(struct jpl_object *o, const struct elf *e, unsigned i)
+static int read_unwind(struct jpl_object *o)
 {
-	uint64_t at = i ? loaded(o, i) : 0;
+	uint64_t at = o->eh_frame_addr;
 	struct jpl_fdes *t;
 	int err;
 
-	if (!at || !e->sh[i].sh_size)
+	if (!at || !o->eh_frame_len)
 		return 0;
 	/* the loaded copy: RuntimeDyld relocated it at its run-time address */
-	err = jpl_unwind_open(&t, (const unsigned char *)(uintptr_t)at, e->sh[i].sh_size,
-			      o->arena);
+	err = jpl_unwind_open(&t, o->eh_frame_copy ? o->eh_frame_copy :
+				  (const unsigned char *)(uintptr_t)at, o->eh_frame_len, at, o->arena);
 	if (err) {
 		jpl_debug("cannot read the .eh_frame at %#llx: %s", (unsigned long long)at,
 			  jitperf_strerror(err));
@@ -293,11 +293,13 @@ int jpl_object_read(struct jpl_object *o)
 	if (err)
 		return err;
 	map_sections(&e, &m);
+	o->eh_frame_addr = m.eh_frame ? loaded(o, m.eh_frame) : 0;
+	o->eh_frame_len = o->eh_frame_addr ? e.sh[m.eh_frame].sh_size : 0;
 	err = read_symbols(o, &e, m.symtab);
 	if (!err && o->nfuncs && o->want_lines)
 		err = read_lines(o, &e, &m);
 	if (!err && o->nfuncs && o->want_unwind)
-		err = read_unwind(o, &e, m.eh_frame);
+		err = read_unwind(o);
 	if (err) {
 		o->funcs = NULL;
 		o->nfuncs = 0;

@@ -235,6 +235,7 @@ struct fde {
 
 struct jpl_fdes {
 	const unsigned char *eh, *end;
+	uint64_t             bias;           /* run-time address of eh[0], less eh */
 	struct fde          *v;
 	size_t               n;
 	struct jpl_arena    *arena;
@@ -264,7 +265,7 @@ static int read_fde(const struct jpl_fdes *t, const unsigned char *rec, const un
 	if (!q || !(q = pointer(q, next, ci.fde_enc & 0x0f, &f->range)) || !f->range)
 		return 0;
 	if ((ci.fde_enc & 0x70) == DW_EH_PE_pcrel)
-		f->begin += (uintptr_t)(rec + 4);
+		f->begin += (uintptr_t)(rec + 4) + t->bias;
 	if (ci.z) {
 		if (!(q = jpl_leb128(q, next, &aug_len, 0)) || aug_len > (uint64_t)(next - q))
 			return 0;
@@ -277,7 +278,7 @@ static int read_fde(const struct jpl_fdes *t, const unsigned char *rec, const un
 }
 
 int jpl_unwind_open(struct jpl_fdes **out, const unsigned char *eh, size_t eh_len,
-		    struct jpl_arena *a)
+		    uint64_t addr, struct jpl_arena *a)
 {
 	struct jpl_fdes *t;
 	const unsigned char *p = eh;
@@ -290,6 +291,7 @@ int jpl_unwind_open(struct jpl_fdes **out, const unsigned char *eh, size_t eh_le
 	t->arena = a;
 	t->eh = eh;
 	t->end = eh + eh_len;
+	t->bias = addr - (uintptr_t)eh;
 	while (t->end - p >= 8) {
 		uint32_t len = get32(p);
 		const unsigned char *rec = p + 4;

@@ -34,6 +34,18 @@ static int full_pio(int fd, void *buf, size_t n, uint64_t off, int out)
 	return 0;
 }
 
+/* Where the file holds the ring's stream up to *flushed (see lib/ring_format.h). */
+static void positions(const struct jp_ring_header *h, uint64_t *flushed, uint64_t *file_at)
+{
+	if (h->version == 1) {
+		/* byte 64 held flushed, which was also its offset in the file */
+		*flushed = *file_at = h->which;
+	} else {
+		*flushed = h->slot[h->which & 1].flushed;
+		*file_at = h->slot[h->which & 1].file_at;
+	}
+}
+
 static int fail(char *err, size_t errlen, int code, const char *path, const char *what)
 {
 	snprintf(err, errlen, "%s: %s", path, what);
@@ -44,6 +56,7 @@ static int fail(char *err, size_t errlen, int code, const char *path, const char
 static int open_ring(const char *path, char *ring, size_t ringlen, struct jp_ring_header *h,
 		     struct stat *rst, char *err, size_t errlen)
 {
+	uint64_t flushed, file_at;
 	int rfd, r;
 
 	if (snprintf(ring, ringlen, "%s%s", path, JP_RING_SUFFIX) >= (int)ringlen)
@@ -57,12 +70,14 @@ static int open_ring(const char *path, char *ring, size_t ringlen, struct jp_rin
 	r = full_pio(rfd, h, sizeof(*h), 0, 0);
 	if (r || memcmp(h->magic, JP_RING_MAGIC, sizeof(h->magic)))
 		r = fail(err, errlen, -EINVAL, ring, "not a libjitperf ring (bad magic or too short)");
-	else if (h->version != JP_RING_VERSION)
+	else if (h->version != JP_RING_VERSION && h->version != 1)
 		r = fail(err, errlen, -EINVAL, ring, "ring version not known");
-	else if (!h->ring_size || h->ring_size & (h->ring_size - 1) || h->ring_size > RING_MAX ||
+	else if (positions(h, &flushed, &file_at),
+		 !h->ring_size || h->ring_size & (h->ring_size - 1) || h->ring_size > RING_MAX ||
 		 h->data_offset < sizeof(*h) ||
 		 (uint64_t)rst->st_size < h->data_offset + h->ring_size ||
-		 (h->committed > h->flushed && h->committed - h->flushed > h->ring_size))
+		 (h->committed > flushed && h->committed - flushed > h->ring_size) ||
+		 (h->committed < flushed && flushed - h->committed > file_at))
 		r = fail(err, errlen, -EINVAL, ring, "ring header out of range");
 	if (r) {
 		close(rfd);
@@ -77,11 +92,13 @@ int ring_pending(const char *path, uint64_t *bytes, char *err, size_t errlen)
 	struct stat rst;
 	char ring[4096];
 	int rfd = open_ring(path, ring, sizeof(ring), &h, &rst, err, errlen);
+	uint64_t flushed, file_at;
 
 	if (rfd < 0)
 		return rfd;
 	close(rfd);
-	*bytes = h.committed > h.flushed ? h.committed - h.flushed : 0;
+	positions(&h, &flushed, &file_at);
+	*bytes = h.committed > flushed ? h.committed - flushed : 0;
 	return 0;
 }
 
@@ -91,7 +108,7 @@ int ring_recover(const char *path, char *err, size_t errlen)
 	struct stat rst, st;
 	char ring[4096];
 	unsigned char *bytes = NULL;
-	uint64_t n = 0;
+	uint64_t n = 0, flushed, file_at, end;
 	int rfd, fd = -1, r;
 
 	rfd = open_ring(path, ring, sizeof(ring), &h, &rst, err, errlen);
@@ -107,14 +124,18 @@ int ring_recover(const char *path, char *err, size_t errlen)
 						 strerror(-fd));
 		goto out;
 	}
-	if ((uint64_t)st.st_size < (h.committed < h.flushed ? h.committed : h.flushed)) {
+	positions(&h, &flushed, &file_at);
+	/* the file ends where the ring's bytes go; or, after a rollback cut
+	 * short, where the records it undid began */
+	end = h.committed < flushed ? file_at - (flushed - h.committed) : file_at;
+	if ((uint64_t)st.st_size < end) {
 		r = fail(err, errlen, -EINVAL, path, "shorter than its ring says it is written");
 		goto out;
 	}
-	if (h.committed > h.flushed) {
-		uint64_t at = h.flushed & (h.ring_size - 1), first;
+	if (h.committed > flushed) {
+		uint64_t at = flushed & (h.ring_size - 1), first;
 
-		n = h.committed - h.flushed;
+		n = h.committed - flushed;
 		first = at + n > h.ring_size ? h.ring_size - at : n;
 		bytes = malloc((size_t)n);
 		if (!bytes) {
@@ -125,13 +146,13 @@ int ring_recover(const char *path, char *err, size_t errlen)
 		if (!r && first < n)
 			r = full_pio(rfd, bytes + first, (size_t)(n - first), h.data_offset, 0);
 		if (!r)
-			r = full_pio(fd, bytes, (size_t)n, h.flushed, 1);
+			r = full_pio(fd, bytes, (size_t)n, file_at, 1);
 		if (r) {
 			r = fail(err, errlen, r, path, strerror(-r));
 			goto out;
 		}
 	}
-	if (ftruncate(fd, (off_t)h.committed) < 0) {
+	if (ftruncate(fd, (off_t)(end + n)) < 0) {
 		r = fail(err, errlen, -errno, path, strerror(errno));
 		goto out;
 	}

@@ -35,7 +35,7 @@ check_PROGRAMS += $(UNIT_SUITES)
 TESTS += $(UNIT_SUITES)
 
 tests_unit_check_jitdump_CFLAGS = $(CHECK_TEST_CFLAGS) $(LIBELF_CFLAGS)
-tests_unit_check_jitdump_LDADD = lib/libjitperf.la $(CHECK_LIBS) $(LIBELF_LIBS)
+tests_unit_check_jitdump_LDADD = lib/libjitperf.la read/libjitperf-read.la $(CHECK_LIBS) $(LIBELF_LIBS)
 tests_unit_check_session_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_session_LDADD = lib/libjitperf.la $(CHECK_LIBS)
 tests_unit_check_perfmap_CFLAGS = $(CHECK_TEST_CFLAGS)

@@ -486,7 +486,7 @@ START_TEST(test_unwind_reencode)
 
 	make_eh(&e, 8);
 	jpl_arena_init(&a, NULL, 0);
-	ck_assert_int_eq(jpl_unwind_open(&t, e.b, e.n, &a), 0);
+	ck_assert_int_eq(jpl_unwind_open(&t, e.b, e.n, (uintptr_t)e.b, &a), 0);
 	/* code elsewhere: no FDE */
 	ck_assert_int_eq(jpl_unwind_of(t, lo + 4096, lo + 4096 + 64, &out, &n), 0);
 	ck_assert_ptr_null(out);
@@ -514,7 +514,7 @@ START_TEST(test_unwind_reencode)
 	ck_assert_uint_eq(ptr, 24);
 	/* a record longer than the section */
 	e.b[0] = 0xf0;
-	ck_assert_int_eq(jpl_unwind_open(&t, e.b, e.n, &a), -EINVAL);
+	ck_assert_int_eq(jpl_unwind_open(&t, e.b, e.n, (uintptr_t)e.b, &a), -EINVAL);
 	jpl_arena_free(&a);
 	ck_assert_int_eq(jitperf_close(jp), 0);
 }
@@ -587,7 +587,7 @@ START_TEST(test_unwind_leb128)
 				  .len = sizeof(code) };
 
 	make_eh_align(&e, 8, padded, sizeof(padded));
-	ck_assert_int_eq(jpl_unwind_open(&t, e.b, e.n, &a), 0);
+	ck_assert_int_eq(jpl_unwind_open(&t, e.b, e.n, (uintptr_t)e.b, &a), 0);
 	ck_assert_int_eq(jpl_unwind_of(t, lo, lo + 64, &out, &n), 0);
 	ck_assert_msg(out != NULL, "the FDE of a CIE with a padded LEB128 was left out");
 	/* the CIE keeps the number as it was written; libjitperf takes it */
@@ -600,7 +600,7 @@ START_TEST(test_unwind_leb128)
 	ck_assert_int_eq(jitperf_code_load_ex(jp, &c, NULL), 0);
 
 	make_eh_align(&e, 8, wide, sizeof(wide));
-	ck_assert_int_eq(jpl_unwind_open(&t, e.b, e.n, &a), 0);
+	ck_assert_int_eq(jpl_unwind_open(&t, e.b, e.n, (uintptr_t)e.b, &a), 0);
 	ck_assert_int_eq(jpl_unwind_of(t, lo, lo + 64, &out, &n), 0);
 	ck_assert_msg(out == NULL, "a CIE with a LEB128 of 65 bits was read");
 	jpl_arena_free(&a);
