@@ -11,7 +11,11 @@
  * timed (the call for one function in CLOCK_MONOTONIC, the call for all of
  * them in thread CPU time, see llvm_timing.cpp).  Both write a jitdump (LLVM's under a
  * temporary JITDUMPDIR, jitperf's perf map and jitdump in a temporary
- * directory), removed at the end.  In the same run: what registering one
+ * directory), removed at the end.  jitperf's callback leaves the lines and
+ * .eh_frame to libjitperf's flusher thread: what that thread spends while
+ * the objects of one function each load is printed too (its scheduler
+ * account, which on a VM also holds what its wake-ups cost; it writes
+ * jitperf's files out as well).  In the same run: what registering one
  * of these functions with jitperf_code_load costs by itself, and one bare
  * write() of its jitdump record, and what opening a libdw handle costs
  * (dwarf_begin_elf on an ELF in memory: each object with DWARF paid it
@@ -25,6 +29,7 @@
 
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <elfutils/libdw.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <gelf.h>
@@ -119,6 +124,41 @@ static void load_all(struct run *r, struct jc_prog *p, int per, int dwarf)
 			die(p->fn[i]->name, e);
 	if ((e = LLVMOrcDisposeLLJIT(jit)))
 		die("LLJIT", e);
+}
+
+/*
+ * CPU time of libjitperf's flusher thread so far (ns, from the scheduler's
+ * account in /proc; -1 when not found): it writes jitperf's files out, and
+ * reads each object's lines and .eh_frame the callback left for later.
+ */
+static double flusher_ns(void)
+{
+	char path[300], comm[32];
+	double ns = -1;
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/task");
+
+	while (d && (e = readdir(d))) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "jitperf-flush\n")) {
+			FILE *g;
+
+			snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", e->d_name);
+			if ((g = fopen(path, "r"))) {
+				if (fscanf(g, "%lf", &ns) != 1)
+					ns = -1;
+				fclose(g);
+			}
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return ns;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -279,7 +319,7 @@ int main(int argc, char **argv)
 	char dir[] = "/tmp/jitperf-bench.XXXXXX", path[4096];
 	struct jitperf_options o = { .size = sizeof(o) };
 	struct run r = { 0 };
-	double each[2], one[2], bare[2], reg, wr, dw;
+	double each[2], one[2], bare[2], reg, wr, dw, fl;
 	struct jc_prog *p;
 	size_t mark;
 	char *text;
@@ -314,9 +354,13 @@ int main(int argc, char **argv)
 			      r.laps, r.cap, &r.nlaps);
 
 	load_all(&r, p, 1, dwarf);      /* warm-up: first-use costs of both */
+	usleep(50000);                  /* the flusher done with it */
 	mark = r.nlaps;
+	fl = flusher_ns();
 	for (int i = 0; i < rounds; i++)
 		load_all(&r, p, 1, dwarf);
+	usleep(50000);                  /* the flusher done with the last ones */
+	fl = fl < 0 ? -1 : (flusher_ns() - fl) / n / rounds;
 	each[0] = per_function(&r, mark, 0, 1);
 	each[1] = per_function(&r, mark, 1, 1);
 	mark = r.nlaps;
@@ -344,6 +388,9 @@ int main(int argc, char **argv)
 	       one[1] / 1e3, bare[1] / 1e3);
 	printf("  LLVM / jitperf                 %10.1f x   %10.1f x   %10.1f x\n", each[0] / each[1],
 	       one[0] / one[1], bare[0] / bare[1]);
+	if (fl >= 0)
+		printf("  jitperf's flusher thread meanwhile (writing the files out, reading\n"
+		       "  lines and .eh_frame), one object per function      %8.2f us\n", fl / 1e3);
 	printf("In the same run, thread CPU time:\n"
 	       "  jitperf_code_load of a %d-byte function (perf map + jitdump)  %8.2f us\n"
 	       "  one bare write() of its jitdump record                         %8.2f us\n"

@@ -34,6 +34,17 @@
  *   output grown ahead of the writer, and the memory of the session's
  *   code table touched ahead of its use (struct jp_ahead).
  *
+ * - Records made later (struct jp_later): a jitdump's debug and unwind
+ *   records that libjitperf-llvm's listener leaves for later (lib/later.h)
+ *   go into the file in front of the record they belong to, made by
+ *   whoever writes that part out.  So the file holds more than the ring's
+ *   stream: the file offset of the stream's flushed byte is kept apart
+ *   (file_at; in the ring's header, a pair switched by one store).
+ * - The ring is 256 KiB: an object of a few hundred functions fits, so
+ *   its loads do not find it full (and make the records themselves), while
+ *   two rings stay well inside a 1 MiB second-level cache.  The flusher
+ *   makes its pages writable once, before the writers get to them.
+ *
  * Without fallocate() (a file system that lacks it) or when JITPERF_IO=write
  * asks for it, records go out with one write() each (lib/fileio.c).
  */
@@ -55,7 +66,7 @@
 #include "core.h"
 #include "ring_format.h"
 
-#define RING_SIZE  ((uint64_t)1 << 20)     /* records waiting to be written, at most */
+#define RING_SIZE  ((uint64_t)256 << 10)   /* records waiting to be written, at most */
 #define GROW_AHEAD ((uint64_t)1 << 20)     /* the flusher keeps this much grown past the records */
 #define FLUSH_NS   1000000L                /* while records come, written this often */
 #define DOZE_NS    64000000L               /* after a pause, at least this often */

@@ -189,13 +189,18 @@ int jitperf__code_load_later(jitperf *jp, const struct jitperf_code *code,
 {
 	struct jp_dump_later *dl;
 	struct jitperf_code c;
-	int err;
+	int err = 0;
 
 	if (index)
 		*index = 0;
 	if (!later)
 		return -EINVAL;
-	err = !jp || !code ? -EINVAL : jp_opts_copy(&c, sizeof(c), code, code->size);
+	if (!jp || !code)
+		err = -EINVAL;
+	else if (code->size == sizeof(c))
+		c = *code;              /* this library's struct: nothing to convert */
+	else
+		err = jp_opts_copy(&c, sizeof(c), code, code->size);
 	if (!err && !outputs_of(jp)) {
 		later->done(later);     /* inactive: a cheap no-op */
 		return 0;

@@ -7,8 +7,12 @@ lib_libjitperf_la_SOURCES = lib/jitperf.h lib/compiler.h lib/session.h lib/core.
 	lib/session.c lib/env.c lib/clock.c lib/fileio.c lib/bgthread.c lib/batchfile.c lib/elfinfo.c lib/perfmap.c \
 	lib/ehframe.c lib/jitdump.c lib/codetab.c lib/codereg.c lib/later.c lib/strerror.c lib/twins.c
 lib_libjitperf_la_CPPFLAGS = $(AM_CPPFLAGS) -DJITPERF_BUILDING_LIBRARY
-# frame pointers: perf -g samples that land in a probe unwind to the JIT code
-lib_libjitperf_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -fno-omit-frame-pointer $(LIBELF_CFLAGS)
+# frame pointers: perf -g samples that land in a probe unwind to the JIT code.
+# -fno-plt: a call into libc goes through its GOT entry, not a PLT stub
+# too; registering from a JIT callback runs with cold caches, where each
+# stub is one more miss (bench/llvm_listener: about 7 % less).
+lib_libjitperf_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -fno-omit-frame-pointer -fno-plt \
+	$(LIBELF_CFLAGS)
 lib_libjitperf_la_LIBADD = $(LIBELF_LIBS) $(PTHREAD_LIBS)
 lib_libjitperf_la_LDFLAGS = -version-info $(LT_VERSION_INFO) -no-undefined \
 	-Wl,--version-script=$(srcdir)/lib/libjitperf.map

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,14 @@ struct fn {
 	uint64_t              addr;
 };
 
+/*
+ * What reading a typical object allocates fits here, in the job: arena
+ * blocks malloc'ed and freed for every object would have glibc give the
+ * top of its heap back and fault it in again (a page costs microseconds
+ * on a VM).
+ */
+#define READ_SPACE 16384
+
 struct jpl_job {
 	int               refs;         /* functions not yet done */
 	pthread_mutex_t   lock;         /* the reading, by whichever thread fills first */
@@ -32,6 +41,7 @@ struct jpl_job {
 	struct jpl_arena  arena;        /* what reading allocates */
 	struct jpl_object o;
 	struct fn        *fns;
+	unsigned char     space[READ_SPACE] __attribute__((aligned(16)));
 };
 
 /* The function of f in what was read: at its place, or found by address. */
@@ -94,7 +104,7 @@ struct jpl_job *jpl_job_new(const struct jpl_object *o)
 	j = malloc(sizeof(*j) + fns + addrs + ((o->eh_frame_len + 7) & ~(size_t)7) + o->size);
 	if (!j)
 		return NULL;
-	memset(j, 0, sizeof(*j));
+	memset(j, 0, offsetof(struct jpl_job, space));
 	j->refs = (int)o->nfuncs;
 	pthread_mutex_init(&j->lock, NULL);
 	p = (unsigned char *)(j + 1);
@@ -112,6 +122,7 @@ struct jpl_job *jpl_job_new(const struct jpl_object *o)
 	j->o.image = p;
 	j->o.size = o->size;
 	j->o.want_lines = j->o.want_unwind = 1;
+	jpl_arena_init(&j->arena, j->space, sizeof(j->space));
 	j->o.arena = &j->arena;
 	for (size_t k = 0; k < o->nfuncs; k++) {
 		struct fn *f = &j->fns[k];

@@ -17,13 +17,13 @@ noinst_LTLIBRARIES += llvm/libjplobj.la
 endif
 llvm_libjplobj_la_SOURCES = llvm/llvm.h llvm/arena.c llvm/leb128.h llvm/object.c llvm/reloc.c \
 	llvm/lines.c llvm/debugline.c llvm/unwind.c llvm/later.c llvm/keys.c llvm/debug.c
-llvm_libjplobj_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+llvm_libjplobj_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -fno-plt     # see lib/local.mk
 llvm_libjplobj_la_LIBADD = lib/libjitperf.la
 
 llvm_libjitperf_llvm_la_SOURCES = llvm/jitperf-llvm.h llvm/llvm.h \
 	llvm/listener.cpp llvm/instrument.cpp
 llvm_libjitperf_llvm_la_CXXFLAGS = $(WARN_CXXFLAGS) $(SAN_CFLAGS) $(PTHREAD_CFLAGS) \
-	$(LLVM_CXXFLAGS) -fvisibility=hidden -fvisibility-inlines-hidden
+	$(LLVM_CXXFLAGS) -fvisibility=hidden -fvisibility-inlines-hidden -fno-plt
 llvm_libjitperf_llvm_la_LIBADD = llvm/libjplobj.la lib/libjitperf.la $(LLVM_LIBS) $(PTHREAD_LIBS)
 llvm_libjitperf_llvm_la_LDFLAGS = -version-info $(LT_VERSION_INFO) -no-undefined \
 	$(LLVM_LDFLAGS) -Wl,--version-script=$(srcdir)/llvm/libjitperf-llvm.map
