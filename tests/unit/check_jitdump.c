@@ -20,6 +20,7 @@
 #include "tests/check-subr.h"
 #include "lib/jitdump_format.h"
 #include "lib/later.h"
+#include "lib/ring_format.h"
 #include "read/ring_read.h"
 
 static char *dir;
@@ -1180,6 +1181,67 @@ START_TEST(test_later_killed)
 }
 END_TEST
 
+/*
+ * A ring read back by jitperf record (read/ring_read.c), as the formats
+ * of lib/ring_format.h lay it out: version 1, where byte 64 held flushed,
+ * also the file offset; version 2, where the file offset is apart.
+ */
+static void put_in(int version, uint64_t flushed, uint64_t file_at, uint64_t committed,
+		   size_t file_len, size_t expect_len, int expect_put)
+{
+	struct jp_ring_header h;
+	unsigned char fill[300], ring[4096], *got;
+	char path[1100], rpath[1200], err[256];
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/hand.dump", dir);
+	snprintf(rpath, sizeof(rpath), "%s.ring", path);
+	memset(fill, 'A', sizeof(fill));
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(fill, 1, file_len, f), file_len);
+	fclose(f);
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, JP_RING_MAGIC, sizeof(h.magic));
+	h.version = (uint32_t)version;
+	h.data_offset = 4096;
+	h.ring_size = 4096;
+	if (version == 1) {
+		h.which = flushed;
+	} else {
+		h.which = 1;
+		h.slot[1].flushed = flushed;
+		h.slot[1].file_at = file_at;
+		h.slot[0].flushed = h.slot[0].file_at = 7;     /* not in force */
+	}
+	h.committed = committed;
+	memset(ring, 0, sizeof(ring));
+	memcpy(ring, &h, sizeof(h));
+	f = fopen(rpath, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(ring, 1, sizeof(ring), f), sizeof(ring));
+	memset(ring, 'B', sizeof(ring));
+	ck_assert_uint_eq(fwrite(ring, 1, sizeof(ring), f), sizeof(ring));
+	fclose(f);
+	ck_assert_int_eq(ring_recover(path, err, sizeof(err)), expect_put);
+	got = slurp(path, &len);
+	ck_assert_uint_eq(len, expect_len);
+	for (size_t i = 0; i < len; i++)
+		ck_assert_uint_eq(got[i], i < expect_len - (size_t)expect_put ? 'A' : 'B');
+	free(got);
+	ck_assert_int_ne(access(rpath, F_OK), 0);       /* spent: removed */
+	unlink(path);
+}
+
+START_TEST(test_ring_formats)
+{
+	put_in(1, 100, 0, 150, 200, 150, 50);   /* at its stream offset, the rest cut */
+	put_in(2, 100, 130, 150, 200, 180, 50); /* at file_at */
+	put_in(2, 100, 130, 90, 200, 120, 0);   /* a rollback cut short: the file ends before it */
+}
+END_TEST
+
 static Suite *jitdump_suite(void)
 {
 	Suite *s = suite_create("jitdump");
@@ -1213,6 +1275,7 @@ static Suite *jitdump_suite(void)
 	tcase_add_test(tc, test_later_without_ring);
 	tcase_add_test(tc, test_later_fill_fails);
 	tcase_add_test(tc, test_later_killed);
+	tcase_add_test(tc, test_ring_formats);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Errors leave the file valid");
