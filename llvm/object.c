@@ -104,7 +104,8 @@ static int dwarf_kind(const char *strs, size_t strsize, size_t at)
 	return -1;
 }
 
-static void map_sections(const struct elf *e, struct secmap *m)
+/* The debug sections only when dwarf: without lines, the symbols and .eh_frame do. */
+static void map_sections(const struct elf *e, struct secmap *m, int dwarf)
 {
 	unsigned strndx = ((const Elf64_Ehdr *)e->img)->e_shstrndx;
 	const char *strs = bytes(e, strndx);    /* NULL also for a bad index */
@@ -118,7 +119,7 @@ static void map_sections(const struct elf *e, struct secmap *m)
 		if (s->sh_type == SHT_SYMTAB) {
 			if (!m->symtab)
 				m->symtab = i;
-		} else if (s->sh_type == SHT_RELA) {
+		} else if (s->sh_type == SHT_RELA && dwarf) {
 			/* a relocated debug section, named by its target */
 			if (s->sh_info < e->shnum && !(e->sh[s->sh_info].sh_flags & SHF_ALLOC) &&
 			    (k = dwarf_kind(strs, strsize, e->sh[s->sh_info].sh_name)) >= 0)
@@ -130,7 +131,7 @@ static void map_sections(const struct elf *e, struct secmap *m)
 			    strsize - s->sh_name >= sizeof(".eh_frame") &&
 			    !memcmp(strs + s->sh_name, ".eh_frame", sizeof(".eh_frame")))
 				m->eh_frame = i;
-		} else if ((k = dwarf_kind(strs, strsize, s->sh_name)) >= 0 && !m->dwarf[k]) {
+		} else if (dwarf && (k = dwarf_kind(strs, strsize, s->sh_name)) >= 0 && !m->dwarf[k]) {
 			m->dwarf[k] = i;
 		}
 	}
@@ -154,7 +155,7 @@ void jpl_dwarf_sections_of(const unsigned char *img, size_t size, struct jpl_dwa
 	struct elf e;
 
 	if (!check_header(&e, img, size)) {
-		map_sections(&e, &m);
+		map_sections(&e, &m, 1);
 		dwarf_of(&e, &m, sec, len);
 	}
 	set_dwarf(s, sec, len);
@@ -292,7 +293,7 @@ int jpl_object_read(struct jpl_object *o)
 	err = check_header(&e, o->image, o->size);
 	if (err)
 		return err;
-	map_sections(&e, &m);
+	map_sections(&e, &m, o->want_lines);
 	o->eh_frame_addr = m.eh_frame ? loaded(o, m.eh_frame) : 0;
 	o->eh_frame_len = o->eh_frame_addr ? e.sh[m.eh_frame].sh_size : 0;
 	err = read_symbols(o, &e, m.symtab);
