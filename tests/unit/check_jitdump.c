@@ -985,6 +985,23 @@ static void same_records(const char *a_path, const char *b_path, size_t loads)
 }
 
 /*
+ * Close both sessions, the one in other (eager) and jp (with laters), and
+ * compare their dumps; jp is opened again for teardown.
+ */
+static void close_and_compare(jitperf *now, char *other, size_t loads)
+{
+	char a_path[1100];
+
+	ck_assert_int_eq(jitperf_close(now), 0);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	jp = NULL;
+	snprintf(a_path, sizeof(a_path), "%s/jit-%d.dump", other, (int)getpid());
+	same_records(a_path, dump_path, loads);
+	remove_tmpdir(other);
+	open_session();
+}
+
+/*
  * 16 functions, every other one with its lines and .eh_frame given later:
  * the dump is the one jitperf_code_load_ex makes, record for record, byte
  * for byte but the timestamps.  Written out by jitperf_flush, the flusher
@@ -994,7 +1011,7 @@ START_TEST(test_later_same_records)
 {
 	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_JITDUMP };
 	struct later t[16];
-	char *other = make_tmpdir(), a_path[1100], name[16];
+	char *other = make_tmpdir(), name[16];
 	jitperf *now;
 
 	o.dir = other;
@@ -1022,17 +1039,11 @@ START_TEST(test_later_same_records)
 		if (k == 9)
 			usleep(100000);         /* the flusher's turn */
 	}
-	ck_assert_int_eq(jitperf_close(now), 0);
-	ck_assert_int_eq(jitperf_close(jp), 0);
-	jp = NULL;
+	close_and_compare(now, other, 16);
 	for (size_t k = 1; k < 16; k += 2) {
 		ck_assert_int_eq(t[k].fills, 1);
 		ck_assert_int_eq(t[k].dones, 1);
 	}
-	snprintf(a_path, sizeof(a_path), "%s/jit-%d.dump", other, (int)getpid());
-	same_records(a_path, dump_path, 16);
-	remove_tmpdir(other);
-	open_session();
 }
 END_TEST
 
@@ -1041,7 +1052,7 @@ START_TEST(test_later_without_ring)
 {
 	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_JITDUMP };
 	struct later t, u;
-	char *other = make_tmpdir(), a_path[1100], name[16];
+	char *other = make_tmpdir(), name[16];
 	struct jitperf_code c;
 	jitperf *now;
 
@@ -1059,13 +1070,7 @@ START_TEST(test_later_without_ring)
 	ck_assert_int_eq(jitperf__code_load_later(jp, &c, &u.base, NULL), 0);
 	ck_assert_int_eq(u.fills, 1);           /* before it returned */
 	ck_assert_int_eq(u.dones, 1);
-	ck_assert_int_eq(jitperf_close(now), 0);
-	ck_assert_int_eq(jitperf_close(jp), 0);
-	jp = NULL;
-	snprintf(a_path, sizeof(a_path), "%s/jit-%d.dump", other, (int)getpid());
-	same_records(a_path, dump_path, 1);
-	remove_tmpdir(other);
-	open_session();
+	close_and_compare(now, other, 1);
 }
 END_TEST
 
