@@ -1,59 +1,55 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * bench/code_load: what jitperf_code_load costs per function (perf map +
- * jitdump, 256-byte functions), next to one bare write() of a record of
- * the same size, in the same run:
+ * bench/code_load: what registering a function costs (perf map + jitdump,
+ * 256-byte functions), counted as CPU time of the whole process (every
+ * thread, CLOCK_PROCESS_CPUTIME_ID) from the first load to the end of the
+ * close, next to references measured in the same run:
  *
- * - back to back: FUNCTIONS registrations in a row, wall time, the
- *   registering thread's CPU time, and the whole process's CPU time (which
- *   includes libjitperf's flusher thread, which writes the rings out to
- *   the files, grows them ahead and touches the code table's pages ahead);
- * - paced: one registration every PACE_US microseconds of busy work, as a
- *   JIT that compiles each function first (fast tiers take 15-20 us a
- *   function); the median time of one call.
+ *  - jitperf_code_load: the library (one write() of the perf map line, one
+ *    of the jitdump unit, under the session lock);
+ *  - write() prototype: the same two records made here and written with
+ *    one write() each, without the library (its floor on this path);
+ *  - mapping prototype: the same two records stored into shared mappings
+ *    of the two files, grown with fallocate() in 1 MiB steps, the head of
+ *    each record stored last, the files cut to their records at close
+ *    (what a writer through mappings of the files would do; it leaves
+ *    zeros after the last record when killed, see doc/registration.md);
+ *  - one bare write() of a record of the size of the CODE_LOAD.
  *
- * Each for the default (records into a mapped ring beside each file,
- * written out in batches) and for JITPERF_IO=write (one write() per
- * record).  Medians of ROUNDS rounds, in which the three back-to-back
- * runs take turns at going first.
- *
- * And why the files themselves are not mapped: what readying one new page
- * of a mapped file costs on this machine (fallocate()d,
- * MADV_POPULATE_WRITE, a first store from user space), per function at the
- * bytes a function takes in the two files.  A writer through mappings of
- * the files could not go below that back to back, whoever readies the
- * pages; the same readying split between two threads at once shows
- * whether the machine readies pages in parallel (on a VM with shadow page
- * tables it may not).  The ring's pages are readied once, then reused.
- * Measured after all rounds: readying pages slows the run that follows.
- * Writes into a temporary directory and removes it, and its perf map.
+ * Back to back: FUNCTIONS registrations in a row, CPU per function, the
+ * median and the worst of ROUNDS rounds (the four runs take turns at going
+ * first).  Paced: one registration every PACE_US microseconds of busy
+ * work, as a JIT that compiles each function first; the process's CPU
+ * time of each call (less the cost of reading the clock), median and
+ * worst.  Writes into a temporary directory and removes it, and its perf
+ * maps.
  *
  *   nice bench/code_load [FUNCTIONS [ROUNDS [PACE_US]]]
  */
 #include "config.h"
 
 #include <fcntl.h>
-#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "jitperf.h"
-
-#ifndef MADV_POPULATE_WRITE
-# define MADV_POPULATE_WRITE 23     /* Linux 5.14; older headers lack it */
-#endif
+#include "lib/jitdump_format.h"
 
 #define CODE_LEN 256
 /* a CODE_LOAD of a 256-byte function named jit_fn_NNNNN: what one write() would carry */
-#define RECORD_LEN (56 + 13 + CODE_LEN)
+#define RECORD_LEN (sizeof(struct jitdump_code_load) + 13 + CODE_LEN)
+#define KINDS 4
 
-struct cost {           /* per function, one round */
-	double wall, cpu, proc;
+enum { LIB, PROTO_WRITE, PROTO_MAP, BARE };
+static const char *const kind_name[KINDS] = {
+	"jitperf_code_load (write path)", "write() prototype, 2 records",
+	"mapping prototype, 2 records", "one bare write() of a record",
 };
 
 static double clock_ns(clockid_t id)
@@ -64,22 +60,9 @@ static double clock_ns(clockid_t id)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-struct stamp {
-	double wall, cpu, proc;
-};
-
-static struct stamp now(void)
+static double proc_ns(void)
 {
-	return (struct stamp){ clock_ns(CLOCK_MONOTONIC), clock_ns(CLOCK_THREAD_CPUTIME_ID),
-			       clock_ns(CLOCK_PROCESS_CPUTIME_ID) };
-}
-
-static struct cost since(struct stamp t0, int n)
-{
-	struct stamp t1 = now();
-
-	return (struct cost){ (t1.wall - t0.wall) / n, (t1.cpu - t0.cpu) / n,
-			      (t1.proc - t0.proc) / n };
+	return clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -95,6 +78,16 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static double worst(const double *v, int n)
+{
+	double w = v[0];
+
+	for (int i = 1; i < n; i++)
+		if (v[i] > w)
+			w = v[i];
+	return w;
+}
+
 static void die(const char *what)
 {
 	perror(what);
@@ -105,7 +98,6 @@ static const char *dir;
 static const unsigned char *code;
 static char **names;
 static double pace_ns, clock_cost;
-static double file_bytes, file_fns;     /* both files, and functions, over the sessions */
 
 /* Busy work until pace_ns have passed (a JIT compiling the next function). */
 static void work(void)
@@ -116,194 +108,235 @@ static void work(void)
 		;
 }
 
-static jitperf *open_session(int io_write)
+/* ---- the writers: open, one function, close */
+
+/* A file written through a shared mapping of itself. */
+struct mapped {
+	int            fd;
+	unsigned char *m;
+	uint64_t       size, alloc;
+};
+
+#define WINDOW ((size_t)1 << 30)
+#define STEP   ((uint64_t)1 << 20)
+
+struct writer {
+	int            kind;
+	jitperf       *jp;
+	int            map_fd, dump_fd;     /* PROTO_WRITE, BARE (dump_fd) */
+	struct mapped  mmap_map, mmap_dump; /* PROTO_MAP */
+	uint64_t       index;
+	char           map_path[64], dump_path[4096];
+};
+
+static int create(const char *path, int flags)
 {
-	struct jitperf_options o = { .size = sizeof(o),
-				     .outputs = JITPERF_PERFMAP | JITPERF_JITDUMP, .dir = dir };
-	jitperf *jp;
-	int err;
+	int fd = open(path, flags | O_CREAT | O_TRUNC, 0644);
 
-	if (io_write)
-		setenv("JITPERF_IO", "write", 1);
-	else
-		unsetenv("JITPERF_IO");
-	err = jitperf_open(&jp, &o);
-	if (err) {
-		fprintf(stderr, "code_load: jitperf_open: %s\n", jitperf_strerror(err));
-		exit(1);
-	}
-	return jp;
-}
-
-static void close_session(jitperf *jp, int n)
-{
-	char path[4096];
-
-	struct stat st;
-
-	jitperf_close(jp);
-	file_fns += n;
-	/* removed at once: otherwise their dirty pages would be written back
-	 * during the next rounds and bill those */
-	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)getpid());
-	if (!stat(path, &st))
-		file_bytes += (double)st.st_size;
-	unlink(path);
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
-	if (!stat(path, &st))
-		file_bytes += (double)st.st_size;
-	unlink(path);
-}
-
-static void load(jitperf *jp, int i)
-{
-	int err = jitperf_code_load(jp, names[i], code + (size_t)i * CODE_LEN, CODE_LEN, NULL);
-
-	if (err) {
-		fprintf(stderr, "code_load: %s\n", jitperf_strerror(err));
-		exit(1);
-	}
-}
-
-static struct cost loads(int io_write, int n)
-{
-	jitperf *jp = open_session(io_write);
-	struct stamp t0 = now();
-	struct cost c;
-
-	for (int i = 0; i < n; i++)
-		load(jp, i);
-	c = since(t0, n);
-	close_session(jp, n);
-	return c;
-}
-
-/* Median ns of one call, one every pace_ns. */
-static double loads_paced(int io_write, int n, double *v)
-{
-	jitperf *jp = open_session(io_write);
-
-	for (int i = 0; i < n; i++) {
-		double t0;
-
-		work();
-		t0 = clock_ns(CLOCK_MONOTONIC);
-		load(jp, i);
-		v[i] = clock_ns(CLOCK_MONOTONIC) - t0 - clock_cost;
-	}
-	close_session(jp, n);
-	return median(v, n);
-}
-
-static int create(char *path, size_t len)
-{
-	int fd;
-
-	snprintf(path, len, "%s/plain.bin", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
 	if (fd < 0)
 		die(path);
 	return fd;
 }
 
-static void write_one(int fd, int i)
+static void mapped_open(struct mapped *f, const char *path)
 {
-	static unsigned char rec[RECORD_LEN];
+	f->fd = create(path, O_RDWR);
+	f->size = f->alloc = 0;
+	f->m = mmap(NULL, WINDOW, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
+	if (f->m == MAP_FAILED)
+		die("mmap");
+}
 
-	memcpy(rec + RECORD_LEN - CODE_LEN, code + (size_t)i * CODE_LEN, CODE_LEN);
-	if (write(fd, rec, sizeof(rec)) != (ssize_t)sizeof(rec))
+/* Store head (h bytes) and body as one record: the body first, the head last. */
+static void mapped_append(struct mapped *f, const void *head, size_t h, const void *body, size_t b)
+{
+	uint64_t end = f->size + h + b;
+
+	if (end > f->alloc) {
+		uint64_t want = (end + STEP - 1) & ~(STEP - 1);
+
+		if (posix_fallocate(f->fd, (off_t)f->alloc, (off_t)(want - f->alloc)))
+			die("fallocate");
+		f->alloc = want;
+	}
+	memcpy(f->m + f->size + h, body, b);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(f->m + f->size, head, h);
+	f->size = end;
+}
+
+static void mapped_close(struct mapped *f)
+{
+	munmap(f->m, WINDOW);
+	if (ftruncate(f->fd, (off_t)f->size))
+		die("ftruncate");
+	close(f->fd);
+}
+
+static void writer_open(struct writer *w, int kind)
+{
+	struct jitperf_options o = { .size = sizeof(o),
+				     .outputs = JITPERF_PERFMAP | JITPERF_JITDUMP, .dir = dir };
+	struct jitdump_file_header h = { .magic = JITDUMP_MAGIC, .version = JITDUMP_VERSION,
+					 .total_size = sizeof(h), .pid = (uint32_t)getpid() };
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	w->kind = kind;
+	snprintf(w->map_path, sizeof(w->map_path), "/tmp/perf-%d.map", (int)getpid());
+	snprintf(w->dump_path, sizeof(w->dump_path), "%s/jit-%d.dump", dir, (int)getpid());
+	switch (kind) {
+	case LIB:
+		err = jitperf_open(&w->jp, &o);
+		if (err) {
+			fprintf(stderr, "code_load: jitperf_open: %s\n", jitperf_strerror(err));
+			exit(1);
+		}
+		break;
+	case PROTO_WRITE:
+		w->map_fd = create(w->map_path, O_WRONLY | O_APPEND);
+		w->dump_fd = create(w->dump_path, O_WRONLY | O_APPEND);
+		if (write(w->dump_fd, &h, sizeof(h)) != (ssize_t)sizeof(h))
+			die("write");
+		break;
+	case PROTO_MAP:
+		mapped_open(&w->mmap_map, w->map_path);
+		mapped_open(&w->mmap_dump, w->dump_path);
+		mapped_append(&w->mmap_dump, &h, 8, (const char *)&h + 8, sizeof(h) - 8);
+		break;
+	case BARE:
+		w->dump_fd = create(w->dump_path, O_WRONLY | O_APPEND);
+		break;
+	}
+}
+
+/* "START SIZE name\n", as the library formats it */
+static size_t map_line(char *line, uint64_t addr, const char *name)
+{
+	return (size_t)sprintf(line, "%llx %x %s\n", (unsigned long long)addr, CODE_LEN, name);
+}
+
+static size_t code_load(unsigned char *rec, int i, uint64_t index)
+{
+	struct jitdump_code_load cl;
+	size_t nlen = strlen(names[i]) + 1;
+	const unsigned char *c = code + (size_t)i * CODE_LEN;
+
+	memset(&cl, 0, sizeof(cl));
+	cl.p.id = JIT_CODE_LOAD;
+	cl.p.total_size = (uint32_t)(sizeof(cl) + nlen + CODE_LEN);
+	cl.p.timestamp = (uint64_t)clock_ns(CLOCK_MONOTONIC);
+	cl.pid = cl.tid = (uint32_t)getpid();
+	cl.vma = cl.code_addr = (uintptr_t)c;
+	cl.code_size = CODE_LEN;
+	cl.code_index = index;
+	memcpy(rec, &cl, sizeof(cl));
+	memcpy(rec + sizeof(cl), names[i], nlen);
+	memcpy(rec + sizeof(cl) + nlen, c, CODE_LEN);
+	return sizeof(cl) + nlen + CODE_LEN;
+}
+
+static void write_all(int fd, const void *p, size_t n)
+{
+	if (write(fd, p, n) != (ssize_t)n)
 		die("write");
 }
 
-/* One write() of a record per function. */
-static struct cost writes(int n)
+static void writer_load(struct writer *w, int i)
 {
-	char path[4096];
-	int fd = create(path, sizeof(path));
-	struct stamp t0 = now();
-	struct cost c;
+	unsigned char rec[RECORD_LEN + 64];
+	char line[128];
+	size_t ln, rn;
+	int err;
 
-	for (int i = 0; i < n; i++)
-		write_one(fd, i);
-	c = since(t0, n);
-	close(fd);
-	unlink(path);
-	return c;
+	switch (w->kind) {
+	case LIB:
+		err = jitperf_code_load(w->jp, names[i], code + (size_t)i * CODE_LEN, CODE_LEN, NULL);
+		if (err) {
+			fprintf(stderr, "code_load: %s\n", jitperf_strerror(err));
+			exit(1);
+		}
+		break;
+	case PROTO_WRITE:
+		ln = map_line(line, (uintptr_t)(code + (size_t)i * CODE_LEN), names[i]);
+		rn = code_load(rec, i, ++w->index);
+		write_all(w->map_fd, line, ln);
+		write_all(w->dump_fd, rec, rn);
+		break;
+	case PROTO_MAP:
+		ln = map_line(line, (uintptr_t)(code + (size_t)i * CODE_LEN), names[i]);
+		rn = code_load(rec, i, ++w->index);
+		/* a line's newline is its head: the line before it ends there */
+		mapped_append(&w->mmap_map, line + ln - 1, 1, line, ln - 1);
+		mapped_append(&w->mmap_dump, rec, 8, rec + 8, rn - 8);
+		break;
+	case BARE:
+		memcpy(rec + RECORD_LEN - CODE_LEN, code + (size_t)i * CODE_LEN, CODE_LEN);
+		write_all(w->dump_fd, rec, RECORD_LEN);
+		break;
+	}
 }
 
-static double writes_paced(int n, double *v)
+static void writer_close(struct writer *w)
 {
-	char path[4096];
-	int fd = create(path, sizeof(path));
+	switch (w->kind) {
+	case LIB:
+		jitperf_close(w->jp);
+		break;
+	case PROTO_WRITE:
+		close(w->map_fd);
+		close(w->dump_fd);
+		break;
+	case PROTO_MAP:
+		mapped_close(&w->mmap_map);
+		mapped_close(&w->mmap_dump);
+		break;
+	case BARE:
+		close(w->dump_fd);
+		break;
+	}
+}
 
+/* Removed at once, not timed: their dirty pages would be written back
+ * during the next runs and bill those. */
+static void writer_remove(struct writer *w)
+{
+	unlink(w->map_path);
+	unlink(w->dump_path);
+}
+
+/* Back to back: process CPU ns per function, the close included. */
+static double back_to_back(int kind, int n)
+{
+	struct writer w;
+	double t0, t;
+
+	writer_open(&w, kind);
+	t0 = proc_ns();
+	for (int i = 0; i < n; i++)
+		writer_load(&w, i);
+	writer_close(&w);
+	t = proc_ns() - t0;
+	writer_remove(&w);
+	return t / n;
+}
+
+/* Paced: the process CPU ns of each call in v[0..n). */
+static void paced(int kind, int n, double *v)
+{
+	struct writer w;
+
+	writer_open(&w, kind);
 	for (int i = 0; i < n; i++) {
 		double t0;
 
 		work();
-		t0 = clock_ns(CLOCK_MONOTONIC);
-		write_one(fd, i);
-		v[i] = clock_ns(CLOCK_MONOTONIC) - t0 - clock_cost;
+		t0 = proc_ns();
+		writer_load(&w, i);
+		v[i] = proc_ns() - t0 - clock_cost;
 	}
-	close(fd);
-	unlink(path);
-	return median(v, n);
-}
-
-struct span {
-	char  *m;
-	size_t from, to;
-};
-
-/* Ready [from, to) of a mapping: populate a chunk, store once a page. */
-static void *ready_span(void *arg)
-{
-	const struct span *s = arg;
-	const size_t chunk = (size_t)64 << 10, page = (size_t)sysconf(_SC_PAGESIZE);
-
-	for (size_t at = s->from; at < s->to; at += chunk) {
-		madvise(s->m + at, chunk, MADV_POPULATE_WRITE);
-		for (size_t p = at; p < at + chunk; p += page)
-			s->m[p] = 1;
-	}
-	return NULL;
-}
-
-/*
- * ns of wall time per page to ready the pages of a shared mapping of a new
- * file, by one thread or by two at once (each half of them): whether a
- * second thread adds pages per second, or the machine serializes them.
- */
-static double page_ready(int threads)
-{
-	const size_t len = (size_t)16 << 20;
-	long page = sysconf(_SC_PAGESIZE);
-	struct span half[2];
-	pthread_t t2;
-	char path[4096];
-	double t0, t;
-	char *m;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/pages.bin", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || posix_fallocate(fd, 0, (off_t)len))
-		die(path);
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED)
-		die("mmap");
-	half[0] = (struct span){ m, 0, threads > 1 ? len / 2 : len };
-	half[1] = (struct span){ m, len / 2, len };
-	t0 = clock_ns(CLOCK_MONOTONIC);
-	if (threads > 1 && pthread_create(&t2, NULL, ready_span, &half[1]))
-		die("pthread_create");
-	ready_span(&half[0]);
-	if (threads > 1)
-		pthread_join(t2, NULL);
-	t = (clock_ns(CLOCK_MONOTONIC) - t0) / (double)(len / (size_t)page);
-	munmap(m, len);
-	close(fd);
-	unlink(path);
-	return t;
+	writer_close(&w);
+	writer_remove(&w);
 }
 
 int main(int argc, char **argv)
@@ -313,7 +346,8 @@ int main(int argc, char **argv)
 	double pace_us = argc > 3 ? atof(argv[3]) : 15;
 	int npaced = n < 20000 ? n : 20000;
 	char tmp[] = "/tmp/jitperf-bench.XXXXXX";
-	double *v[12], *calls;
+	double *b2b[KINDS], *pmed[KINDS], pworst[KINDS] = { 0 }, *calls;
+	double bm[KINDS], bw[KINDS], pm[KINDS];
 	unsigned char *buf;
 	double t0;
 
@@ -329,8 +363,9 @@ int main(int argc, char **argv)
 		die("code_load");
 	dir = tmp;
 	code = buf;
-	for (int i = 0; i < 12; i++)
-		if (!(v[i] = calloc((size_t)rounds, sizeof(double))))
+	for (int k = 0; k < KINDS; k++)
+		if (!(b2b[k] = calloc((size_t)rounds, sizeof(double))) ||
+		    !(pmed[k] = calloc((size_t)rounds, sizeof(double))))
 			die("code_load");
 	/* distinct bytes for every function, as a JIT's are (xorshift) */
 	for (size_t i = 0, x = 88172645463325252u; i < (size_t)n * CODE_LEN; i++) {
@@ -339,7 +374,7 @@ int main(int argc, char **argv)
 		x ^= x << 17;
 		buf[i] = (unsigned char)x;
 	}
-	/* names made before timing: only the library's work is measured */
+	/* names made before timing: only the writers' work is measured */
 	for (int i = 0; i < n; i++) {
 		char name[32];
 
@@ -347,71 +382,50 @@ int main(int argc, char **argv)
 		if (!(names[i] = strdup(name)))
 			die("code_load");
 	}
-	t0 = clock_ns(CLOCK_MONOTONIC);
+	t0 = proc_ns();
 	for (int i = 0; i < 999; i++)
-		clock_ns(CLOCK_MONOTONIC);
-	clock_cost = (clock_ns(CLOCK_MONOTONIC) - t0) / 1000;
+		proc_ns();
+	clock_cost = (proc_ns() - t0) / 1000;
 
-	/*
-	 * The three back-to-back runs take turns at going first in a round:
-	 * a run right after another writer's megabytes (or after readying
-	 * pages) pays for what that left behind, and no one of them should
-	 * always be the one that does.  The pages are readied after all
-	 * rounds, for the same reason.
-	 */
 	for (int r = 0; r < rounds; r++) {
-		for (int j = 0; j < 3; j++) {
-			int k = (r + j) % 3;
-			struct cost c = k == 2 ? writes(n) : loads(k, n);
+		for (int j = 0; j < KINDS; j++) {
+			int k = (r + j) % KINDS;
 
-			v[k][r] = c.wall;
-			v[3 + k][r] = c.cpu;
-			if (k == 0)
-				v[9][r] = c.proc;
+			b2b[k][r] = back_to_back(k, n);
 		}
-		v[6][r] = loads_paced(0, npaced, calls);
-		v[7][r] = loads_paced(1, npaced, calls);
-		v[8][r] = writes_paced(npaced, calls);
-	}
-	for (int r = 0; r < rounds; r++) {
-		v[10][r] = page_ready(1);
-		v[11][r] = page_ready(2);
-	}
-	printf("%d functions of %d bytes (perf map + jitdump), median of %d rounds\n", n, CODE_LEN,
-	       rounds);
-	printf("                                       back to back, per call   paced %.0f us apart\n"
-	       "                                          wall ns     CPU ns    median ns of a call\n",
-	       pace_us);
-	printf("  jitperf_code_load (ring, batched)     %9.0f  %9.0f  %12.0f\n", median(v[0], rounds),
-	       median(v[3], rounds), median(v[6], rounds));
-	printf("    the same, CPU of the whole process             %9.0f  (with the flusher thread)\n",
-	       median(v[9], rounds));
-	printf("  jitperf_code_load (JITPERF_IO=write)  %9.0f  %9.0f  %12.0f\n", median(v[1], rounds),
-	       median(v[4], rounds), median(v[7], rounds));
-	printf("  one bare write() of a %d-byte record  %9.0f  %9.0f  %12.0f\n", RECORD_LEN,
-	       median(v[2], rounds), median(v[5], rounds), median(v[8], rounds));
-	printf("  batched / bare write()                %9.2f  %9.2f  %12.2f\n",
-	       median(v[0], rounds) / median(v[2], rounds), median(v[3], rounds) / median(v[5], rounds),
-	       median(v[6], rounds) / median(v[8], rounds));
-	if (file_fns) {
-		double per_fn = file_bytes / file_fns;
-		double page1 = median(v[10], rounds), page2 = median(v[11], rounds);
-		double best = page2 < page1 ? page2 : page1;
-		long psize = sysconf(_SC_PAGESIZE);
+		for (int j = 0; j < KINDS; j++) {
+			int k = (r + j) % KINDS;
 
-		printf("  one page of a mapped file readied     %9.0f  (fallocate, populate, first store)\n"
-		       "    by two threads at once, per page    %9.0f  (wall: 1/2 of the above if they\n"
-		       "                                                  ran in parallel)\n"
-		       "    per function, at %.0f bytes a function %9.0f  = %.2f of a bare write(): the\n"
-		       "    least a writer through mappings of the files would pay back to back\n",
-		       page1, page2, per_fn, best * per_fn / (double)psize,
-		       best * per_fn / (double)psize / median(v[2], rounds));
+			paced(k, npaced, calls);
+			if (worst(calls, npaced) > pworst[k])
+				pworst[k] = worst(calls, npaced);
+			pmed[k][r] = median(calls, npaced);
+		}
 	}
+	printf("%d functions of %d bytes (perf map + jitdump), %d rounds; CPU time of the whole\n"
+	       "process (all threads), the close included\n", n, CODE_LEN, rounds);
+	printf("                                     back to back, ns/function   paced %.0f us apart, ns/call\n"
+	       "                                        median      worst  xbare    median      worst\n",
+	       pace_us);
+	for (int k = 0; k < KINDS; k++) {
+		bw[k] = worst(b2b[k], rounds);
+		bm[k] = median(b2b[k], rounds);
+		pm[k] = median(pmed[k], rounds);
+	}
+	for (int k = 0; k < KINDS; k++)
+		printf("  %-33s %9.0f  %9.0f  %5.2f %9.0f  %9.0f\n", kind_name[k], bm[k], bw[k],
+		       bm[k] / bm[BARE], pm[k], pworst[k]);
+	printf("  jitperf_code_load / bare write():  %.2f back to back, %.2f paced\n",
+	       bm[LIB] / bm[BARE], pm[LIB] / pm[BARE]);
+	printf("  mapping / write() prototype:       %.2f back to back, %.2f paced\n",
+	       bm[PROTO_MAP] / bm[PROTO_WRITE], pm[PROTO_MAP] / pm[PROTO_WRITE]);
 	rmdir(tmp);
 	for (int i = 0; i < n; i++)
 		free(names[i]);
-	for (int i = 0; i < 12; i++)
-		free(v[i]);
+	for (int k = 0; k < KINDS; k++) {
+		free(b2b[k]);
+		free(pmed[k]);
+	}
 	free(names);
 	free(calls);
 	free(buf);

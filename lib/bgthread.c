@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The library's own threads (the flusher of lib/batchfile.c and the filler of the
- * trace): started with every signal blocked, named, woken through a futex.
+ * The library's own threads (the filler of the trace): started with every
+ * signal blocked, named, woken through a futex.
  */
 #include "config.h"
 

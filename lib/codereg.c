@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "core.h"
-#include "later.h"
 
 /* Read without the lock (jitperf_close may clear it): an atomic load. */
 static unsigned outputs_of(const jitperf *jp)
@@ -50,11 +49,10 @@ int jp_code_check(const struct jitperf_code *c)
  * jitdump unit (the code copied and hashed) are made in the caller's stack.
  * Under the lock: the index, the timestamp, and one write() per output.
  * The perf map goes first: its system call gives the twin-table prefetch
- * time to land before the jitdump is stamped.  dl (or NULL): the lines
- * and unwind info come later (lib/later.h); it is consumed in every case.
+ * time to land before the jitdump is stamped.  When load returns 0 both
+ * records are in their files (doc/registration.md).
  */
-static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index,
-		struct jp_dump_later *dl)
+static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
 {
 	unsigned char space[UNIT_SPACE], hdr_space[HDR_SPACE];
 	char small[LINE_SPACE], *line = NULL;
@@ -117,15 +115,7 @@ static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index,
 	}
 	if (!err && jp->jitdump && u.buf) {
 		/* the one clock read: under the lock, so records are in time order */
-		uint64_t ts = jp_monotonic_ns();
-
-		if (dl) {
-			dl->ts = ts;
-			err = jp_jitdump_commit_later(jp->jitdump, &u, idx, ts, &dl->l);
-			dl = NULL;
-		} else {
-			err = jp_jitdump_commit(jp->jitdump, &u, idx, ts);
-		}
+		err = jp_jitdump_commit(jp->jitdump, &u, idx, jp_monotonic_ns());
 		if (err && jp->perfmap && line)
 			jp_perfmap_rollback(jp->perfmap, map_mark);
 	}
@@ -134,8 +124,6 @@ static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index,
 unlock:
 	pthread_mutex_unlock(&jp->lock);
 out:
-	if (dl)
-		dl->l.drop(&dl->l);     /* no jitdump (or an error before it): not needed */
 	jp_jitdump_unit_free(&u);
 	if (line != small)
 		free(line);
@@ -162,7 +150,7 @@ int jitperf_code_load(jitperf *jp, const char *name, const void *addr, size_t le
 		return -EINVAL;
 	if (!outputs_of(jp))
 		return 0;       /* inactive: a cheap no-op */
-	return load(jp, &c, index, NULL);
+	return load(jp, &c, index);
 }
 
 int jitperf_code_load_ex(jitperf *jp, const struct jitperf_code *code, uint64_t *index)
@@ -177,45 +165,11 @@ int jitperf_code_load_ex(jitperf *jp, const struct jitperf_code *code, uint64_t 
 	if (!outputs_of(jp))
 		return 0;       /* inactive: a cheap no-op */
 	if (code->size == sizeof(c))
-		return load(jp, code, index, NULL);     /* this library's struct: nothing to convert */
+		return load(jp, code, index);     /* this library's struct: nothing to convert */
 	err = jp_opts_copy(&c, sizeof(c), code, code->size);
 	if (err)
 		return err;
-	return load(jp, &c, index, NULL);
-}
-
-int jitperf__code_load_later(jitperf *jp, const struct jitperf_code *code,
-			     struct jitperf__later *later, uint64_t *index)
-{
-	struct jp_dump_later *dl;
-	struct jitperf_code c;
-	int err = 0;
-
-	if (index)
-		*index = 0;
-	if (!later)
-		return -EINVAL;
-	if (!jp || !code)
-		err = -EINVAL;
-	else if (code->size == sizeof(c))
-		c = *code;              /* this library's struct: nothing to convert */
-	else
-		err = jp_opts_copy(&c, sizeof(c), code, code->size);
-	if (!err && !outputs_of(jp)) {
-		later->done(later);     /* inactive: a cheap no-op */
-		return 0;
-	}
-	if (!err && !(dl = jp_dump_later_new(later, (uintptr_t)c.addr, c.len)))
-		err = -ENOMEM;
-	if (err) {
-		later->done(later);
-		return err;
-	}
-	c.lines = NULL;
-	c.nlines = 0;
-	c.eh_frame = NULL;
-	c.eh_frame_len = 0;
-	return load(jp, &c, index, dl);
+	return load(jp, &c, index);
 }
 
 int jitperf_code_move(jitperf *jp, uint64_t index, const void *new_addr)
@@ -278,21 +232,4 @@ int jitperf_code_unload(jitperf *jp, uint64_t index)
 	if (!err)
 		jp_instr_code_event(jp, JPT_CODE_UNLOAD, index, addr, len, NULL);
 	return err;
-}
-
-int jitperf_flush(jitperf *jp)
-{
-	int err = 0, err2 = 0;
-
-	if (!jp)
-		return -EINVAL;
-	if (!outputs_of(jp))
-		return 0;
-	pthread_mutex_lock(&jp->lock);
-	if (jp->perfmap)
-		err = jp_perfmap_flush(jp->perfmap);
-	if (jp->jitdump)
-		err2 = jp_jitdump_flush(jp->jitdump);
-	pthread_mutex_unlock(&jp->lock);
-	return err ? err : err2;
 }

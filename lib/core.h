@@ -29,8 +29,6 @@ JP_HIDDEN int jp_opts_copy(void *dst, size_t dst_size, const void *src, size_t s
 /* ---- lib/env.c: parsing of the JITPERF* variables */
 JP_HIDDEN int jp_parse_outputs(const char *s, unsigned *outputs);
 JP_HIDDEN int jp_parse_clock(const char *s);
-/* JITPERF_IO: NULL, "", "map" -> 0; "write" -> 1 (one write() per record) */
-JP_HIDDEN int jp_parse_io(const char *s, int *write_mode);
 
 /* ---- lib/fileio.c: whole writes that leave no partial record behind */
 /*
@@ -69,7 +67,7 @@ JP_HIDDEN void jp_remove_own(const char *path, int fd);
  */
 JP_HIDDEN int  jp_mkdir_p(const char *dir);
 
-/* ---- lib/bgthread.c: the library's own threads */
+/* ---- lib/bgthread.c: the library's own threads (the trace's filler) */
 /* Start fn(arg) with every signal blocked, named name.  0 or -errno. */
 JP_HIDDEN int  jp_bgthread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *name);
 /* Sleep while *word == val (until timeout; NULL: none); wake every sleeper. */
@@ -77,110 +75,11 @@ struct timespec;
 JP_HIDDEN void jp_futex_wait(int *word, int val, const struct timespec *timeout);
 JP_HIDDEN void jp_futex_wake(int *word);
 
-/* ---- lib/batchfile.c: whole records through a mapped ring, written out in batches */
-#define JP_BATCHFILE_STEP ((uint64_t)1 << 20)   /* the file grows by this much at a time */
-struct jp_ring_header;
-/*
- * Bytes that go into a batched file just before byte at of what was
- * appended (its stream), made only when that part is written out: by the
- * flusher, by a writer that finds the ring full, or at close.  A jitdump's
- * debug and unwind records come this way when reading them would keep the
- * JIT waiting (lib/later.c).  make is called once, with the file's lock
- * held; drop once, made or not, when l is no longer needed.
- */
-struct jp_later {
-	uint64_t          at;
-	/* 0 with *buf (malloc'ed, freed by the caller) and *len; or -errno: nothing goes in */
-	int             (*make)(struct jp_later *l, void **buf, size_t *len);
-	void            (*drop)(struct jp_later *l);
-	void             *buf;          /* made, not yet written */
-	size_t            len;
-	int               made;
-	struct jp_later  *next;
-};
-struct jp_batchfile {
-	int                fd;
-	int                fd_flags;    /* its status flags: O_APPEND is off while batched */
-	int                ring_fd;     /* <file>.ring */
-	struct jp_ring_header *ring;    /* its shared mapping: NULL, not batched */
-	unsigned char     *data;        /* the ring's bytes, after its header page */
-	size_t             head_len;    /* a record's first bytes, written last */
-	int                lines;       /* text lines: batches written back to front */
-	uint64_t           size;        /* committed: whole records, in the file or the ring */
-	uint64_t           flushed;     /* in the file; [flushed, size) waits in the ring */
-	uint64_t           file_at;     /* where byte flushed is in the file */
-	uint64_t           delta;       /* file_at - flushed: what laters added, for writers */
-	uint64_t           alloc;       /* file size, blocks allocated; zeros from file_at on */
-	uint64_t           touched;     /* the flusher's: the ring's bytes it made writable */
-	struct jp_later   *later;       /* in order of at, all at or after flushed */
-	struct jp_later  **later_end;
-	pthread_mutex_t    later_lock;  /* the list: a writer adds, who writes out takes */
-	int                grow_failed; /* the flusher could not grow it */
-	pthread_mutex_t    lock;        /* writing out, growing: writer and flusher */
-	struct jp_batchfile *next;      /* the flusher's list */
-	char               ring_path[PATH_MAX];
-};
-/*
- * Batch fd (the file at path, of which size bytes are written; each record
- * starts with head_len bytes that commit it; lines: the records are text
- * lines, which a reader takes as soon as a newline starts them): its ring
- * <path>.ring made and mapped, the file grown.  0, or -errno (f is not
- * batched, the file as it was).
- */
-JP_HIDDEN int  jp_batchfile_start(struct jp_batchfile *f, int fd, const char *path,
-				  uint64_t size, size_t head_len, int lines);
-/*
- * Append head (head_len bytes, as at start) then body as one record.
- * -ENOSPC/-EDQUOT/-EIO when the file cannot grow: nothing was written.
- */
-JP_HIDDEN int  jp_batchfile_append(struct jp_batchfile *f, const void *head, size_t head_len,
-				   const void *body, size_t body_len);
-/*
- * The same, with l's bytes going in before the record (l->at is set).
- * Errors as for jp_batchfile_append; l is dropped then.
- */
-JP_HIDDEN int  jp_batchfile_append_later(struct jp_batchfile *f, struct jp_later *l,
-					 const void *head, size_t head_len,
-					 const void *body, size_t body_len);
-/* Write out what waits in the ring now: 0 or -errno (it stays there). */
-JP_HIDDEN int  jp_batchfile_flush(struct jp_batchfile *f);
-/* Undo the records after mark (a committed size). */
-JP_HIDDEN void jp_batchfile_rollback(struct jp_batchfile *f, uint64_t mark);
-/*
- * Stop batching.  With trim, write all out, cut the file to its records
- * and remove the ring; without (a fork child's copy), leave both alone.
- * 0 or -errno (the ring then stays, holding what the file lacks).
- */
-JP_HIDDEN int  jp_batchfile_finish(struct jp_batchfile *f, int trim);
-/*
- * Memory that grows with every registration (lib/codetab.c): reserved at
- * once, used from the start, and kept touched ahead of its use by the
- * flusher while it runs, so that the registering thread does not pay a
- * new page's fault (15-20 us on a VM with shadow page tables).
- */
-struct jp_ahead {
-	unsigned char   *base;      /* size bytes reserved, never moved */
-	uint64_t         size;
-	uint64_t         used;      /* its user's: stored after the bytes are */
-	uint64_t         ready;     /* the flusher's: [0, ready) was touched */
-	struct jp_ahead *next;      /* the flusher's list */
-};
-/* Reserve up to size bytes (less where the address space is short): 0 or -ENOMEM. */
-JP_HIDDEN int  jp_ahead_init(struct jp_ahead *a, uint64_t size);
-/* Out of the flusher's list, unmapped. */
-JP_HIDDEN void jp_ahead_free(struct jp_ahead *a);
-/* Around fork(), in the parent: the flusher is stopped, then restarted. */
-JP_HIDDEN void jp_batchfile_fork_prepare(void);
-JP_HIDDEN void jp_batchfile_fork_parent(void);
-
 /* ---- lib/elfinfo.c */
 JP_HIDDEN unsigned jp_elf_machine(void);
 
-/* ---- lib/perfmap.c */
-/* batched: lines go through a ring (lib/batchfile.c) from the first one on,
- * else one write() each; _batch turns that on for the next line */
-JP_HIDDEN int  jp_perfmap_open(struct jp_perfmap **out, pid_t pid, int batched);
-JP_HIDDEN void jp_perfmap_batch(struct jp_perfmap *pm);
+/* ---- lib/perfmap.c: one write() per line */
+JP_HIDDEN int  jp_perfmap_open(struct jp_perfmap **out, pid_t pid);
 /* room jp_perfmap_line needs besides the name's nlen bytes */
 #define JP_PERFMAP_LINE_EXTRA 36
 /* Format "START SIZE name\n" into line (nlen + JP_PERFMAP_LINE_EXTRA bytes); returns its length. */
@@ -195,7 +94,6 @@ JP_HIDDEN void jp_perfmap_drop(struct jp_perfmap *pm);   /* after fork: forget, 
 JP_HIDDEN const char *jp_perfmap_path(const struct jp_perfmap *pm);
 JP_HIDDEN uint64_t jp_perfmap_mark(const struct jp_perfmap *pm);
 JP_HIDDEN void jp_perfmap_rollback(struct jp_perfmap *pm, uint64_t mark);
-JP_HIDDEN int  jp_perfmap_flush(struct jp_perfmap *pm);
 
 /*
  * ---- lib/ehframe.c: check an .eh_frame by the jitperf.h convention, build
@@ -244,9 +142,8 @@ struct jp_jitdump_unit {
 	unsigned char *heap;      /* buf, when it did not fit the caller's space */
 	const char    *name;      /* for debug messages */
 };
-/* batched: as for the perf map, from the first unit on */
-JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int batched);
-JP_HIDDEN void jp_jitdump_batch(struct jp_jitdump *jd);
+/* one write() per unit */
+JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid);
 /* space is the caller's buffer (may be NULL); a bigger unit is malloc'ed */
 JP_HIDDEN int  jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *ld,
 				  void *space, size_t space_len);
@@ -254,18 +151,6 @@ JP_HIDDEN void jp_jitdump_prefetch(const struct jp_jitdump *jd, const struct jp_
 JP_HIDDEN int  jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u,
 				 uint64_t index, uint64_t ts);
 JP_HIDDEN void jp_jitdump_unit_free(struct jp_jitdump_unit *u);
-/*
- * Under the session lock, as jp_jitdump_commit, for a unit whose debug and
- * unwind records l makes later (lib/later.c): they go in front of it when
- * it is written out, or now without a ring.  l is consumed (dropped) in
- * every case.
- */
-JP_HIDDEN int  jp_jitdump_commit_later(struct jp_jitdump *jd, struct jp_jitdump_unit *u,
-				       uint64_t index, uint64_t ts, struct jp_later *l);
-/* ld's DEBUG_INFO and UNWINDING_INFO (those it has), stamped ts, in *buf
- * (malloc'ed, *len bytes; NULL and 0 when it has neither).  0 or -errno. */
-JP_HIDDEN int  jp_jitdump_extras(const struct jp_jitdump_load *ld, uint64_t ts, void **buf,
-				 size_t *len);
 /* prepare + commit at once (the fork child's re-announcement) */
 JP_HIDDEN int  jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld);
 JP_HIDDEN int  jp_jitdump_move(struct jp_jitdump *jd, uint64_t index, uint64_t old_addr,
@@ -274,23 +159,11 @@ JP_HIDDEN int  jp_jitdump_close(struct jp_jitdump *jd);  /* writes CODE_CLOSE */
 /* mark/rollback: undo a whole unit when a later output of the same load fails */
 JP_HIDDEN uint64_t jp_jitdump_mark(const struct jp_jitdump *jd);
 JP_HIDDEN void jp_jitdump_rollback(struct jp_jitdump *jd, uint64_t mark);
-JP_HIDDEN int  jp_jitdump_flush(struct jp_jitdump *jd);
 JP_HIDDEN void jp_jitdump_drop(struct jp_jitdump *jd);   /* after fork: forget, write nothing */
 
-/* ---- lib/codereg.c, lib/later.c: registration */
+/* ---- lib/codereg.c: registration */
 /* c's fields as jitperf_code_load_ex checks them: 0 or -EINVAL */
 JP_HIDDEN int  jp_code_check(const struct jitperf_code *c);
-/* A load whose lines and unwind info its caller gives later (lib/later.h). */
-struct jitperf__later;
-struct jp_dump_later {
-	struct jp_later        l;       /* first: the batchfile's view */
-	struct jitperf__later *user;
-	uint64_t               addr, len;
-	uint64_t               ts;      /* the CODE_LOAD's: the records made get it too */
-};
-/* A jp_dump_later for user's code [addr, +len); NULL when out of memory. */
-JP_HIDDEN struct jp_dump_later *jp_dump_later_new(struct jitperf__later *user, uint64_t addr,
-						  uint64_t len);
 
 /* ---- lib/codetab.c: what was loaded under which index */
 struct jp_code_entry {

@@ -96,17 +96,3 @@ int jp_parse_clock(const char *s)
 	jp_debug("JITPERF_CLOCK: '%s' is neither 'tsc' nor 'monotonic'", s);
 	return -EINVAL;
 }
-
-/* JITPERF_IO: how records reach the files; NULL, "" or "map" (the default), or "write". */
-int jp_parse_io(const char *s, int *write_mode)
-{
-	*write_mode = 0;
-	if (!s || !*s || !strcmp(s, "map"))
-		return 0;
-	if (!strcmp(s, "write")) {
-		*write_mode = 1;
-		return 0;
-	}
-	jp_debug("JITPERF_IO: '%s' is neither 'map' nor 'write'", s);
-	return -EINVAL;
-}

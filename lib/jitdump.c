@@ -15,16 +15,11 @@
  *   failure takes the whole unit back.  The unit is made before the lock
  *   is taken (jp_jitdump_prepare); under it only the timestamps, the code
  *   index and a twin's tail are filled in.
- * - The unit is copied into the file's ring (lib/batchfile.c) and written
- *   out in batches, the id and size of a batch's first record last: until
- *   then the file shows the zeros of its grown tail there, which perf and
- *   our reader take as its end, so the file holds whole units only (what
- *   a kill cut short hides behind that zero id and size).  A
- *   killed process leaves the units not yet written in jit-<pid>.dump.ring,
- *   which jitperf record puts in.  The file is cut to its records at close.
- *   With JITPERF_IO=write, or when the file cannot be batched, each unit
- *   is one write() instead.  Batching (and the ring) begins with the
- *   first unit; a fork child's re-announced code is written before it.
+ * - The unit is one write() on an O_APPEND descriptor: once it returns,
+ *   its records are in the page cache, where perf inject reads them even
+ *   if the process is killed the next instant.  A write that fails
+ *   half-way (full disk) is cut off again (jp_write_whole), so the file
+ *   holds whole units only.  See doc/registration.md.
  * - Code whose bytes were written before gets a short tail (see
  *   tell_twins_apart) so perf never gives two functions one build-id.
  */
@@ -46,9 +41,7 @@
 struct jp_jitdump {
 	int            fd;
 	pid_t          pid;
-	uint64_t       size;        /* write(): file size, where to cut back a failed write */
-	int            batch;       /* to be batched from the next unit on */
-	struct jp_batchfile bf;     /* batched: bf.size is the size then */
+	uint64_t       size;        /* file size: where to cut back a failed write */
 	void          *marker;      /* the PROT_EXEC mapping perf record looks for */
 	size_t         marker_len;
 	struct jp_twins *twins;     /* hashes of the code written so far */
@@ -57,33 +50,15 @@ struct jp_jitdump {
 
 #define ALIGN8(x) (((x) + 7) & ~(uint64_t)7)
 
-/* The first record's id and total_size: stored last, they commit a unit. */
-#define HEAD 8
-
-/* Batching starts with the first unit: a file never given one has no ring. */
-static void start_batch(struct jp_jitdump *jd)
-{
-	int err = jp_batchfile_start(&jd->bf, jd->fd, jd->path, jd->size, HEAD, 0);
-
-	jd->batch = 0;
-	if (err)
-		jp_debug("%s: cannot batch it (%s): one write() per record", jd->path,
-			 strerror(-err));
-}
-
-/* One unit (whole records), batched, or with one write(). */
+/* One unit (whole records) with one write(). */
 static int put(struct jp_jitdump *jd, const void *buf, size_t n)
 {
 	struct iovec iov = { (void *)buf, n };
 
-	if (jd->batch)
-		start_batch(jd);
-	if (jd->bf.ring)
-		return jp_batchfile_append(&jd->bf, buf, HEAD, (const char *)buf + HEAD, n - HEAD);
 	return jp_write_whole(jd->fd, &iov, 1, &jd->size);
 }
 
-int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int batched)
+int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid)
 {
 	struct jitdump_file_header h;
 	struct jp_jitdump *jd;
@@ -135,7 +110,6 @@ int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid, int bat
 			 jd->path, strerror(errno));
 		goto fail;
 	}
-	jd->batch = batched;
 	*out = jd;
 	return 0;
 fail:
@@ -291,34 +265,6 @@ int jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *
 	return 0;
 }
 
-int jp_jitdump_extras(const struct jp_jitdump_load *ld, uint64_t ts, void **buf, size_t *len)
-{
-	size_t dsize = ld->nlines ? debug_info_size(ld) : 0;
-	size_t usize = ld->eh_frame_len ? unwinding_size(ld) : 0;
-	const size_t at = offsetof(struct jitdump_record_header, timestamp);
-	unsigned char *p;
-
-	*buf = NULL;
-	*len = 0;
-	if (dsize > UINT32_MAX || usize > UINT32_MAX)
-		return -E2BIG;
-	if (!dsize && !usize)
-		return 0;
-	if (!(p = malloc(dsize + usize)))
-		return -ENOMEM;
-	if (dsize) {
-		put_debug_info(p, ld, dsize);
-		memcpy(p + at, &ts, sizeof(ts));
-	}
-	if (usize) {
-		put_unwinding(p + dsize, ld, usize);
-		memcpy(p + dsize + at, &ts, sizeof(ts));
-	}
-	*buf = p;
-	*len = dsize + usize;
-	return 0;
-}
-
 void jp_jitdump_unit_free(struct jp_jitdump_unit *u)
 {
 	free(u->heap);
@@ -388,32 +334,6 @@ int jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t
 	return put(jd, u->buf, stamp(jd, u, index, ts));
 }
 
-int jp_jitdump_commit_later(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t index,
-			    uint64_t ts, struct jp_later *l)
-{
-	struct iovec iov[2];
-	size_t n;
-	int err;
-
-	u->has_eh = 1;          /* it may get an UNWINDING_INFO: no twin tail that moves it */
-	n = stamp(jd, u, index, ts);
-	if (jd->batch)
-		start_batch(jd);
-	if (jd->bf.ring)
-		return jp_batchfile_append_later(&jd->bf, l, u->buf, HEAD, u->buf + HEAD, n - HEAD);
-	/* one write() per record: l's records are made now, and go first */
-	iov[0].iov_base = NULL;
-	iov[0].iov_len = 0;
-	if (l->make(l, &iov[0].iov_base, &iov[0].iov_len))
-		iov[0].iov_len = 0;
-	iov[1].iov_base = u->buf;
-	iov[1].iov_len = n;
-	err = jp_write_whole(jd->fd, iov, 2, &jd->size);
-	free(iov[0].iov_base);
-	l->drop(l);
-	return err;
-}
-
 int jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld)
 {
 	struct jp_jitdump_unit u;
@@ -444,9 +364,8 @@ int jp_jitdump_move(struct jp_jitdump *jd, uint64_t index, uint64_t old_addr,
 	return put(jd, &m, sizeof(m));
 }
 
-static void release(struct jp_jitdump *jd, int trim)
+static void release(struct jp_jitdump *jd)
 {
-	jp_batchfile_finish(&jd->bf, trim);
 	if (jd->marker)
 		munmap(jd->marker, jd->marker_len);
 	close(jd->fd);
@@ -457,49 +376,32 @@ static void release(struct jp_jitdump *jd, int trim)
 int jp_jitdump_close(struct jp_jitdump *jd)
 {
 	struct jitdump_record_header c;
-	int err, err2;
+	int err;
 
 	if (!jd)
 		return 0;
 	c.id = JIT_CODE_CLOSE;
 	c.total_size = sizeof(c);
 	c.timestamp = jp_monotonic_ns();
-	jd->batch = 0;                  /* no ring for the last record */
 	err = put(jd, &c, sizeof(c));
-	/* the file is cut to its records: the grown tail goes */
-	err2 = jd->bf.ring ? jp_batchfile_finish(&jd->bf, 1) : 0;
-	release(jd, 1);
-	return err ? err : err2;
-}
-
-/* Batched from the next unit on (a fork child, once the inherited code is in). */
-void jp_jitdump_batch(struct jp_jitdump *jd)
-{
-	if (jd && !jd->bf.ring)
-		jd->batch = 1;
+	release(jd);
+	return err;
 }
 
 /* After fork: the parent's file is neither written nor cut. */
 void jp_jitdump_drop(struct jp_jitdump *jd)
 {
 	if (jd)
-		release(jd, 0);
+		release(jd);
 }
 
 uint64_t jp_jitdump_mark(const struct jp_jitdump *jd)
 {
-	return jd->bf.ring ? jd->bf.size : jd->size;
+	return jd->size;
 }
 
 void jp_jitdump_rollback(struct jp_jitdump *jd, uint64_t mark)
 {
-	if (jd->bf.ring)
-		jp_batchfile_rollback(&jd->bf, mark);
-	else if (mark < jd->size && ftruncate(jd->fd, (off_t)mark) == 0)
+	if (mark < jd->size && ftruncate(jd->fd, (off_t)mark) == 0)
 		jd->size = mark;
-}
-
-int jp_jitdump_flush(struct jp_jitdump *jd)
-{
-	return jp_batchfile_flush(&jd->bf);
 }

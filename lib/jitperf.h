@@ -69,15 +69,6 @@ JITPERF_API int jitperf_open(jitperf **out, const struct jitperf_options *opts);
 JITPERF_API int jitperf_close(jitperf *jp);
 
 /*
- * Write the records that wait in the session's rings (at most 1 ms old
- * while code comes, 64 ms after a pause)
- * to its perf map and jitdump now: for a reader of the files while the
- * process runs, or before exec().  0, -EINVAL (NULL), or the -errno of
- * writing (the records then stay in the ring).
- */
-JITPERF_API int jitperf_flush(jitperf *jp);
-
-/*
  * The process-wide session built from the environment, opened on first use
  * and closed at exit (or by jitperf_close).  Never NULL: when opening fails
  * or JITPERF is unset, an inactive session whose calls are cheap no-ops.

@@ -111,9 +111,6 @@ static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
 	err = jp_parse_clock(jp_getenv("JITPERF_CLOCK"));
 	if (err)
 		return err;
-	err = jp_parse_io(jp_getenv("JITPERF_IO"), &jp->io_write);
-	if (err)
-		return err;
 	if (jp_getenv("JITPERF_CLOCK") && !(jp->clock = strdup(jp_getenv("JITPERF_CLOCK"))))
 		return -ENOMEM;
 
@@ -151,14 +148,14 @@ static int open_outputs(struct jitperf *jp, const char **where)
 	int err;
 
 	if (jp->outputs & JITPERF_PERFMAP) {
-		err = jp_perfmap_open(&jp->perfmap, jp->pid, !jp->io_write);
+		err = jp_perfmap_open(&jp->perfmap, jp->pid);
 		if (err) {
 			*where = "/tmp";
 			return err;
 		}
 	}
 	if (jp->outputs & JITPERF_JITDUMP) {
-		err = jp_jitdump_open(&jp->jitdump, jp->dir, jp->pid, !jp->io_write);
+		err = jp_jitdump_open(&jp->jitdump, jp->dir, jp->pid);
 		if (err)
 			return err;
 	}
@@ -344,14 +341,12 @@ static void atfork_prepare(void)
 		pthread_mutex_lock(&jp->lock);
 		jp_instr_atfork_prepare(jp);
 	}
-	jp_batchfile_fork_prepare();
 }
 
 static void atfork_parent(void)
 {
 	struct jitperf *jp;
 
-	jp_batchfile_fork_parent();
 	for (jp = registry; jp; jp = jp->next_open) {
 		jp_instr_atfork_parent(jp);
 		pthread_mutex_unlock(&jp->lock);
@@ -393,23 +388,15 @@ static void child_reopen(struct jitperf *jp)
 	jp->perfmap = NULL;
 	jp->pid = getpid();
 	if (jp->outputs & JITPERF_PERFMAP) {
-		if (jp_perfmap_open(&jp->perfmap, jp->pid, 0) < 0)
+		if (jp_perfmap_open(&jp->perfmap, jp->pid) < 0)
 			jp->outputs &= ~(unsigned)JITPERF_PERFMAP;
 	}
 	if (jp->outputs & JITPERF_JITDUMP) {
-		if (jp_jitdump_open(&jp->jitdump, jp->dir, jp->pid, 0) < 0)
+		if (jp_jitdump_open(&jp->jitdump, jp->dir, jp->pid) < 0)
 			jp->outputs &= ~(unsigned)JITPERF_JITDUMP;
 	}
-	/*
-	 * The inherited code goes straight into the files, and batching starts
-	 * with the child's own first load: a child that execs first (and runs
-	 * no atexit handler) leaves whole files and no ring.
-	 */
+	/* in the files before fork() returns: a child that execs at once keeps them */
 	reannounce(jp);
-	if (!jp->io_write) {
-		jp_perfmap_batch(jp->perfmap);
-		jp_jitdump_batch(jp->jitdump);
-	}
 }
 
 static void atfork_child(void)

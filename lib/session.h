@@ -45,7 +45,6 @@ struct jitperf {
 	uint64_t            trace_max;     /* bytes; JITPERF_UNLIMITED: none of its own */
 	uint64_t            trace_ring;    /* bytes per thread, 0: off */
 	uint64_t            trace_min_ns;
-	int                 io_write;      /* $JITPERF_IO=write: one write() per record, no mapping */
 };
 
 /* CLOCK_MONOTONIC in ns: the timeline of perf record -k 1. */

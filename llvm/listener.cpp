@@ -5,12 +5,10 @@
  * relocated and made it executable; everything is read from the object's
  * bytes and the run-time address of each of its sections (llvm/object.c):
  * no debug object copy, no DWARFContext, no LLVM symbol iteration.  Each
- * function then goes through libjitperf, so the perf map, the jitdump,
- * crash safety and the cost of writing are libjitperf's.  The callback
- * reads only the symbols: each function is registered at once, and its
- * lines and unwind info are read from a copy of the object when the
- * jitdump is written out (llvm/later.c, lib/later.h), on libjitperf's
- * thread, so the JIT does not wait for them.
+ * function then goes through jitperf_code_load_ex, so the perf map, the
+ * jitdump, crash safety and the cost of writing are libjitperf's.  All of
+ * it happens in the callback, on the JIT's thread: when it returns, every
+ * function of the object is in the files, with its lines and unwind info.
  */
 #include "config.h"
 
@@ -26,7 +24,6 @@
 /* after LLVM's headers: its llvm::ELF enumerators have the names of these macros */
 #include <elf.h>
 
-#include "lib/later.h"
 #include "llvm/jitperf-llvm.h"
 #include "llvm/llvm.h"
 
@@ -81,20 +78,6 @@ int load(jitperf *jp, const struct jpl_func &f, uint64_t *index)
 	return err;
 }
 
-/* One function, its lines and unwind info to come from later. */
-int load_later(jitperf *jp, const struct jpl_func &f, struct jitperf__later *later,
-	       uint64_t *index)
-{
-	struct jitperf_code c;
-
-	memset(&c, 0, sizeof(c));
-	c.size = sizeof(c);
-	c.name = f.name;
-	c.addr = reinterpret_cast<const void *>(static_cast<uintptr_t>(f.addr));
-	c.len = f.len;
-	return jitperf__code_load_later(jp, &c, later, index);
-}
-
 void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile &obj,
 				  const llvm::RuntimeDyld::LoadedObjectInfo &info)
 {
@@ -102,7 +85,6 @@ void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile 
 	unsigned char space[ARENA_SPACE];
 	struct jpl_arena arena;
 	struct jpl_object o;
-	struct jpl_job *job = nullptr;
 	uint64_t *addr, *idx;
 	size_t nsec = 0, n = 0;
 	llvm::StringRef data = obj.getData();
@@ -155,25 +137,17 @@ void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile 
 	}
 	o.sec_addr = addr;
 	o.nsec = nsec;
-	/* the symbols now; lines and unwind info later, for the jitdump only */
+	/* lines and unwind info only go into a jitdump */
+	o.want_lines = o.want_unwind = !!(outputs & JITPERF_JITDUMP);
 	err = jpl_object_read(&o);
-	if (!err && (outputs & JITPERF_JITDUMP) && o.nfuncs && !(job = jpl_job_new(&o))) {
-		/* out of memory for the copy: all now */
-		o.want_lines = o.want_unwind = 1;
-		err = jpl_object_read(&o);
-	}
 	if (err) {
 		jpl_debug("cannot read a loaded object: %s", jitperf_strerror(err));
 		goto out;
 	}
-	if (!(idx = static_cast<uint64_t *>(jpl_alloc(&arena, o.nfuncs * sizeof(*idx))))) {
-		for (size_t i = 0; job && i < o.nfuncs; i++)
-			jpl_job_later(job, i)->done(jpl_job_later(job, i));
+	if (!(idx = static_cast<uint64_t *>(jpl_alloc(&arena, o.nfuncs * sizeof(*idx)))))
 		goto out;
-	}
 	for (size_t i = 0; i < o.nfuncs; i++) {
-		err = job ? load_later(jp, o.funcs[i], jpl_job_later(job, i), &idx[n]) :
-			    load(jp, o.funcs[i], &idx[n]);
+		err = load(jp, o.funcs[i], &idx[n]);
 		if (err)
 			jpl_debug("cannot register %s: %s", o.funcs[i].name, jitperf_strerror(err));
 		else if (idx[n])

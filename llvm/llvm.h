@@ -59,7 +59,6 @@ struct jpl_object {
 	size_t               nsec;
 	int                  want_lines;    /* read DWARF lines */
 	int                  want_unwind;   /* cut each function's .eh_frame out */
-	const unsigned char *eh_frame_copy; /* read instead of the loaded .eh_frame, or NULL */
 	struct jpl_arena    *arena;         /* where everything out is allocated */
 	/* out */
 	struct jpl_func     *funcs;
@@ -161,20 +160,6 @@ JPL_HIDDEN int jpl_unwind_open(struct jpl_fdes **out, const unsigned char *eh, s
 			       uint64_t addr, struct jpl_arena *a);
 JPL_HIDDEN int jpl_unwind_of(struct jpl_fdes *t, uint64_t lo, uint64_t hi,
 			     unsigned char **out, size_t *out_len);
-
-/*
- * llvm/later.c: the lines and unwind info of o's functions, read when
- * libjitperf writes its jitdump out (lib/later.h).  jpl_job_new takes a
- * copy of what reading o needs (o read without lines or unwind info: its
- * functions, image, section addresses, loaded .eh_frame); NULL when out
- * of memory or without functions.  jpl_job_later(j, k) is function k's,
- * for jitperf__code_load_later, which must get each exactly once: the
- * last one done frees j.
- */
-struct jpl_job;
-struct jitperf__later;
-JPL_HIDDEN struct jpl_job        *jpl_job_new(const struct jpl_object *o);
-JPL_HIDDEN struct jitperf__later *jpl_job_later(struct jpl_job *j, size_t k);
 
 /*
  * llvm/keys.c: object key -> the code indices its functions got.

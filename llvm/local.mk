@@ -16,7 +16,7 @@ if HAVE_LLVM
 noinst_LTLIBRARIES += llvm/libjplobj.la
 endif
 llvm_libjplobj_la_SOURCES = llvm/llvm.h llvm/arena.c llvm/leb128.h llvm/object.c llvm/reloc.c \
-	llvm/lines.c llvm/debugline.c llvm/unwind.c llvm/later.c llvm/keys.c llvm/debug.c
+	llvm/lines.c llvm/debugline.c llvm/unwind.c llvm/keys.c llvm/debug.c
 llvm_libjplobj_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -fno-plt     # see lib/local.mk
 llvm_libjplobj_la_LIBADD = lib/libjitperf.la
 

@@ -264,8 +264,8 @@ static int read_unwind(struct jpl_object *o)
 	if (!at || !o->eh_frame_len)
 		return 0;
 	/* the loaded copy: RuntimeDyld relocated it at its run-time address */
-	err = jpl_unwind_open(&t, o->eh_frame_copy ? o->eh_frame_copy :
-				  (const unsigned char *)(uintptr_t)at, o->eh_frame_len, at, o->arena);
+	err = jpl_unwind_open(&t, (const unsigned char *)(uintptr_t)at, o->eh_frame_len, at,
+			      o->arena);
 	if (err) {
 		jpl_debug("cannot read the .eh_frame at %#llx: %s", (unsigned long long)at,
 			  jitperf_strerror(err));

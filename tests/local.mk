@@ -105,12 +105,10 @@ check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
 	tests/progs/jd-fixture tests/progs/instr-prog tests/progs/instr-dump \
 	tests/progs/cyg_prog tests/progs/cyg_prog_linked tests/progs/cyg_read \
 	tests/progs/setid-prog tests/progs/pdprog tests/progs/pd-fixture \
-	tests/progs/inlprog tests/progs/ringfix tests/progs/pltprog
+	tests/progs/inlprog tests/progs/pltprog
 # a JIT that registers N functions (and can be killed halfway)
 tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_jitload_LDFLAGS = -no-install
-# the records a killed process left in its rings, put in (read/ring_read.c)
-tests_progs_ringfix_LDADD = read/libjitperf-read.la
 # an independent jitdump validator, the library tests' oracle
 tests_progs_jdverify_SOURCES = tests/progs/jdverify.c
 # a JIT of known behaviour (exact names and call counts) for tests/cmd/

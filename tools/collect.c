@@ -337,10 +337,9 @@ static void collect_map(struct collect *c, struct collect_proc *p, const char *d
 
 	snprintf(src, sizeof(src), "/tmp/perf-%" PRIu32 ".map", p->pid);
 	snprintf(dst, sizeof(dst), "%s/perf-%" PRIu32 ".map", dir, p->pid);
-	rundir_recover(src);    /* a killed libjitperf process's last lines */
 	err = copy_file(src, dst, since);
 	if (!err) {
-		/* the copy of a killed libjitperf process's map: its lines only */
+		/* the copy of a map a killed writer left with a zero tail: its lines only */
 		rundir_trim_map(dst);
 		p->has_map = 1;
 		c->maps_copied++;

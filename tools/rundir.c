@@ -15,7 +15,6 @@
 #include "cmds.h"
 #include "read/jitdump_read.h"
 #include "read/ownfile.h"
-#include "read/ring_read.h"
 #include "rundir.h"
 
 static int cmpstr(const void *a, const void *b)
@@ -139,16 +138,6 @@ static int cut_own(const char *path, uint64_t size)
 	return ok;
 }
 
-int rundir_recover(const char *path)
-{
-	char err[PATH_MAX + 128];
-	int r = ring_recover(path, err, sizeof(err));
-
-	if (r < 0 && r != -ENOENT && r != -EBUSY)
-		cmd_err("%s; its records there stay out of %s", err, path);
-	return r > 0;
-}
-
 int rundir_fix_dump(const char *path, struct rundir_fix *fx)
 {
 	struct jd_file *f;
@@ -158,7 +147,6 @@ int rundir_fix_dump(const char *path, struct rundir_fix *fx)
 	int r;
 
 	memset(fx, 0, sizeof(*fx));
-	fx->dump_put = rundir_recover(path);
 	if (jd_open(&f, path, err, sizeof(err)))
 		return -1;
 	while ((r = jd_next(f, &rec, err, sizeof(err))) != 0 && r != -EBADMSG)
@@ -168,9 +156,6 @@ int rundir_fix_dump(const char *path, struct rundir_fix *fx)
 	if (r == 0 && (jd_zero_tail(f) || jd_unfinished(f)) && fx->gone)
 		fx->dump_cut = cut_own(path, end);
 	jd_close(f);
-	/* the same process's perf map, also when perf did not see it run */
-	snprintf(fx->map, sizeof(fx->map), "/tmp/perf-%d.map", (int)fx->pid);
-	fx->map_put = rundir_recover(fx->map);
 	return 0;
 }
 

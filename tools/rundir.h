@@ -46,45 +46,31 @@ typedef int (*perfdata_fn)(const struct perfdata_rec *r, void *arg);
 int perfdata_walk(const char *path, perfdata_fn fn, void *arg);
 
 /*
- * A perf map or jitdump at path that libjitperf was writing when its
- * process was killed: the records its ring (<path>.ring) still held are
- * put in, the file cut to its records, the ring removed (ring_recover).
- * A running process's file is left alone; a ring that is not what it
- * should be is reported in one line and left.  1 if records were put in.
- */
-int rundir_recover(const char *path);
-
-/*
- * One jitdump at path, as rundir_trim_dumps treats each: its ring put in,
- * cut to its records if its process is gone, and the ring of that
- * process's perf map put in.  -1 when path is not a jitdump it can read
- * (its ring was still tried).
+ * One jitdump at path, as rundir_trim_dumps treats each: cut to its
+ * records if its process is gone and the file ends in zeros or in a record
+ * with an id and size of zero (a writer that stored into a mapping of the
+ * file; libjitperf writes whole records).  -1 when path is not a jitdump
+ * it can read.
  */
 struct rundir_fix {
-	int   dump_put;         /* records from path's ring were put in */
 	int   dump_cut;         /* path was cut to its records */
 	pid_t pid;              /* the writer, from the header */
 	int   gone;             /* ... is no longer running */
-	char  map[64];          /* /tmp/perf-<pid>.map */
-	int   map_put;          /* records from its ring were put in */
 };
 int rundir_fix_dump(const char *path, struct rundir_fix *fx);
 
 /*
- * The jitdumps of DIR whose process is gone (killed before libjitperf
- * closed the file): the records of their rings put in (rundir_recover),
- * as are those of the same processes' /tmp/perf-<pid>.map, and the
- * zero-filled tail they were grown with cut off, so each file ends on its
- * last record.  A process still running keeps its file untouched:
- * it may still write.  Returns how many files were cut.
+ * The jitdumps of DIR whose process is gone, each cut so that it ends on
+ * its last record (see rundir_fix_dump).  A process still running keeps
+ * its file untouched: it may still write.  Returns how many files were cut.
  */
 size_t rundir_trim_dumps(const struct rundir *rd);
 
 /*
  * The same for a perf map at path (a copy: no process writes it): a map
- * libjitperf wrote ends, until it is closed, with its last line followed
- * by zeros, or with no newline.  Cut at the first NUL and end the last
- * line; 1 if changed.
+ * written through a mapping of the file may end with its last line
+ * followed by zeros, or with no newline.  Cut at the first NUL and end
+ * the last line; 1 if changed.
  */
 int rundir_trim_map(const char *path);
 

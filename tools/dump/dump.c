@@ -20,11 +20,9 @@
 #include "tools/cmds.h"
 #include "dump.h"
 #include "read/jitdump_read.h"
-#include "read/ring_read.h"
-#include "tools/rundir.h"
 
 static const char usage_text[] =
-	"usage: jitperf dump FILE.dump [--recover] [--check] [--elf DIR]\n"
+	"usage: jitperf dump FILE.dump [--check] [--elf DIR]\n"
 	"\n"
 	"Print every record of a jitdump file (from jitperf, the Java agent, V8,\n"
 	"LLVM, QEMU, ...): the header, then per record its offset, type,\n"
@@ -34,10 +32,6 @@ static const char usage_text[] =
 	"                  reject or silently drop; exit 1 if anything is wrong\n"
 	"  -E, --elf DIR   write each function as DIR/INDEX-NAME.elf (code at its\n"
 	"                  run-time address, with its symbol) for objdump -d and gdb\n"
-	"  -r, --recover   first put in the records a killed libjitperf process left\n"
-	"                  in FILE.dump.ring and /tmp/perf-PID.map.ring, and cut both\n"
-	"                  files to their records (what jitperf record does before\n"
-	"                  perf inject); exit 1 if the process still runs\n"
 	"  -h, --help      show this help\n";
 
 const char *jd_machine_name(uint32_t m)
@@ -169,7 +163,6 @@ static int print_record(const struct jd_file *f, const struct jd_record *rec,
 static int dump_all(struct jd_file *f)
 {
 	struct jd_record rec;
-	uint64_t pending;
 	char err[512];
 	int r;
 
@@ -185,45 +178,11 @@ static int dump_all(struct jd_file *f)
 	if (r == 0 && jd_unfinished(f))
 		printf("(%zu bytes after the last record behind an id and size of zero, where perf"
 		       " stops too: records the writer had not finished writing)\n", jd_unfinished(f));
-	/* a killed libjitperf process: what it had not yet written waits beside */
-	if (r == 0 && ring_pending(jd_path(f), &pending, err, sizeof(err)) == 0 && pending)
-		printf("(%s.ring holds %" PRIu64 " more bytes of records: jitperf record, or"
-		       " jitperf dump --recover, puts them in once the process is gone)\n",
-		       jd_path(f), pending);
 	fflush(stdout);
 	if (r < 0) {
 		cmd_err("%s", err);
 		return 1;
 	}
-	return 0;
-}
-
-/*
- * --recover: what jitperf record does for the files of a killed process,
- * for those who run perf themselves.  One line on stderr says what was
- * done; 1 when the process still runs (it may still write both files).
- */
-static int recover(const char *path)
-{
-	struct rundir_fix fx;
-	int map_cut = 0, have_map;
-
-	if (rundir_fix_dump(path, &fx))
-		return 0;               /* not readable: jd_open says why */
-	if (!fx.gone) {
-		cmd_err("%s: process %d still runs: its records are put in once it is gone", path,
-			(int)fx.pid);
-		return 1;
-	}
-	have_map = access(fx.map, F_OK) == 0;
-	if (have_map)
-		map_cut = rundir_trim_map(fx.map);
-	cmd_err("%s: %s; %s: %s", path,
-		fx.dump_put ? "records put in from its ring" :
-		fx.dump_cut ? "cut to its records" : "nothing to recover", fx.map,
-		!have_map ? "none" :
-		fx.map_put ? "records put in from its ring" :
-		map_cut ? "cut to its lines" : "nothing to recover");
 	return 0;
 }
 
@@ -233,23 +192,19 @@ int cmd_dump(int argc, char **argv)
 		{ "check", no_argument,       NULL, 'c' },
 		{ "elf",   required_argument, NULL, 'E' },
 		{ "help",  no_argument,       NULL, 'h' },
-		{ "recover", no_argument,     NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *elfdir = NULL;
 	struct jd_file *f;
 	char err[512];
-	int check = 0, fix = 0, c, ret;
+	int check = 0, c, ret;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":cE:hr", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":cE:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			check = 1;
-			break;
-		case 'r':
-			fix = 1;
 			break;
 		case 'E':
 			elfdir = optarg;
@@ -265,8 +220,6 @@ int cmd_dump(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	if (fix && recover(argv[optind]))
-		return 1;
 	if (jd_open(&f, argv[optind], err, sizeof(err))) {
 		cmd_err("%s", err);
 		return 1;
