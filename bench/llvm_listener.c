@@ -1,35 +1,37 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * bench/llvm_listener: the time LLVM's PerfJITEventListener and
- * jitperf_llvm_event_listener spend in their callback, per function, in
- * the same run on the same objects.  FUNCTIONS functions of jitcalc's
- * language (about a dozen source lines each, with a loop and a branch)
- * are compiled by LLJIT at -O0: with DWARF line tables as one module (one
- * object) per function, as JITs compiling function by function do, and as
- * a single module; and without debug information, one object each.  Both
- * listeners get every object, taking turns at going first; each call is
- * timed (the call for one function in CLOCK_MONOTONIC, the call for all of
- * them in thread CPU time, see llvm_timing.cpp).  Both write a jitdump (LLVM's under a
- * temporary JITDUMPDIR, jitperf's perf map and jitdump in a temporary
- * directory), removed at the end.  jitperf's callback leaves the lines and
- * .eh_frame to libjitperf's flusher thread: what that thread spends while
- * the objects of one function each load is printed too (its scheduler
- * account, which on a VM also holds what its wake-ups cost; it writes
- * jitperf's files out as well).  In the same run: what registering one
- * of these functions with jitperf_code_load costs by itself, and one bare
- * write() of its jitdump record, and what opening a libdw handle costs
- * (dwarf_begin_elf on an ELF in memory: each object with DWARF paid it
- * while the lines were read through libdw; llvm/debugline.c does not).
+ * bench/llvm_listener: what LLVM's PerfJITEventListener and
+ * jitperf_llvm_event_listener cost per function, in the same run on the
+ * same objects.  FUNCTIONS functions of jitcalc's language (about a dozen
+ * source lines each, with a loop and a branch) are compiled by LLJIT at
+ * -O0: with DWARF line tables as one module (one object) per function, as
+ * JITs compiling function by function do, and as a single module; and
+ * without debug information, one object each.  Both listeners get every
+ * object, taking turns at going first (llvm_timing.cpp).
+ *
+ * Counted in full: the CPU time of the whole process (every thread) during
+ * each callback, plus, for jitperf, its jitperf_close at the end (its last
+ * record, the files closed) spread over the functions of the run.  LLVM's
+ * listener writes its last record when the process exits (not counted: one
+ * record).  Printed per function: the mean in full, the median callback,
+ * and the worst callback (wall time) of each, and the ratios.  jitperf is
+ * measured twice, each time against LLVM in the same run: writing a perf
+ * map and a jitdump (what jitperf record asks for), and a jitdump only
+ * (what LLVM's listener writes).
+ *
+ * In the same run: what registering one such function with
+ * jitperf_code_load costs by itself, one bare write() of its jitdump
+ * record, and what opening a libdw handle costs (dwarf_begin_elf on an ELF
+ * in memory; llvm/debugline.c reads line tables without libdw).  Both
+ * listeners write into a temporary directory (LLVM's under JITDUMPDIR),
+ * removed at the end.
  *
  *   nice bench/llvm_listener [FUNCTIONS [ROUNDS [DWARF]]]
- *
- * Prints medians per function and the ratios.
  */
 #include "config.h"
 
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <elfutils/libdw.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <gelf.h>
@@ -38,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <llvm/Config/llvm-config.h>
 #include <llvm-c/Core.h>
@@ -126,41 +129,6 @@ static void load_all(struct run *r, struct jc_prog *p, int per, int dwarf)
 		die("LLJIT", e);
 }
 
-/*
- * CPU time of libjitperf's flusher thread so far (ns, from the scheduler's
- * account in /proc; -1 when not found): it writes jitperf's files out, and
- * reads each object's lines and .eh_frame the callback left for later.
- */
-static double flusher_ns(void)
-{
-	char path[300], comm[32];
-	double ns = -1;
-	struct dirent *e;
-	DIR *d = opendir("/proc/self/task");
-
-	while (d && (e = readdir(d))) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		if (!(f = fopen(path, "r")))
-			continue;
-		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "jitperf-flush\n")) {
-			FILE *g;
-
-			snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", e->d_name);
-			if ((g = fopen(path, "r"))) {
-				if (fscanf(g, "%lf", &ns) != 1)
-					ns = -1;
-				fclose(g);
-			}
-		}
-		fclose(f);
-	}
-	if (d)
-		closedir(d);
-	return ns;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -174,22 +142,34 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/*
- * Median per function of listener k over laps of per functions each: wall
- * time of the short calls of one function each, CPU time of long ones.
- */
-static double per_function(const struct run *r, size_t from, int k, int per)
+/* Per function of listener k over the laps from `from` on, of per functions each. */
+struct cost {
+	double median;          /* CPU time of a callback, per function */
+	double sum;             /* CPU time of all callbacks */
+	double worst;           /* wall time of the longest callback */
+	size_t functions;
+};
+
+static struct cost costs(const struct run *r, size_t from, int k, int per)
 {
 	size_t n = r->nlaps - from;
-	double *v = malloc(n * sizeof(*v)), m;
+	double *v = malloc(n * sizeof(*v));
+	struct cost c = { 0 };
 
 	if (!v)
 		die("out of memory", NULL);
-	for (size_t i = 0; i < n; i++)
-		v[i] = (per == 1 ? r->laps[from + i].ns[k] : r->laps[from + i].cpu[k]) / per;
-	m = median(v, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct bench_lap *l = &r->laps[from + i];
+
+		v[i] = l->cpu[k] / per;
+		c.sum += l->cpu[k];
+		if (l->ns[k] > c.worst)
+			c.worst = l->ns[k];
+	}
+	c.median = median(v, n);
+	c.functions = n * (size_t)per;
 	free(v);
-	return m;
+	return c;
 }
 
 /* n functions of about a dozen lines: a loop, a branch, arithmetic. */
@@ -311,20 +291,52 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 	return remove(path);
 }
 
+/* A session of jitperf writing into dir, and a run timing its listener against LLVM's. */
+static jitperf *open_run(struct run *r, const char *dir, unsigned outputs, size_t cap)
+{
+	struct jitperf_options o = { .size = sizeof(o), .outputs = outputs, .dir = dir };
+	jitperf *jp;
+	int err;
+
+	if ((err = jitperf_open(&jp, &o))) {
+		fprintf(stderr, "llvm_listener: jitperf_open: %s\n", jitperf_strerror(err));
+		exit(1);
+	}
+	r->cap = cap;
+	if (!(r->laps = calloc(r->cap, sizeof(*r->laps))))
+		die("out of memory", NULL);
+	r->timed = bench_timed(LLVMCreatePerfJITEventListener(), jitperf_llvm_event_listener(jp),
+			       r->laps, r->cap, &r->nlaps);
+	return jp;
+}
+
+static double proc_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void print_row(const char *what, double full, double med, double worst, double llvm_full)
+{
+	printf("  %-31s %9.2f us %9.2f us %9.1f us %7.1f x\n", what, full / 1e3, med / 1e3,
+	       worst / 1e3, llvm_full / full);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 500;
 	int rounds = argc > 2 ? atoi(argv[2]) : 5;
 	int dwarf = argc > 3 ? atoi(argv[3]) : 4;
 	char dir[] = "/tmp/jitperf-bench.XXXXXX", path[4096];
-	struct jitperf_options o = { .size = sizeof(o) };
-	struct run r = { 0 };
-	double each[2], one[2], bare[2], reg, wr, dw, fl;
+	struct run r = { 0 }, rd = { 0 };
+	struct cost each[2], eachd[2], one[2], bare[2];
+	double reg, wr, dw, t0, close_ns, closed_ns, full[2], fulld[2];
 	struct jc_prog *p;
-	size_t mark;
+	size_t mark, cap;
 	char *text;
-	jitperf *jp;
-	int err;
+	jitperf *jp, *jpd;
 
 	if (n < 1 || rounds < 1 || (dwarf != 4 && dwarf != 5)) {
 		fprintf(stderr, "usage: llvm_listener [FUNCTIONS [ROUNDS [DWARF]]]\n");
@@ -338,71 +350,83 @@ int main(int argc, char **argv)
 		die(p ? p->err : "out of memory", NULL);
 	free(text);
 
-	o.outputs = JITPERF_PERFMAP | JITPERF_JITDUMP;
-	o.dir = dir;
-	if ((err = jitperf_open(&jp, &o))) {
-		fprintf(stderr, "llvm_listener: jitperf_open: %s\n", jitperf_strerror(err));
-		return 1;
-	}
 	setenv("JITDUMPDIR", dir, 1);   /* LLVM's listener writes there */
 	LLVMInitializeNativeTarget();
 	LLVMInitializeNativeAsmPrinter();
-	r.cap = (size_t)(n + 1) * (size_t)rounds * 2;
-	if (!(r.laps = calloc(r.cap, sizeof(*r.laps))))
-		die("out of memory", NULL);
-	r.timed = bench_timed(LLVMCreatePerfJITEventListener(), jitperf_llvm_event_listener(jp),
-			      r.laps, r.cap, &r.nlaps);
+	cap = (size_t)(n + 1) * (size_t)(rounds + 1) * 3;
+	jp = open_run(&r, dir, JITPERF_PERFMAP | JITPERF_JITDUMP, cap);
+	snprintf(path, sizeof(path), "%s/d", dir);
+	if (mkdir(path, 0755))
+		die(path, NULL);
+	jpd = open_run(&rd, path, JITPERF_JITDUMP, cap);
 
 	load_all(&r, p, 1, dwarf);      /* warm-up: first-use costs of both */
-	usleep(50000);                  /* the flusher done with it */
+	load_all(&rd, p, 1, dwarf);
 	mark = r.nlaps;
-	fl = flusher_ns();
 	for (int i = 0; i < rounds; i++)
 		load_all(&r, p, 1, dwarf);
-	usleep(50000);                  /* the flusher done with the last ones */
-	fl = fl < 0 ? -1 : (flusher_ns() - fl) / n / rounds;
-	each[0] = per_function(&r, mark, 0, 1);
-	each[1] = per_function(&r, mark, 1, 1);
+	each[0] = costs(&r, mark, 0, 1);
+	each[1] = costs(&r, mark, 1, 1);
+	mark = rd.nlaps;
+	for (int i = 0; i < rounds; i++)
+		load_all(&rd, p, 1, dwarf);
+	eachd[0] = costs(&rd, mark, 0, 1);
+	eachd[1] = costs(&rd, mark, 1, 1);
 	mark = r.nlaps;
 	for (int i = 0; i < rounds; i++)
 		load_all(&r, p, n, dwarf);
-	one[0] = per_function(&r, mark, 0, n);
-	one[1] = per_function(&r, mark, 1, n);
+	one[0] = costs(&r, mark, 0, n);
+	one[1] = costs(&r, mark, 1, n);
 	mark = r.nlaps;
 	for (int i = 0; i < rounds; i++)
 		load_all(&r, p, 1, 0);
-	bare[0] = per_function(&r, mark, 0, 1);
-	bare[1] = per_function(&r, mark, 1, 1);
+	bare[0] = costs(&r, mark, 0, 1);
+	bare[1] = costs(&r, mark, 1, 1);
+	/* the close, counted against the functions of one object each, with DWARF */
+	t0 = proc_ns();
+	jitperf_close(jp);
+	close_ns = proc_ns() - t0;
+	t0 = proc_ns();
+	jitperf_close(jpd);
+	closed_ns = proc_ns() - t0;
 	reg = register_only(dir, n * rounds);
 	wr = bare_write(dir, n * rounds);
 	dw = dwarf_open_cost(200);
 
-	printf("%d functions of 12 source lines, LLVM %s at -O0, %d rounds; median time per\n"
-	       "function in the listener's callback, both listeners on the same objects:\n"
-	       "                                 DWARF %d lines, object:      no debug info\n"
-	       "                                 one per function   one for all   one per function\n",
+	full[0] = each[0].sum / each[0].functions;
+	full[1] = (each[1].sum + close_ns) / each[1].functions;
+	fulld[0] = eachd[0].sum / eachd[0].functions;
+	fulld[1] = (eachd[1].sum + closed_ns) / eachd[1].functions;
+	printf("%d functions of 12 source lines, LLVM %s at -O0, %d rounds, DWARF %d line tables,\n"
+	       "one object per function.  Per function, CPU time of the whole process (all\n"
+	       "threads) in the callback, jitperf's close included; worst: the longest callback\n"
+	       "(wall time)                        in full   median call   worst call  LLVM/this\n",
 	       n, LLVM_VERSION_STRING, rounds, dwarf);
-	printf("  LLVM PerfJITEventListener      %10.2f us  %10.2f us  %10.2f us\n", each[0] / 1e3,
-	       one[0] / 1e3, bare[0] / 1e3);
-	printf("  jitperf_llvm_event_listener    %10.2f us  %10.2f us  %10.2f us\n", each[1] / 1e3,
-	       one[1] / 1e3, bare[1] / 1e3);
-	printf("  LLVM / jitperf                 %10.1f x   %10.1f x   %10.1f x\n", each[0] / each[1],
-	       one[0] / one[1], bare[0] / bare[1]);
-	if (fl >= 0)
-		printf("  jitperf's flusher thread meanwhile (writing the files out, reading\n"
-		       "  lines and .eh_frame), one object per function      %8.2f us\n", fl / 1e3);
+	print_row("LLVM PerfJITEventListener", full[0], each[0].median, each[0].worst, full[0]);
+	print_row("jitperf: perf map + jitdump", full[1], each[1].median, each[1].worst, full[0]);
+	print_row("LLVM PerfJITEventListener", fulld[0], eachd[0].median, eachd[0].worst, fulld[0]);
+	print_row("jitperf: jitdump only", fulld[1], eachd[1].median, eachd[1].worst, fulld[0]);
+	printf("The same objects' functions as one object (DWARF), and one object per function\n"
+	       "without debug info (perf map + jitdump):\n");
+	print_row("LLVM, one object for all", one[0].sum / one[0].functions, one[0].median,
+		  one[0].worst, one[0].sum / one[0].functions);
+	print_row("jitperf, one object for all", one[1].sum / one[1].functions, one[1].median,
+		  one[1].worst, one[0].sum / one[0].functions);
+	print_row("LLVM, no debug info", bare[0].sum / bare[0].functions, bare[0].median,
+		  bare[0].worst, bare[0].sum / bare[0].functions);
+	print_row("jitperf, no debug info", bare[1].sum / bare[1].functions, bare[1].median,
+		  bare[1].worst, bare[0].sum / bare[0].functions);
 	printf("In the same run, thread CPU time:\n"
 	       "  jitperf_code_load of a %d-byte function (perf map + jitdump)  %8.2f us\n"
 	       "  one bare write() of its jitdump record                         %8.2f us\n"
-	       "  libdw: dwarf_begin_elf + dwarf_end on an ELF in memory         %8.2f us\n"
-	       "  LLVM listener (no debug info) / jitperf_code_load              %8.1f x\n",
-	       CODE_LEN, reg / 1e3, wr / 1e3, dw / 1e3, bare[0] / reg);
+	       "  libdw: dwarf_begin_elf + dwarf_end on an ELF in memory         %8.2f us\n",
+	       CODE_LEN, reg / 1e3, wr / 1e3, dw / 1e3);
 
-	jitperf_close(jp);
 	jc_prog_free(p);
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	unlink(path);
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	free(r.laps);
+	free(rd.laps);
 	return 0;
 }

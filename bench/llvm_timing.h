@@ -17,7 +17,7 @@ extern "C" {
 
 struct bench_lap {
 	double ns[2];           /* in listener a, in listener b: CLOCK_MONOTONIC */
-	double cpu[2];          /* the same in thread CPU time (a system call to read) */
+	double cpu[2];          /* the same in CPU time of the whole process (all threads) */
 };
 
 /*
