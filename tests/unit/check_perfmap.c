@@ -309,10 +309,10 @@ START_TEST(test_rollback)
 END_TEST
 
 /*
- * A fork child writes the code it inherited straight into its map, and
- * begins batching with its own first line.  When the jitdump cannot take
- * that load, the line goes and the map ends on the inherited line again;
- * the next load begins the batching anew.  The child reports by its exit
+ * A fork child writes the code it inherited into its map, then its own
+ * lines.  When the jitdump cannot take a load, its line goes and the map
+ * ends on the inherited line again; the next load is written as usual.
+ * The child reports by its exit
  * status: 0, or the step that went wrong.  (8k: a page for each process's
  * jitdump, none for the load.)
  */
