@@ -2,12 +2,13 @@
 /*
  * perf.data reader (layout: tools/perf/Documentation/perf.data-file-format.txt
  * in the Linux tree).  The file is mapped whole; pd_open checks every
- * record's framing once and sorts the records that are out of time order
- * (index_records), which is what perf's ordered-events queue amounts to for
- * a whole file; pd_next then decodes one record at a time in (time, offset)
- * order without copying.  Every length read
+ * record's framing once and sorts one index of (time, offset) of all
+ * records (index_records), which is what perf's ordered-events queue
+ * amounts to for a whole file; pd_next takes the next entry and decodes its
+ * record with the decoder of its type, without copying.  Every length read
  * from the file is checked against what is left of its record, so a
  * hostile or truncated file ends in one message naming the offset.
+ * doc/perfdata-reader.md says why it is built so.
  */
 #include "config.h"
 
@@ -34,11 +35,6 @@ struct pd_index {
 	uint64_t time, off;
 };
 
-/* a walk over the records in file order: see index_records */
-struct order_walk {
-	uint64_t last, max, n;
-};
-
 struct pd_idmap {
 	uint64_t id;
 	uint32_t attr;
@@ -58,14 +54,8 @@ struct pd_file {
 	struct pd_build_id   *bids;
 	size_t                nbids;
 	char                 *cmdline;
-	struct pd_index      *index;       /* every record sorted, or NULL: see order_walk */
+	struct pd_index      *index;       /* every record, in the order pd_next hands them out */
 	size_t                nindex, next;
-	struct pd_index      *side;        /* without index: the records out of place, sorted */
-	size_t                nside, next_side;
-	uint64_t              seq_off;     /* without index: the next record of the walk */
-	struct order_walk     seq;
-	struct pd_index       pending;     /* the walk's next record in place */
-	int                   pending_state;   /* 0: to find, 1: found, 2: none left */
 	uint64_t              lost;
 	int                   indexed;     /* index_records has run */
 };
@@ -135,7 +125,6 @@ void pd_close(struct pd_file *f)
 	free(f->bids);
 	free(f->cmdline);
 	free(f->index);
-	free(f->side);
 	if (f->mapped)
 		munmap((void *)f->data, f->size);
 	else
@@ -497,50 +486,59 @@ static int header_record(struct pd_file *f, uint32_t type, const unsigned char *
 
 /* ---- the record index */
 
-static int by_time(const void *x, const void *y)
-{
-	const struct pd_index *a = x, *b = y;
-
-	if (a->time != b->time)
-		return a->time < b->time ? -1 : 1;
-	return a->off < b->off ? -1 : a->off > b->off;
-}
+/*
+ * Every record of the data section gets one entry, (time, file offset),
+ * and the entries are sorted once: pd_next hands the records out in that
+ * order.  This is what perf's ordered-events queue amounts to for a whole
+ * file: records by their sample time, records of equal time in file order.
+ * A record's time is its own (sample time, or the time of its sample_id
+ * trailer), or the time of the record before it in the file when it has
+ * none, so a record without a time stays after the one it followed.
+ * perf's own records (types from PD_HEADER_ATTR on) are read while the
+ * index is built and are not in it.
+ */
 
 /*
- * Stable LSD radix sort of the index by time, 16 bits a pass, skipping the
- * passes whose digit is the same in every record (the high bits of
- * nanosecond timestamps of one recording): a few linear passes where qsort
- * would compare n log n times.  Stable, so equal times keep file order.
+ * Stable LSD radix sort by time, skipping the digits that are the same in
+ * every record (the high bits of one recording's timestamps): a few linear
+ * passes where qsort would compare n log n times.  The digit grows with n
+ * (8 to 16 bits), so the counts never outweigh the entries.  Stable, so
+ * records of equal time keep file order.
  */
-static void sort_index(struct pd_file *f)
+static int sort_index(struct pd_file *f)
 {
 	struct pd_index *a = f->index, *b, *t;
-	size_t n = f->nindex, i, *count;
+	size_t n = f->nindex, i, *count, ndig;
 	uint64_t lo = UINT64_MAX, hi = 0;
-	int shift;
+	int shift, bits = 8, sorted = 1;
 
 	for (i = 0; i < n; i++) {
 		lo = a[i].time < lo ? a[i].time : lo;
 		hi = a[i].time > hi ? a[i].time : hi;
+		sorted &= !i || a[i - 1].time <= a[i].time;
 	}
+	if (sorted)
+		return 0;
+	while (bits < 16 && ((size_t)1 << (bits + 1)) <= n)
+		bits++;
+	ndig = (size_t)1 << bits;
 	b = malloc(n * sizeof(*b));
-	count = malloc((65536 + 1) * sizeof(*count));
+	count = malloc((ndig + 1) * sizeof(*count));
 	if (!b || !count) {
 		free(b);
 		free(count);
-		qsort(f->index, f->nindex, sizeof(*f->index), by_time);
-		return;
+		return -ENOMEM;
 	}
-	for (shift = 0; shift < 64; shift += 16) {
-		if (((lo ^ hi) >> shift) == 0)
-			break;        /* this digit and all above are the same everywhere */
-		memset(count, 0, (65536 + 1) * sizeof(*count));
+	for (shift = 0; shift < 64 && ((lo ^ hi) >> shift); shift += bits) {
+		uint64_t mask = ndig - 1;
+
+		memset(count, 0, (ndig + 1) * sizeof(*count));
 		for (i = 0; i < n; i++)
-			count[((a[i].time >> shift) & 0xffff) + 1]++;
-		for (i = 1; i <= 65536; i++)
+			count[((a[i].time >> shift) & mask) + 1]++;
+		for (i = 1; i <= ndig; i++)
 			count[i] += count[i - 1];
 		for (i = 0; i < n; i++)
-			b[count[(a[i].time >> shift) & 0xffff]++] = a[i];
+			b[count[(a[i].time >> shift) & mask]++] = a[i];
 		t = a;
 		a = b;
 		b = t;
@@ -548,172 +546,115 @@ static void sort_index(struct pd_file *f)
 	free(count);
 	f->index = a;
 	free(b);
+	return 0;
 }
 
-/*
- * The order of the records, (time, file offset), without an index for the
- * records that are in order already.  A record's time is its own, or the
- * one of the record before it in the file if it has none.  Walking the file,
- * a record earlier than the latest time so far is "out of place" (perf
- * record's per-CPU buffers, or a few records of perf inject's output); the
- * others are in (time, offset) order as they lie.  So only the few out of
- * place are kept, sorted, and merged with the walk by pd_next: no memory in
- * proportion to the file, where fresh memory costs more than reading it.
- * With many out of place, every record is indexed and sorted instead.
- * (struct order_walk: the time of the record before, the latest time so
- * far, the records walked.)
- */
-
-/* the time a record sorts by; 1 if it is in place, 0 if out of place */
-static int order_step(const struct pd_file *f, struct order_walk *w, uint32_t type,
-		      const unsigned char *r, size_t size, uint64_t *time)
+static int index_add(struct pd_file *f, size_t *cap, uint64_t off)
 {
-	uint64_t t = record_time(f, type, r, size);
+	if (f->nindex == *cap) {
+		size_t c = *cap ? *cap * 2 : 1024;
+		struct pd_index *ix = realloc(f->index, c * sizeof(*ix));
 
-	if (!t)
-		t = w->last;
-	w->last = *time = t;
-	w->n++;
-	if (t < w->max)
-		return 0;
-	w->max = t;
-	return 1;
-}
-
-#define MANY_OUT_OF_PLACE(ns, n) ((ns) > (n) / 16 + 4096)
-
-static int keep_out_of_place(struct pd_file *f, size_t *cap, uint64_t t, uint64_t off)
-{
-	if (f->nside == *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
-		struct pd_index *s = realloc(f->side, c * sizeof(*s));
-
-		if (!s)
+		if (!ix)
 			return -ENOMEM;
-		f->side = s;
+		f->index = ix;
 		*cap = c;
 	}
-	f->side[f->nside++] = (struct pd_index){ t, off };
+	f->index[f->nindex++] = (struct pd_index){ 0, off };
 	return 0;
 }
 
-/* every record indexed and sorted: when many are out of place */
-static int index_all(struct pd_file *f)
+/* the times of the entries (pipe mode: once every attribute is known) */
+static void index_times(struct pd_file *f)
 {
-	struct order_walk w = { 0 };
-	uint64_t off, t;
+	uint64_t last = 0;
 
-	free(f->side);
-	f->side = NULL;
-	f->nside = 0;
-	for (off = f->data_off; off < f->data_end;) {
-		const unsigned char *r = f->data + off;
-		uint32_t type = u32at(r);
-		uint16_t size = u16at(r + 6);
+	for (size_t i = 0; i < f->nindex; i++) {
+		const unsigned char *r = f->data + f->index[i].off;
+		uint64_t t = record_time(f, u32at(r), r, u16at(r + 6));
 
-		if (type < PD_HEADER_ATTR)
-			w.n++;
-		off += size + (type == PD_AUXTRACE ? u64at(r + 8) : 0);
+		f->index[i].time = last = t ? t : last;
 	}
-	f->index = malloc((w.n ? w.n : 1) * sizeof(*f->index));
-	if (!f->index)
-		return -ENOMEM;
-	for (off = f->data_off; off < f->data_end;) {
-		const unsigned char *r = f->data + off;
-		uint32_t type = u32at(r);
-		uint16_t size = u16at(r + 6);
-
-		if (type < PD_HEADER_ATTR) {
-			order_step(f, &w, type, r, size, &t);
-			f->index[f->nindex++] = (struct pd_index){ t, off };
-		}
-		off += size + (type == PD_AUXTRACE ? u64at(r + 8) : 0);
-	}
-	sort_index(f);
-	return 0;
 }
 
-/* the out-of-place records of a file whose framing is known good (pipe mode) */
-static int find_out_of_place(struct pd_file *f)
+/* 0, or the message for a record at off whose framing is wrong */
+static int check_frame(struct pd_file *f, uint64_t off, uint64_t *extra, char *err,
+		       size_t errlen)
 {
-	struct order_walk w = { 0 };
-	size_t cap = 0;
-	uint64_t off, t;
+	const unsigned char *r = f->data + off;
+	uint32_t type;
+	uint16_t size;
 
-	for (off = f->data_off; off < f->data_end;) {
-		const unsigned char *r = f->data + off;
-		uint32_t type = u32at(r);
-		uint16_t size = u16at(r + 6);
-
-		if (type < PD_HEADER_ATTR && !order_step(f, &w, type, r, size, &t)) {
-			if (keep_out_of_place(f, &cap, t, off))
-				return -ENOMEM;
-			if (MANY_OUT_OF_PLACE(f->nside, w.n))
-				return index_all(f);
-		}
-		off += size + (type == PD_AUXTRACE ? u64at(r + 8) : 0);
+	*extra = 0;
+	if (f->data_end - off < 8)
+		return fail(f->path, err, errlen, off, "truncated record header");
+	type = u32at(r);
+	size = u16at(r + 6);
+	/* kernel records come in 8-byte units; perf's own may not (pipe mode) */
+	if (size < 8 || (type < PD_HEADER_ATTR && size % 8))
+		return fail(f->path, err, errlen, off, "record of type %" PRIu32
+			    " has a bad size %u", type, size);
+	if (size > f->data_end - off)
+		return fail(f->path, err, errlen, off,
+			    "truncated: record of %u bytes, %" PRIu64 " left", size,
+			    f->data_end - off);
+	if (type == PD_COMPRESSED)
+		return fail(f->path, err, errlen, off, "compressed records (perf record -z) "
+			    "are not supported: decompress with perf inject -i IN -o OUT");
+	if (type == PD_AUXTRACE) {     /* its payload follows the record */
+		if (size < 16)
+			return fail(f->path, err, errlen, off, "truncated auxtrace record");
+		*extra = u64at(r + 8);
+		if (*extra > f->data_end - off - size)
+			return fail(f->path, err, errlen, off,
+				    "auxtrace data beyond the end of the data");
 	}
 	return 0;
 }
 
 /*
- * Check every record's framing, take in the header records (pipe mode), and
- * find the records out of time order (see struct order_walk), in one pass
- * over the file, except in pipe mode: there the attributes that give
- * records their times are header records, so times are read after them.
+ * One pass over the data section: every record's framing checked, perf's
+ * header records taken in (pipe mode), the others indexed with their
+ * times, then the index sorted.  In pipe mode the attributes that give
+ * records their times are themselves records, so times are read after
+ * the pass.
  */
 static int index_records(struct pd_file *f, char *err, size_t errlen)
 {
-	struct order_walk w = { 0 };
-	uint64_t off = f->data_off, t;
+	uint64_t off = f->data_off, extra, last = 0;
 	size_t cap = 0;
-	int many = 0, ret;
+	int ret;
 
-	f->nside = 0;
+	free(f->index);
+	f->index = NULL;
+	f->nindex = f->next = 0;
 	while (off < f->data_end) {
 		const unsigned char *r = f->data + off;
 		uint32_t type;
 		uint16_t size;
-		uint64_t extra = 0;
 
-		if (f->data_end - off < 8)
-			return fail(f->path, err, errlen, off, "truncated record header");
+		ret = check_frame(f, off, &extra, err, errlen);
+		if (ret)
+			return ret;
 		type = u32at(r);
 		size = u16at(r + 6);
-		/* kernel records come in 8-byte units; perf's own may not (pipe mode) */
-		if (size < 8 || (type < PD_HEADER_ATTR && size % 8))
-			return fail(f->path, err, errlen, off, "record of type %" PRIu32
-				    " has a bad size %u", type, size);
-		if (size > f->data_end - off)
-			return fail(f->path, err, errlen, off,
-				    "truncated: record of %u bytes, %" PRIu64 " left", size,
-				    f->data_end - off);
-		if (type == PD_COMPRESSED)
-			return fail(f->path, err, errlen, off, "compressed records (perf record -z) "
-				    "are not supported: decompress with perf inject -i IN -o OUT");
-		if (type == PD_AUXTRACE) {     /* its payload follows the record */
-			if (size < 16)
-				return fail(f->path, err, errlen, off, "truncated auxtrace record");
-			extra = u64at(r + 8);
-			if (extra > f->data_end - off - size)
-				return fail(f->path, err, errlen, off,
-					    "auxtrace data beyond the end of the data");
-		}
 		if (type >= PD_HEADER_ATTR) {
 			ret = header_record(f, type, r, size, off, err, errlen);
-			if (ret)
-				return ret;
-		} else if (!f->pipe && !many && !order_step(f, &w, type, r, size, &t)) {
-			if (keep_out_of_place(f, &cap, t, off))
-				return -ENOMEM;
-			many = MANY_OUT_OF_PLACE(f->nside, w.n);
+		} else {
+			ret = index_add(f, &cap, off);
+			if (!ret && !f->pipe) {
+				uint64_t t = record_time(f, type, r, size);
+
+				f->index[f->nindex - 1].time = last = t ? t : last;
+			}
 		}
+		if (ret)
+			return ret;
 		off += size + extra;
 	}
-	f->seq_off = f->data_off;
-	ret = many ? index_all(f) : f->pipe ? find_out_of_place(f) : 0;
-	if (!ret && !f->index && f->nside > 1)
-		qsort(f->side, f->nside, sizeof(*f->side), by_time);
+	if (f->pipe)
+		index_times(f);
+	ret = sort_index(f);
 	f->indexed = !ret;
 	return ret;
 }
@@ -1122,125 +1063,140 @@ static int parse_sample(const struct pd_attr *a, struct cursor *c, struct pd_sam
 	return 0;
 }
 
-int pd_next(struct pd_file *f, struct pd_event *ev, char *err, size_t errlen)
+/* ---- the records, one decoder per type */
+
+/*
+ * Each decoder gets the record r of size bytes (its framing checked by
+ * index_records) and fills its part of ev: 1, or -EINVAL with err naming
+ * the record's offset.
+ */
+
+static int truncated(const struct pd_file *f, const struct pd_event *ev, uint16_t size,
+		     char *err, size_t errlen)
 {
-	const struct pd_index *ix;
-	struct pd_index seq;
-	const unsigned char *r, *p;
-	struct cursor c;
-	uint16_t size;
-	const struct pd_attr *a;
-	size_t fixed;
-	int ret;
+	return fail(f->path, err, errlen, ev->offset, "truncated record of type %" PRIu32
+		    " (%u bytes)", ev->type, size);
+}
 
-	if (!f->indexed && (ret = pd_index(f, err, errlen)))
-		return ret;
-	if (!f->index) {
-		/* the walk's next record in place, or the earliest out of place */
-		while (f->pending_state == 0) {
-			uint32_t t;
+static int decode_sample(struct pd_file *f, const unsigned char *r, uint16_t size,
+			 struct pd_event *ev, char *err, size_t errlen)
+{
+	const struct pd_attr *a = record_attr(f, ev->type, r, size);
+	struct cursor c = { r + 8, r + size };
 
-			if (f->seq_off >= f->data_end) {
-				f->pending_state = 2;
-				break;
-			}
-			r = f->data + f->seq_off;
-			seq.off = f->seq_off;
-			t = u32at(r);
-			size = u16at(r + 6);
-			f->seq_off += size + (t == PD_AUXTRACE ? u64at(r + 8) : 0);
-			if (t < PD_HEADER_ATTR && order_step(f, &f->seq, t, r, size, &seq.time)) {
-				f->pending = seq;
-				f->pending_state = 1;
-			}
+	if (!a)
+		return fail(f->path, err, errlen, ev->offset, "sample of an unknown event id");
+	if (parse_sample(a, &c, &ev->sample))
+		return fail(f->path, err, errlen, ev->offset,
+			    "sample record shorter than its fields (%u bytes)", size);
+	return 1;
+}
+
+/* PERF_RECORD_MMAP and PERF_RECORD_MMAP2 */
+static int decode_mmap(struct pd_file *f, const unsigned char *r, uint16_t size,
+		       struct pd_event *ev, char *err, size_t errlen)
+{
+	size_t fixed = ev->type == PERF_RECORD_MMAP ? 32 : 64;
+	const unsigned char *p = r + 8 + fixed;
+
+	if (size < 8 + fixed + 1)
+		return truncated(f, ev, size, err, errlen);
+	ev->mmap.pid = u32at(r + 8);
+	ev->mmap.tid = u32at(r + 12);
+	ev->mmap.addr = u64at(r + 16);
+	ev->mmap.len = u64at(r + 24);
+	ev->mmap.pgoff = u64at(r + 32);
+	if (ev->type == PERF_RECORD_MMAP2) {
+		if ((ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && r[40] <= 20) {
+			ev->mmap.build_id_size = r[40];
+			memcpy(ev->mmap.build_id, r + 44, r[40]);
 		}
-		if (f->next_side < f->nside &&
-		    (f->pending_state == 2 || by_time(&f->side[f->next_side], &f->pending) < 0)) {
-			ix = &f->side[f->next_side++];
-		} else if (f->pending_state == 1) {
-			seq = f->pending;
-			f->pending_state = 0;
-			ix = &seq;
-		} else {
-			return 0;
-		}
-	} else if (f->next >= f->nindex) {
-		return 0;
+		ev->mmap.prot = u32at(r + 64);
+		ev->mmap.flags = u32at(r + 68);
 	} else {
-		ix = &f->index[f->next++];
+		ev->mmap.prot = PROT_EXEC;
 	}
-	r = f->data + ix->off;
-	size = u16at(r + 6);
+	if (!memchr(p, 0, size - 8 - fixed))
+		return fail(f->path, err, errlen, ev->offset, "file name of a map not terminated");
+	ev->mmap.filename = (const char *)p;
+	return 1;
+}
+
+static int decode_comm(struct pd_file *f, const unsigned char *r, uint16_t size,
+		       struct pd_event *ev, char *err, size_t errlen)
+{
+	if (size < 8 + 8 + 1)
+		return truncated(f, ev, size, err, errlen);
+	ev->comm.pid = u32at(r + 8);
+	ev->comm.tid = u32at(r + 12);
+	if (!memchr(r + 16, 0, size - 16))
+		return fail(f->path, err, errlen, ev->offset, "command name not terminated");
+	ev->comm.comm = (const char *)r + 16;
+	ev->comm.exec = !!(ev->misc & PERF_RECORD_MISC_COMM_EXEC);
+	return 1;
+}
+
+/* PERF_RECORD_FORK and PERF_RECORD_EXIT */
+static int decode_task(struct pd_file *f, const unsigned char *r, uint16_t size,
+		       struct pd_event *ev, char *err, size_t errlen)
+{
+	if (size < 8 + 24)
+		return truncated(f, ev, size, err, errlen);
+	ev->task.pid = u32at(r + 8);
+	ev->task.ppid = u32at(r + 12);
+	ev->task.tid = u32at(r + 16);
+	ev->task.ptid = u32at(r + 20);
+	return 1;
+}
+
+static int decode_lost(struct pd_file *f, const unsigned char *r, uint16_t size,
+		       struct pd_event *ev, char *err, size_t errlen)
+{
+	if (size < 8 + 16)
+		return truncated(f, ev, size, err, errlen);
+	ev->lost.id = u64at(r + 8);
+	ev->lost.lost = u64at(r + 16);
+	f->lost += ev->lost.lost;
+	return 1;
+}
+
+/* the record an index entry names, decoded by its type */
+static int decode(struct pd_file *f, const struct pd_index *ix, struct pd_event *ev,
+		  char *err, size_t errlen)
+{
+	const unsigned char *r = f->data + ix->off;
+	uint16_t size = u16at(r + 6);
+
 	memset(ev, 0, sizeof(*ev));
 	ev->type = u32at(r);
 	ev->misc = u16at(r + 4);
 	ev->offset = ix->off;
 	ev->time = ix->time;
-	c.p = r + 8;
-	c.end = r + size;
 	switch (ev->type) {
 	case PERF_RECORD_SAMPLE:
-		a = record_attr(f, ev->type, r, size);
-		if (!a)
-			return fail(f->path, err, errlen, ix->off, "sample of an unknown event id");
-		if (parse_sample(a, &c, &ev->sample))
-			return fail(f->path, err, errlen, ix->off,
-				    "sample record shorter than its fields (%u bytes)", size);
-		return 1;
+		return decode_sample(f, r, size, ev, err, errlen);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		fixed = ev->type == PERF_RECORD_MMAP ? 32 : 64;
-		if (size < 8 + fixed + 1)
-			break;
-		ev->mmap.pid = u32at(r + 8);
-		ev->mmap.tid = u32at(r + 12);
-		ev->mmap.addr = u64at(r + 16);
-		ev->mmap.len = u64at(r + 24);
-		ev->mmap.pgoff = u64at(r + 32);
-		if (ev->type == PERF_RECORD_MMAP2) {
-			if ((ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && r[40] <= 20) {
-				ev->mmap.build_id_size = r[40];
-				memcpy(ev->mmap.build_id, r + 44, r[40]);
-			}
-			ev->mmap.prot = u32at(r + 64);
-			ev->mmap.flags = u32at(r + 68);
-		} else {
-			ev->mmap.prot = PROT_EXEC;
-		}
-		p = r + 8 + fixed;
-		if (!memchr(p, 0, size - 8 - fixed))
-			return fail(f->path, err, errlen, ix->off, "file name of a map not terminated");
-		ev->mmap.filename = (const char *)p;
-		return 1;
+		return decode_mmap(f, r, size, ev, err, errlen);
 	case PERF_RECORD_COMM:
-		if (size < 8 + 8 + 1)
-			break;
-		ev->comm.pid = u32at(r + 8);
-		ev->comm.tid = u32at(r + 12);
-		if (!memchr(r + 16, 0, size - 16))
-			return fail(f->path, err, errlen, ix->off, "command name not terminated");
-		ev->comm.comm = (const char *)r + 16;
-		ev->comm.exec = !!(ev->misc & PERF_RECORD_MISC_COMM_EXEC);
-		return 1;
+		return decode_comm(f, r, size, ev, err, errlen);
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		if (size < 8 + 24)
-			break;
-		ev->task.pid = u32at(r + 8);
-		ev->task.ppid = u32at(r + 12);
-		ev->task.tid = u32at(r + 16);
-		ev->task.ptid = u32at(r + 20);
-		return 1;
+		return decode_task(f, r, size, ev, err, errlen);
 	case PERF_RECORD_LOST:
-		if (size < 8 + 16)
-			break;
-		ev->lost.id = u64at(r + 8);
-		ev->lost.lost = u64at(r + 16);
-		f->lost += ev->lost.lost;
-		return 1;
-	default:
+		return decode_lost(f, r, size, ev, err, errlen);
+	default:                       /* type, misc, offset and time only */
 		return 1;
 	}
-	return fail(f->path, err, errlen, ix->off, "truncated record of type %" PRIu32
-		    " (%u bytes)", ev->type, size);
+}
+
+int pd_next(struct pd_file *f, struct pd_event *ev, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!f->indexed && (ret = pd_index(f, err, errlen)))
+		return ret;
+	if (f->next >= f->nindex)
+		return 0;
+	return decode(f, &f->index[f->next++], ev, err, errlen);
 }
