@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -774,107 +775,286 @@ int pd_symtab_load_perfmap(struct pd_symtab *t, const char *path)
 /* perf's symbol_type__filter and kallsyms2elf_binding */
 static int kallsyms_keep(char type)
 {
-	char u = toupper((unsigned char)type);
-
-	return u == 'T' || u == 'W' || u == 'D' || u == 'B';
+	switch (type) {
+	case 'T': case 't': case 'W': case 'w': case 'D': case 'd': case 'B': case 'b':
+		return 1;
+	}
+	return 0;
 }
 
-static int hexval(int c)
+/* a hex digit's value + 1, 0 for anything else: 100k+ addresses go through it */
+static const unsigned char hex1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7,
+	['7'] = 8, ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14,
+	['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15,
+	['F'] = 16,
+};
+
+/*
+ * The end of the line at p: its newline, or the end of the text.  Eight
+ * bytes at a time (the first zero byte of w ^ "\n\n..."): a name is short,
+ * and kallsyms has 100k+ of them.
+ */
+static const char *line_end(const char *p, const char *end)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	const uint64_t ones = 0x0101010101010101ull, nl = 0x0a * ones;
+
+	while (end - p >= 8) {
+		uint64_t w, t;
+
+		memcpy(&w, p, 8);
+		w ^= nl;
+		t = (w - ones) & ~w & 0x80 * ones;
+		if (t)
+			return p + (__builtin_ctzll(t) >> 3);
+		p += 8;
+	}
+	while (p < end && *p != '\n')
+		p++;
+	return p;
 }
 
-/* one line of kallsyms, "ADDR TYPE NAME[\tMODULE]", without its newline */
-static int kallsyms_line(struct pd_symtab *t, const char *p, const char *e, int *nonzero)
+/*
+ * The line of kallsyms at p, "ADDR TYPE NAME[\tMODULE]": *e set to its end;
+ * 1 with its address, type and name if it is a symbol perf keeps, else 0.
+ */
+static int kallsyms_parse(const char *p, const char *end, const char **e, uint64_t *start,
+			  char *type, const char **name)
 {
 	const char *q = p;
-	uint64_t start = 0;
-	struct pd_sym *s;
-	char type;
-	int v;
+	uint64_t v = 0;
+	int d;
 
-	while (q < e && (v = hexval((unsigned char)*q)) >= 0)
-		start = start << 4 | (unsigned)v, q++;
-	if (q == p || e - q < 3 || q[0] != ' ' || !q[1] || q[2] != ' ' || !kallsyms_keep(q[1]) ||
-	    (e - q > 3 && q[3] == '$'))
+	while (q < end && (d = hex1[(unsigned char)*q]))
+		v = v << 4 | (unsigned)(d - 1), q++;
+	*e = line_end(q, end);
+	if (q == p || *e - q < 3 || q[0] != ' ' || q[2] != ' ' || !kallsyms_keep(q[1]) ||
+	    (*e - q > 3 && q[3] == '$'))
 		return 0;
-	type = q[1];
-	*nonzero |= start != 0;
-	s = sym_slot(t, 65536);
+	*start = v;
+	*type = q[1];
+	*name = q + 3;
+	return 1;
+}
+
+static int kallsyms_add(struct pd_symtab *t, uint64_t start, char type, const char *name,
+			const char *e)
+{
+	struct pd_sym *s = sym_slot(t, 1024);
+
 	if (!s)
 		return -ENOMEM;
 	s->start = s->end = start;
-	s->name = pool_add(&t->pool, q + 3, e - q - 3);
+	s->name = pool_add(&t->pool, name, e - name);
 	if (!s->name)
 		return -ENOMEM;
-	s->bind = toupper((unsigned char)type) == 'W' ? STB_WEAK :
-		  isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
+	s->bind = type == 'W' || type == 'w' ? STB_WEAK :
+		  type >= 'A' && type <= 'Z' ? STB_GLOBAL : STB_LOCAL;
 	s->type = STT_FUNC;
 	t->n++;
 	return 0;
 }
 
-#define KALLSYMS_CHUNK (256u << 10)
+/*
+ * Which lines of kallsyms can name the addresses asked for (sorted,
+ * distinct), by perf's rules: for each address, every symbol at the
+ * greatest start at or below it (the aliases the duplicate rule chooses
+ * among) and every one at the least start above it (where it ends, and
+ * whether a module begins there).  The table made of only these lines
+ * names those addresses as the whole one does.
+ *
+ * One pass, whatever the order of the lines: a line goes to slot j, the
+ * first address at or above its start, where the lines of the greatest
+ * start so far are kept (max), and to slot j - 1, where those of the least
+ * start are (min).  A running maximum over the slots, from the first
+ * address on, then gives each address its greatest start below, and a
+ * running minimum from the last its least start above.
+ */
+#define KALIASES 8
+
+struct kslot {
+	uint64_t max, min;
+	uint32_t nmax, nmin;
+	uint32_t maxoff[KALIASES], minoff[KALIASES];   /* their lines, in file order */
+};
+
+struct kfilter {
+	const uint64_t *addrs;
+	size_t          n, last;       /* last: the slot of the line before */
+	struct kslot   *slots;
+	int             overflow;      /* more aliases than a slot keeps */
+};
+
+/* the slot of start: the first address at or above it (n if none) */
+static size_t kslot_of(struct kfilter *k, uint64_t start)
+{
+	size_t lo = 0, hi = k->n, j = k->last;
+
+	/* lines mostly come in address order: the slot of the line before */
+	if (j < k->n && k->addrs[j] >= start && (j == 0 || k->addrs[j - 1] < start))
+		return j;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->addrs[mid] < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return k->last = lo;
+}
+
+static void keep_line(uint32_t *offs, uint32_t *n, uint64_t *have, uint64_t start, int better,
+		      uint32_t off, int *overflow)
+{
+	if (better)
+		*n = 0, *have = start;
+	if (*n == KALIASES)
+		*overflow = 1;
+	else
+		offs[(*n)++] = off;
+}
+
+static void kfilter_see(struct kfilter *k, uint64_t start, uint32_t off)
+{
+	size_t j = kslot_of(k, start);
+	struct kslot *s;
+
+	if (j < k->n) {
+		s = &k->slots[j];
+		if (!s->nmax || start >= s->max)
+			keep_line(s->maxoff, &s->nmax, &s->max, start, !s->nmax || start > s->max,
+				  off, &k->overflow);
+	}
+	if (j > 0) {
+		s = &k->slots[j - 1];
+		if (!s->nmin || start <= s->min)
+			keep_line(s->minoff, &s->nmin, &s->min, start, !s->nmin || start < s->min,
+				  off, &k->overflow);
+	}
+}
+
+/* a start to keep, and where its lines are */
+struct kkeep {
+	uint64_t        start;
+	const uint32_t *offs;
+	uint32_t        n;
+};
+
+static int by_keep(const void *x, const void *y)
+{
+	const struct kkeep *a = x, *b = y;
+
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* the starts to keep, sorted, distinct: *n of them in *out (free it) */
+static int kfilter_keeps(const struct kfilter *k, struct kkeep **out, size_t *n)
+{
+	struct kkeep *kk = malloc(2 * k->n * sizeof(*kk)), lo = { 0 }, hi = { 0 };
+	size_t i, m = 0;
+
+	if (!kk)
+		return -ENOMEM;
+	for (i = 0; i < k->n; i++) {
+		const struct kslot *s = &k->slots[i];
+
+		if (s->nmax && (!lo.n || s->max > lo.start))
+			lo = (struct kkeep){ s->max, s->maxoff, s->nmax };
+		if (lo.n)
+			kk[m++] = lo;
+	}
+	for (i = k->n; i-- > 0;) {
+		const struct kslot *s = &k->slots[i];
+
+		if (s->nmin && (!hi.n || s->min < hi.start))
+			hi = (struct kkeep){ s->min, s->minoff, s->nmin };
+		if (hi.n)
+			kk[m++] = hi;
+	}
+	qsort(kk, m, sizeof(*kk), by_keep);
+	for (i = 0, *n = 0; i < m; i++)
+		if (!*n || kk[*n - 1].start != kk[i].start)
+			kk[(*n)++] = kk[i];
+	*out = kk;
+	return 0;
+}
 
 /*
- * Read in chunks through one small buffer, only the names kept: reading
- * the whole file (5 MB) into fresh memory costs more than parsing it.
- * procfs files report no size, so this reads to the end either way.
+ * The text of a kallsyms file: a regular file is mapped (*mapped set),
+ * anything else (procfs reports no size) read to its end.
  */
-int pd_symtab_load_kallsyms(struct pd_symtab *t, const char *path)
+static int kallsyms_text(const char *path, char **text, size_t *len, int *mapped)
 {
-	int fd = pd_open_regular(path), nonzero = 0, skip = 0, ret = 0;
-	size_t have = 0;
-	char *buf;
-	ssize_t r;
+	int fd = pd_open_regular(path), ret = 0;
+	size_t cap = 0;
+	struct stat st;
+	char *b = NULL;
 
+	*mapped = 0;
 	if (fd < 0)
 		return -errno;
-	buf = malloc(KALLSYMS_CHUNK);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
+	if (!fstat(fd, &st) && st.st_size > 0) {
+		b = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (b != MAP_FAILED) {
+			close(fd);
+			*text = b;
+			*len = st.st_size;
+			*mapped = 1;
+			return 0;
+		}
+		b = NULL;
 	}
-	do {
-		const char *p, *end, *nl;
+	*len = 0;
+	for (;;) {
+		ssize_t r;
 
-		r = read(fd, buf + have, KALLSYMS_CHUNK - have);
+		if (*len == cap) {
+			char *nb = realloc(b, cap = cap ? 2 * cap : 8u << 20);
+
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			b = nb;
+		}
+		r = read(fd, b + *len, cap - *len);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0) {
-			ret = -errno;
+		if (r <= 0) {
+			ret = r < 0 ? -errno : 0;
 			break;
 		}
-		have += r;
-		/* whole lines; at the end of the file the last one too */
-		for (p = buf, end = buf + have; p < end && !ret; p = nl + 1) {
-			nl = memchr(p, '\n', end - p);
-			if (!nl && r)
-				break;
-			if (!nl)
-				nl = end;
-			if (!skip)
-				ret = kallsyms_line(t, p, nl, &nonzero);
-			skip = 0;
-		}
-		if (p >= end) {
-			have = 0;
-		} else if (p == buf && have == KALLSYMS_CHUNK) {
-			have = 0;     /* a line longer than the buffer: not a symbol */
-			skip = 1;
-		} else {
-			memmove(buf, p, end - p);
-			have = end - p;
-		}
-	} while (r && !ret);
-	free(buf);
+		*len += r;
+	}
 	close(fd);
+	if (ret)
+		free(b);
+	else
+		*text = b;
+	return ret;
+}
+
+/* every symbol of the text, or with k only the lines it keeps */
+static int kallsyms_table(struct pd_symtab *t, const char *text, size_t len,
+			  struct kfilter *k)
+{
+	const char *p, *e, *end = text + len, *name;
+	struct kkeep *kk = NULL;
+	size_t nkk = 0, i;
+	uint64_t start;
+	int nonzero = 0, ret = 0;
+	char type;
+
+	for (p = text; p < end && !ret; p = e + 1) {
+		if (!kallsyms_parse(p, end, &e, &start, &type, &name))
+			continue;
+		nonzero |= start != 0;
+		if (k)
+			kfilter_see(k, start, (uint32_t)(p - text));
+		else
+			ret = kallsyms_add(t, start, type, name, e);
+	}
 	if (ret)
 		return ret;
 	/* kptr_restrict: every address reads 0, nothing can be named */
@@ -882,10 +1062,54 @@ int pd_symtab_load_kallsyms(struct pd_symtab *t, const char *path)
 		t->n = 0;
 		return -EPERM;
 	}
+	if (k && k->overflow)
+		return kallsyms_table(t, text, len, NULL);
+	if (k && (ret = kfilter_keeps(k, &kk, &nkk)))
+		return ret;
+	for (i = 0; i < nkk && !ret; i++)
+		for (uint32_t a = 0; a < kk[i].n && !ret; a++) {
+			if (kallsyms_parse(text + kk[i].offs[a], end, &e, &start, &type, &name))
+				ret = kallsyms_add(t, start, type, name, e);
+		}
+	free(kk);
+	return ret;
+}
+
+int pd_symtab_load_kallsyms_for(struct pd_symtab *t, const char *path, const uint64_t *addrs,
+				size_t naddrs)
+{
+	struct kfilter k = { addrs, naddrs, 0, NULL, 0 };
+	char *text = NULL;
+	size_t len = 0;
+	int mapped, ret;
+
+	if (addrs && !naddrs)
+		return 0;
+	ret = kallsyms_text(path, &text, &len, &mapped);
+	if (ret)
+		return ret;
+	if (addrs && len <= UINT32_MAX) {
+		k.slots = calloc(naddrs, sizeof(*k.slots));
+		ret = k.slots ? kallsyms_table(t, text, len, &k) : -ENOMEM;
+		free(k.slots);
+	} else {
+		ret = kallsyms_table(t, text, len, NULL);
+	}
+	if (mapped)
+		munmap(text, len);
+	else
+		free(text);
+	if (ret)
+		return ret;
 	pd_symtab_finish(t, 1);
 	/* no tree: a kernel's symbols do not overlap once their ends are set */
 	drop_gone(t);
 	return 0;
+}
+
+int pd_symtab_load_kallsyms(struct pd_symtab *t, const char *path)
+{
+	return pd_symtab_load_kallsyms_for(t, path, NULL, 0);
 }
 
 const char *pd_kallsyms_module(const char *name, size_t *len)

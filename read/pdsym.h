@@ -83,6 +83,14 @@ int pd_symtab_load_perfmap(struct pd_symtab *t, const char *path);
  * symbols keep their "\t[module]" suffix, which pd_kallsyms_module() splits.
  */
 int pd_symtab_load_kallsyms(struct pd_symtab *t, const char *path);
+/*
+ * The same, but only the symbols that name the naddrs addresses at addrs
+ * (sorted, distinct) by perf's rules: a lookup of one of those addresses
+ * finds what it finds in the whole table, others may not.  No address:
+ * nothing is read.
+ */
+int pd_symtab_load_kallsyms_for(struct pd_symtab *t, const char *path, const uint64_t *addrs,
+				size_t naddrs);
 /* the module of a kallsyms symbol ("ext4" for "foo\t[ext4]"), NULL for the core kernel */
 const char *pd_kallsyms_module(const char *name, size_t *len);
 /* the symbol's name without its module */

@@ -1200,3 +1200,8 @@ int pd_next(struct pd_file *f, struct pd_event *ev, char *err, size_t errlen)
 		return 0;
 	return decode(f, &f->index[f->next++], ev, err, errlen);
 }
+
+void pd_rewind(struct pd_file *f)
+{
+	f->next = 0;
+}

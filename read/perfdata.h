@@ -118,6 +118,8 @@ size_t pd_data_size(const struct pd_file *f);
  * the end, -EINVAL with err naming the offset of a malformed record.
  */
 int pd_next(struct pd_file *f, struct pd_event *ev, char *err, size_t errlen);
+/* The next pd_next hands out the first record again. */
+void pd_rewind(struct pd_file *f);
 
 const char *pd_path(const struct pd_file *f);
 size_t pd_nattrs(const struct pd_file *f);
