@@ -791,45 +791,78 @@ static const unsigned char hex1[256] = {
 };
 
 /*
- * The end of the line at p: its newline, or the end of the text.  Eight
- * bytes at a time (the first zero byte of w ^ "\n\n..."): a name is short,
- * and kallsyms has 100k+ of them.
+ * kallsyms has 100k+ lines: they are cut and their addresses read eight
+ * bytes at a time.  ONES * b has byte b in every byte.
  */
+#define ONES 0x0101010101010101ull
+#define HIGH (0x80 * ONES)
+
+/* 0x80 in each byte of the 8 at p that is a newline, 0 in the others */
+static inline uint64_t newlines(const char *p)
+{
+	const uint64_t low = 0x7f * ONES;
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	w ^= 0x0a * ONES;
+	return ~(((w & low) + low) | w | low);
+}
+
+/* the end of the line at p: its newline, or the end of the text */
 static const char *line_end(const char *p, const char *end)
 {
-	const uint64_t ones = 0x0101010101010101ull, nl = 0x0a * ones;
+	const char *nl = memchr(p, '\n', end - p);
 
-	while (end - p >= 8) {
-		uint64_t w, t;
-
-		memcpy(&w, p, 8);
-		w ^= nl;
-		t = (w - ones) & ~w & 0x80 * ones;
-		if (t)
-			return p + (__builtin_ctzll(t) >> 3);
-		p += 8;
-	}
-	while (p < end && *p != '\n')
-		p++;
-	return p;
+	return nl ? nl : end;
 }
 
 /*
- * The line of kallsyms at p, "ADDR TYPE NAME[\tMODULE]": *e set to its end;
- * 1 with its address, type and name if it is a symbol perf keeps, else 0.
+ * The 16 hex digits at p (a 64-bit kernel's addresses), or 0 if one is
+ * not a digit: per byte, a digit is 0x30-0x39 or (| 0x20) 0x61-0x66, its
+ * value its low nibble, + 9 for a letter (bit 6); then the nibbles are
+ * packed, the first the highest.
  */
-static int kallsyms_parse(const char *p, const char *end, const char **e, uint64_t *start,
-			  char *type, const char **name)
+static int hex16(const char *p, uint64_t *out)
+{
+	uint64_t w[2], v = 0;
+
+	memcpy(w, p, 16);
+	for (int k = 0; k < 2; k++) {
+		uint64_t x = w[k], l = x | 0x20 * ONES;
+		uint64_t digit = (x + 0x50 * ONES) & ~(x + 0x46 * ONES);
+		uint64_t letter = (l + 0x1f * ONES) & ~(l + 0x19 * ONES);
+
+		if ((x & HIGH) || ((digit | letter) & HIGH) != HIGH)
+			return 0;
+		x = (x & 0x0f * ONES) + ((x >> 6) & ONES) * 9;
+		x = ((x << 4) | (x >> 8)) & 0x00ff00ff00ff00ffull;
+		x = ((x << 8) | (x >> 16)) & 0x0000ffff0000ffffull;
+		x = ((x << 16) | (x >> 32)) & 0xffffffffull;
+		v = v << 32 | x;
+	}
+	*out = v;
+	return 1;
+}
+
+/*
+ * One line of kallsyms, "ADDR TYPE NAME[\tMODULE]", without its newline
+ * (e): 1 with its address, type and name if it is a symbol perf keeps,
+ * else 0.
+ */
+static int kallsyms_parse(const char *p, const char *e, uint64_t *start, char *type,
+			  const char **name)
 {
 	const char *q = p;
 	uint64_t v = 0;
-	int d;
+	unsigned d;
 
-	while (q < end && (d = hex1[(unsigned char)*q]))
-		v = v << 4 | (unsigned)(d - 1), q++;
-	*e = line_end(q, end);
-	if (q == p || *e - q < 3 || q[0] != ' ' || q[2] != ' ' || !kallsyms_keep(q[1]) ||
-	    (*e - q > 3 && q[3] == '$'))
+	if (e - p > 16 && p[16] == ' ' && hex16(p, &v))
+		q = p + 16;
+	else
+		for (; q < e && (d = hex1[(unsigned char)*q]); q++)
+			v = v << 4 | (d - 1);
+	if (q == p || e - q < 3 || q[0] != ' ' || q[2] != ' ' || !kallsyms_keep(q[1]) ||
+	    (e - q > 3 && q[3] == '$'))
 		return 0;
 	*start = v;
 	*type = q[1];
@@ -1046,14 +1079,28 @@ static int kallsyms_table(struct pd_symtab *t, const char *text, size_t len,
 	int nonzero = 0, ret = 0;
 	char type;
 
-	for (p = text; p < end && !ret; p = e + 1) {
-		if (!kallsyms_parse(p, end, &e, &start, &type, &name))
-			continue;
-		nonzero |= start != 0;
-		if (k)
-			kfilter_see(k, start, (uint32_t)(p - text));
-		else
-			ret = kallsyms_add(t, start, type, name, e);
+	for (p = text, i = 0; p < end && !ret; i += 8) {
+		char tail[8] = { '\n' };
+		uint64_t nl;
+
+		if (i + 8 <= len) {
+			nl = newlines(text + i);
+		} else {              /* the last bytes; a last line without newline ends here */
+			memcpy(tail, text + i, len - i);
+			tail[len - i] = '\n';
+			nl = newlines(tail);
+		}
+		for (; nl && !ret; nl &= nl - 1) {
+			e = text + i + (__builtin_ctzll(nl) >> 3);
+			if (kallsyms_parse(p, e, &start, &type, &name)) {
+				nonzero |= start != 0;
+				if (k)
+					kfilter_see(k, start, (uint32_t)(p - text));
+				else
+					ret = kallsyms_add(t, start, type, name, e);
+			}
+			p = e + 1;
+		}
 	}
 	if (ret)
 		return ret;
@@ -1068,7 +1115,9 @@ static int kallsyms_table(struct pd_symtab *t, const char *text, size_t len,
 		return ret;
 	for (i = 0; i < nkk && !ret; i++)
 		for (uint32_t a = 0; a < kk[i].n && !ret; a++) {
-			if (kallsyms_parse(text + kk[i].offs[a], end, &e, &start, &type, &name))
+			p = text + kk[i].offs[a];
+			e = line_end(p, end);
+			if (kallsyms_parse(p, e, &start, &type, &name))
 				ret = kallsyms_add(t, start, type, name, e);
 		}
 	free(kk);
