@@ -66,6 +66,7 @@ void pd_symtab_free(struct pd_symtab *t)
 	free(t->gone);
 	pd_symtree_free(t->tree);
 	free(t->pos);
+	free(t->reach);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -105,19 +106,27 @@ int pd_symtab_add(struct pd_symtab *t, uint64_t start, uint64_t size, int bind, 
 
 /* ---- perf's rules */
 
-/* sort by address; symbols at one address stay in the order they came */
-struct keyed {
-	struct pd_sym s;
-	size_t        seq;
-};
-
+/*
+ * Sort by address; symbols at one address stay in the order they came
+ * (seq: the entries are added in that order).
+ */
 static int by_start(const void *x, const void *y)
 {
-	const struct keyed *a = x, *b = y;
+	const struct pd_sym *a = x, *b = y;
 
-	if (a->s.start != b->s.start)
-		return a->s.start < b->s.start ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static void sort_syms(struct pd_symtab *t)
+{
+	size_t i;
+
+	for (i = 1; i < t->n && by_start(&t->syms[i - 1], &t->syms[i]) < 0; i++)
+		;
+	if (i < t->n)
+		qsort(t->syms, t->n, sizeof(*t->syms), by_start);
 }
 
 static size_t underscores(const char *s)
@@ -185,22 +194,11 @@ static void gone(struct pd_symtab *t, const struct pd_sym *s)
 
 void pd_symtab_finish(struct pd_symtab *t, int kallsyms)
 {
-	struct keyed *k;
 	size_t i, n;
 
 	if (t->n == 0)
 		return;
-	for (i = 1; i < t->n && t->syms[i - 1].start <= t->syms[i].start; i++)
-		;
-	k = i < t->n ? malloc(t->n * sizeof(*k)) : NULL;
-	if (k) {
-		for (i = 0; i < t->n; i++)
-			k[i] = (struct keyed){ t->syms[i], i };
-		qsort(k, t->n, sizeof(*k), by_start);
-		for (i = 0; i < t->n; i++)
-			t->syms[i] = k[i].s;
-		free(k);
-	}
+	sort_syms(t);
 	/* symbols__fixup_end: a symbol without a size ends at the next one */
 	for (i = 1; i < t->n; i++) {
 		struct pd_sym *prev = &t->syms[i - 1], *curr = &t->syms[i];
@@ -238,32 +236,19 @@ static void drop_gone(struct pd_symtab *t)
 	t->ngone = t->gonecap = 0;
 }
 
-static void node_range(const void *ctx, uint32_t node, uint64_t *start, uint64_t *end)
-{
-	const struct pd_symtab *t = ctx;
-	const struct pd_sym *s = &t->syms[t->pos[node]];
-
-	*start = s->start;
-	*end = s->end;
-}
-
 /*
- * Once a table is whole (sorted, PLT entries in): where no two symbols
- * overlap, the symbol holding an address is the one perf's tree finds;
- * where some do, build that tree.  Nodes are seqs: the symbols went in in
- * that order, the alias rule's took out after the first erase_at, and
- * those added later (PLT entries, all kept) after that.
+ * perf's tree, replayed: nodes are seqs: the symbols went in in that order,
+ * the alias rule's took out after the first erase_at, and those added
+ * later (PLT entries, all kept) after that.
  */
-static void build_tree(struct pd_symtab *t)
+static void make_tree(struct pd_symtab *t)
 {
 	uint64_t *key = NULL;
 	size_t i;
-	int overlap = 0;
 
-	for (i = 1; i < t->n && !overlap; i++)
-		overlap = t->syms[i - 1].end > t->syms[i].start ||
-			  t->syms[i - 1].start == t->syms[i].start;
-	if (!overlap || t->gonecap == SIZE_MAX || t->added == UINT32_MAX)
+	free(t->reach);
+	t->reach = NULL;
+	if (t->gonecap == SIZE_MAX || t->added == UINT32_MAX)
 		goto out;
 	t->tree = pd_symtree_new(t->added);
 	t->pos = malloc(t->added * sizeof(*t->pos));
@@ -290,24 +275,73 @@ out:
 	drop_gone(t);
 }
 
+/*
+ * Once a table is whole (sorted, PLT entries in): where no two symbols
+ * overlap, the symbol holding an address is the one perf's tree finds.
+ * Where some do, the tree is built when a lookup first needs it: an
+ * address whose last symbol at or before it is reached by an earlier
+ * symbol, or shares its start, may be held by more than one.  Elsewhere
+ * only that symbol can hold the address, and the tree's walk, which
+ * passes by the greatest start at or below the address, finds it too.
+ */
+static void build_tree(struct pd_symtab *t)
+{
+	uint64_t r = 0;
+	size_t i;
+	int overlap = 0;
+
+	for (i = 1; i < t->n && !overlap; i++)
+		overlap = t->syms[i - 1].end > t->syms[i].start ||
+			  t->syms[i - 1].start == t->syms[i].start;
+	if (!overlap || t->gonecap == SIZE_MAX || t->added == UINT32_MAX ||
+	    !(t->reach = malloc(t->n * sizeof(*t->reach)))) {
+		drop_gone(t);
+		return;
+	}
+	for (i = 0; i < t->n; i++) {
+		t->reach[i] = r;
+		r = t->syms[i].end > r ? t->syms[i].end : r;
+	}
+}
+
+/* whether the lookup of an address whose last symbol at or before it is i needs the tree */
+static int needs_tree(const struct pd_symtab *t, size_t i)
+{
+	return t->reach[i] > t->syms[i].start ||
+	       (i > 0 && t->syms[i - 1].start == t->syms[i].start);
+}
+
+static void node_range(const void *ctx, uint32_t node, uint64_t *start, uint64_t *end)
+{
+	const struct pd_symtab *t = ctx;
+	const struct pd_sym *s = &t->syms[t->pos[node]];
+
+	*start = s->start;
+	*end = s->end;
+}
+
 const struct pd_sym *pd_symtab_find(const struct pd_symtab *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->n;
 
+	/* the last symbol that starts at or before addr */
+	if (!t->tree) {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (t->syms[mid].start <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* the tree is a cache of the table: built on the first need */
+		if (t->reach && lo > 0 && needs_tree(t, lo - 1))
+			make_tree((struct pd_symtab *)t);
+	}
 	if (t->tree) {
 		uint32_t node = pd_symtree_find(t->tree, addr, node_range, t);
 
 		return node == PD_SYMTREE_NONE ? NULL : &t->syms[t->pos[node]];
-	}
-
-	/* the last symbol that starts at or before addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
 	}
 	/* a symbol without a size holds its own address, as in perf */
 	if (lo == 0 || (addr >= t->syms[lo - 1].end && addr != t->syms[lo - 1].start))
@@ -668,20 +702,6 @@ static int add_plt(struct pd_symtab *t, Elf *e)
 }
 
 /* after the alias and size rules: sort again, PLT entries included */
-static void sort_only(struct pd_symtab *t)
-{
-	struct keyed *k = malloc(t->n * sizeof(*k));
-
-	if (!k)
-		return;
-	for (size_t i = 0; i < t->n; i++)
-		k[i] = (struct keyed){ t->syms[i], i };
-	qsort(k, t->n, sizeof(*k), by_start);
-	for (size_t i = 0; i < t->n; i++)
-		t->syms[i] = k[i].s;
-	free(k);
-}
-
 int pd_symtab_load_elf(struct pd_symtab *t, const char *symfile, const char *runtime)
 {
 	int fd, rfd = -1, ret;
@@ -700,7 +720,7 @@ int pd_symtab_load_elf(struct pd_symtab *t, const char *symfile, const char *run
 	if (!ret && t->n) {
 		pd_symtab_finish(t, 0);
 		ret = add_plt(t, rt);
-		sort_only(t);
+		sort_syms(t);
 		build_tree(t);
 	}
 	if (rt != e) {
@@ -766,7 +786,7 @@ int pd_symtab_load_perfmap(struct pd_symtab *t, const char *path)
 	fclose(f);
 	/* perf keeps a perf map's entries as they are: no alias or size rules */
 	if (!ret && t->n) {
-		sort_only(t);
+		sort_syms(t);
 		build_tree(t);
 	}
 	return ret;
@@ -884,6 +904,7 @@ static int kallsyms_add(struct pd_symtab *t, uint64_t start, char type, const ch
 	s->bind = type == 'W' || type == 'w' ? STB_WEAK :
 		  type >= 'A' && type <= 'Z' ? STB_GLOBAL : STB_LOCAL;
 	s->type = STT_FUNC;
+	s->seq = t->added++;
 	t->n++;
 	return 0;
 }

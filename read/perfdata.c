@@ -56,6 +56,7 @@ struct pd_file {
 	char                 *cmdline;
 	struct pd_index      *index;       /* every record, in the order pd_next hands them out */
 	size_t                nindex, next;
+	size_t                seen;        /* records handed out at least once */
 	uint64_t              lost;
 	int                   indexed;     /* index_records has run */
 };
@@ -627,7 +628,7 @@ static int index_records(struct pd_file *f, char *err, size_t errlen)
 
 	free(f->index);
 	f->index = NULL;
-	f->nindex = f->next = 0;
+	f->nindex = f->next = f->seen = 0;
 	while (off < f->data_end) {
 		const unsigned char *r = f->data + off;
 		uint32_t type;
@@ -1156,7 +1157,6 @@ static int decode_lost(struct pd_file *f, const unsigned char *r, uint16_t size,
 		return truncated(f, ev, size, err, errlen);
 	ev->lost.id = u64at(r + 8);
 	ev->lost.lost = u64at(r + 16);
-	f->lost += ev->lost.lost;
 	return 1;
 }
 
@@ -1198,7 +1198,14 @@ int pd_next(struct pd_file *f, struct pd_event *ev, char *err, size_t errlen)
 		return ret;
 	if (f->next >= f->nindex)
 		return 0;
-	return decode(f, &f->index[f->next++], ev, err, errlen);
+	ret = decode(f, &f->index[f->next++], ev, err, errlen);
+	/* counted once, however often pd_rewind hands it out again */
+	if (ret == 1 && f->next > f->seen) {
+		f->seen = f->next;
+		if (ev->type == PERF_RECORD_LOST)
+			f->lost += ev->lost.lost;
+	}
+	return ret;
 }
 
 void pd_rewind(struct pd_file *f)
