@@ -11,6 +11,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,13 +122,63 @@ static int by_start(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/*
+ * Stable radix sort by start of symbols in seq order, so (start, seq)
+ * order: a few linear passes over the digits that differ (8 to 16 bits
+ * as the table grows), where qsort compares n log n times through a
+ * function pointer.  0, or -1 without memory.
+ */
+static int radix_syms(struct pd_symtab *t)
+{
+	struct pd_sym *a = t->syms, *b = malloc(t->cap * sizeof(*b)), *x;
+	size_t n = t->n, i, ndig, *count;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int bits = 8, shift;
+
+	for (i = 0; i < n; i++) {
+		lo = a[i].start < lo ? a[i].start : lo;
+		hi = a[i].start > hi ? a[i].start : hi;
+	}
+	while (bits < 16 && ((size_t)1 << (bits + 1)) <= n)
+		bits++;
+	ndig = (size_t)1 << bits;
+	count = malloc((ndig + 1) * sizeof(*count));
+	if (!b || !count) {
+		free(b);
+		free(count);
+		return -1;
+	}
+	for (shift = 0; shift < 64 && ((lo ^ hi) >> shift); shift += bits) {
+		uint64_t mask = ndig - 1;
+
+		memset(count, 0, (ndig + 1) * sizeof(*count));
+		for (i = 0; i < n; i++)
+			count[((a[i].start >> shift) & mask) + 1]++;
+		for (i = 1; i <= ndig; i++)
+			count[i] += count[i - 1];
+		for (i = 0; i < n; i++)
+			b[count[(a[i].start >> shift) & mask]++] = a[i];
+		x = a;
+		a = b;
+		b = x;
+	}
+	free(count);
+	t->syms = a;
+	free(b);
+	return 0;
+}
+
 static void sort_syms(struct pd_symtab *t)
 {
-	size_t i;
+	size_t i, inseq = 1;
 
 	for (i = 1; i < t->n && by_start(&t->syms[i - 1], &t->syms[i]) < 0; i++)
 		;
-	if (i < t->n)
+	if (i == t->n)
+		return;
+	for (i = 1; i < t->n && inseq; i++)
+		inseq = t->syms[i - 1].seq < t->syms[i].seq;
+	if (!inseq || radix_syms(t))
 		qsort(t->syms, t->n, sizeof(*t->syms), by_start);
 }
 
@@ -811,21 +864,34 @@ static const unsigned char hex1[256] = {
 };
 
 /*
- * kallsyms has 100k+ lines: they are cut and their addresses read eight
- * bytes at a time.  ONES * b has byte b in every byte.
+ * kallsyms has 100k+ lines: they are cut sixteen bytes at a time and
+ * their addresses read eight at a time.  ONES * b has byte b in every
+ * byte.
  */
 #define ONES 0x0101010101010101ull
 #define HIGH (0x80 * ONES)
 
-/* 0x80 in each byte of the 8 at p that is a newline, 0 in the others */
-static inline uint64_t newlines(const char *p)
+/* bit i set for each of the 16 bytes at p that is a newline */
+static inline uint32_t newlines(const char *p)
 {
+#ifdef __SSE2__
+	return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p),
+							  _mm_set1_epi8('\n')));
+#else
 	const uint64_t low = 0x7f * ONES;
-	uint64_t w;
+	uint32_t bits = 0;
 
-	memcpy(&w, p, 8);
-	w ^= 0x0a * ONES;
-	return ~(((w & low) + low) | w | low);
+	for (int k = 1; k >= 0; k--) {
+		uint64_t w;
+
+		memcpy(&w, p + 8 * k, 8);
+		w ^= 0x0a * ONES;
+		w = ~(((w & low) + low) | w | low);     /* 0x80 in each newline byte */
+		/* the high bits of the eight bytes gathered into one byte */
+		bits = bits << 8 | (uint32_t)(((w >> 7) * 0x0102040810204080ull) >> 56);
+	}
+	return bits;
+#endif
 }
 
 /* the end of the line at p: its newline, or the end of the text */
@@ -1100,19 +1166,20 @@ static int kallsyms_table(struct pd_symtab *t, const char *text, size_t len,
 	int nonzero = 0, ret = 0;
 	char type;
 
-	for (p = text, i = 0; p < end && !ret; i += 8) {
-		char tail[8] = { '\n' };
-		uint64_t nl;
+	for (p = text, i = 0; p < end && !ret; i += 16) {
+		uint32_t nl;
 
-		if (i + 8 <= len) {
+		if (i + 16 <= len) {
 			nl = newlines(text + i);
 		} else {              /* the last bytes; a last line without newline ends here */
+			char tail[16] = { 0 };
+
 			memcpy(tail, text + i, len - i);
 			tail[len - i] = '\n';
 			nl = newlines(tail);
 		}
 		for (; nl && !ret; nl &= nl - 1) {
-			e = text + i + (__builtin_ctzll(nl) >> 3);
+			e = text + i + __builtin_ctz(nl);
 			if (kallsyms_parse(p, e, &start, &type, &name)) {
 				nonzero |= start != 0;
 				if (k)
