@@ -1036,16 +1036,19 @@ static void attr_info(const struct pd_file *f, struct pd_script_info *info)
 struct addrset {
 	uint64_t *v;                   /* open addressing, 0 = empty */
 	size_t    mask, n;
+	int       zero;                /* 0 is in the set */
 };
 
 static int addrset_add(struct addrset *a, uint64_t ip)
 {
 	size_t i;
 
-	if (!ip)
-		return 0;             /* no symbol is at 0 */
+	if (!ip) {
+		a->zero = 1;
+		return 0;
+	}
 	if (2 * (a->n + 1) > a->mask + 1) {
-		struct addrset b = { NULL, a->mask ? 2 * a->mask + 1 : 1023, 0 };
+		struct addrset b = { NULL, a->mask ? 2 * a->mask + 1 : 1023, 0, a->zero };
 
 		b.v = calloc(b.mask + 1, sizeof(*b.v));
 		if (!b.v)
@@ -1096,6 +1099,7 @@ static int kernel_addrs(struct reader *r, struct pd_file *f, char *err, size_t e
 {
 	struct addrset a = { 0 };
 	struct pd_event ev;
+	uint64_t *list = NULL;
 	size_t i, n = 0;
 	int ret;
 
@@ -1103,13 +1107,18 @@ static int kernel_addrs(struct reader *r, struct pd_file *f, char *err, size_t e
 		if (ev.type == PERF_RECORD_SAMPLE && (ret = sample_kernel_addrs(&a, &ev)))
 			break;
 	pd_rewind(f);
-	for (i = 0; !ret && a.v && i <= a.mask; i++)
-		if (a.v[i])
-			a.v[n++] = a.v[i];
+	if (!ret && !(list = malloc((a.n + 1) * sizeof(*list))))
+		ret = -ENOMEM;
 	if (!ret) {
-		qsort(a.v, n, sizeof(*a.v), by_addr);
-		ret = pd_session_kernel_addrs(r->s, a.v, n);
+		if (a.zero)
+			list[n++] = 0;
+		for (i = 0; a.v && i <= a.mask; i++)
+			if (a.v[i])
+				list[n++] = a.v[i];
+		qsort(list, n, sizeof(*list), by_addr);
+		ret = pd_session_kernel_addrs(r->s, list, n);
 	}
+	free(list);
 	free(a.v);
 	return ret;
 }
