@@ -11,8 +11,9 @@
 # one process id per copy, to 64 MiB.  --java does the same with
 # FlameGraph's Java test profile perf-java-faults-01.txt (long Java frame
 # names; STACKCOLLAPSE_DATA, default ../shared/testdata/stackcollapse).
-# Prints the median wall time and the median CPU time (user + sys, all
-# cores) of each tool, MiB/s of both, and the speed-up.
+# The tools run in turns, RUNS times each.  Prints the median wall time,
+# the median and worst CPU time (user + sys, all threads) of each tool,
+# MiB/s of both, and the speed-ups.
 set -euo pipefail
 JITPERF=${JITPERF:-./tools/jitperf}
 RUNS=${RUNS:-5}
@@ -55,37 +56,43 @@ fi
 mib=$(awk -v b="$(wc -c < "$input")" 'BEGIN { printf "%.1f", b / 1048576 }')
 echo "input: $input, $mib MiB, $(grep -c 'jitted-\|perf-[0-9]*\.map' "$input") JIT frames, $(nproc) cores"
 
-# median of column $1 of a file of "real user sys" lines (cpu = user + sys)
-median() {
-	awk -v c="$1" '{ print (c == "cpu") ? $2 + $3 : $1 }' "$2" | sort -n |
-		awk '{ v[NR] = $1 } END { printf "%.3f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+# Each run's wall time and CPU time (user + sys of the command and all its
+# threads, as the shell's time counts a waited child).  The two tools run
+# in turns, so both meet the same machine.
+stat_of() {     # stat_of FILE wall|cpu median|worst, of "real user sys" lines
+	awk -v c="$2" '{ print (c == "cpu") ? $2 + $3 : $1 }' "$1" | sort -n |
+		awk -v w="$3" '{ v[NR] = $1 } END {
+			if (w == "worst") printf "%.3f", v[NR]
+			else printf "%.3f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-timeit() {     # timeit RUNS OUT TIMES CMD...
-	local runs=$1 out=$2 times=$3; shift 3
-	local TIMEFORMAT='%R %U %S'
-	: > "$times"
-	for _ in $(seq "$runs"); do
-		{ time "$@" > "$out" 2> /dev/null; } 2>> "$times"
-	done
+timed() {      # timed TIMES OUT CMD...: one run, "real user sys" appended to TIMES
+	local times=$1 out=$2 TIMEFORMAT='%R %U %S'
+	shift 2
+	{ time "$@" > "$out" 2> /dev/null; } 2>> "$times"
 }
 report() {     # report NAME TIMES
 	local wall cpu
-	wall=$(median wall "$2")
-	cpu=$(median cpu "$2")
-	printf "%-22s wall %7.3f s (%7.1f MiB/s)   cpu %7.3f s (%7.1f MiB/s)\n" "$1" "$wall" \
-		"$(awk -v m="$mib" -v t="$wall" 'BEGIN { print m / t }')" "$cpu" \
-		"$(awk -v m="$mib" -v t="$cpu" 'BEGIN { print m / t }')"
+	wall=$(stat_of "$2" wall median)
+	cpu=$(stat_of "$2" cpu median)
+	printf "%-22s wall %7.3f s (%7.1f MiB/s)   cpu %7.3f s (%7.1f MiB/s), worst %7.3f s\n" "$1" \
+		"$wall" "$(awk -v m="$mib" -v t="$wall" 'BEGIN { print m / t }')" "$cpu" \
+		"$(awk -v m="$mib" -v t="$cpu" 'BEGIN { print m / t }')" "$(stat_of "$2" cpu worst)"
 }
 
-timeit "$RUNS" "$work/jitperf.folded" "$work/jitperf.times" \
-	"$JITPERF" convert "$input" --folded -
+: > "$work/jitperf.times"
+: > "$work/perl.times"
+for _ in $(seq "$RUNS"); do
+	timed "$work/jitperf.times" "$work/jitperf.folded" "$JITPERF" convert "$input" --folded -
+	[ -z "${STACKCOLLAPSE:-}" ] ||
+		timed "$work/perl.times" "$work/perl.folded" perl "$STACKCOLLAPSE" "$input"
+done
 report "jitperf convert" "$work/jitperf.times"
 if [ -n "${STACKCOLLAPSE:-}" ]; then
-	timeit "$RUNS" "$work/perl.folded" "$work/perl.times" perl "$STACKCOLLAPSE" "$input"
 	report "stackcollapse-perf.pl" "$work/perl.times"
 	cmp -s "$work/jitperf.folded" "$work/perl.folded" && echo "output: identical ($(wc -l < "$work/perl.folded") stacks)" ||
 		{ echo "output: DIFFERENT"; exit 1; }
-	awk -v a="$(median wall "$work/perl.times")" -v b="$(median wall "$work/jitperf.times")" \
-	    -v c="$(median cpu "$work/perl.times")" -v d="$(median cpu "$work/jitperf.times")" \
-		'BEGIN { printf "speed-up: %.1fx wall, %.1fx cpu\n", a / b, c / d }'
+	awk -v a="$(stat_of "$work/perl.times" wall median)" -v b="$(stat_of "$work/jitperf.times" wall median)" \
+	    -v c="$(stat_of "$work/perl.times" cpu median)" -v d="$(stat_of "$work/jitperf.times" cpu median)" \
+	    -v e="$(stat_of "$work/perl.times" cpu worst)" -v f="$(stat_of "$work/jitperf.times" cpu worst)" \
+		'BEGIN { printf "speed-up: %.1fx wall, %.1fx cpu (medians), %.1fx cpu (worst runs)\n", a / b, c / d, e / f }'
 fi

@@ -11,7 +11,8 @@ read_libjitperf_read_la_SOURCES = \
 	read/ownfile.c read/ownfile.h \
 	read/perfscript.c read/perfscript.h read/stackframe.c read/stackframe.h \
 	read/symbolize.c read/symbolize.h \
-	read/perfdata.c read/perfdata.h read/pdsym.c read/pdsym.h read/pdsymtree.c read/pdsymtree.h \
+	read/perfdata.c read/perfdata.h read/pdfile.h read/pdrecords.c \
+	read/pdsym.c read/pdsym.h read/pdkallsyms.c read/pdsymtree.c read/pdsymtree.h \
 	read/pdline.c read/pdline.h \
 	read/pdsession.c read/pdsession.h read/pdscript.c read/pdscript.h
 read_libjitperf_read_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)

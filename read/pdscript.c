@@ -1025,6 +1025,104 @@ static void attr_info(const struct pd_file *f, struct pd_script_info *info)
 	}
 }
 
+/*
+ * The kernel addresses the samples hold, as resolve() walks them (a
+ * sample's ip in kernel mode, or the callchain entries after a kernel or
+ * hypervisor marker), given to the session, so that it reads of kallsyms
+ * only the symbols that name them, or nothing when there are none.  A
+ * pass over the records before the one that converts them: cheaper than
+ * a table of the kernel's 100k+ symbols for a small recording.
+ */
+struct addrset {
+	uint64_t *v;                   /* open addressing, 0 = empty */
+	size_t    mask, n;
+	int       zero;                /* 0 is in the set */
+};
+
+static int addrset_add(struct addrset *a, uint64_t ip)
+{
+	size_t i;
+
+	if (!ip) {
+		a->zero = 1;
+		return 0;
+	}
+	if (2 * (a->n + 1) > a->mask + 1) {
+		struct addrset b = { NULL, a->mask ? 2 * a->mask + 1 : 1023, 0, a->zero };
+
+		b.v = calloc(b.mask + 1, sizeof(*b.v));
+		if (!b.v)
+			return -ENOMEM;
+		for (i = 0; a->v && i <= a->mask; i++)
+			if (a->v[i])
+				addrset_add(&b, a->v[i]);
+		free(a->v);
+		*a = b;
+	}
+	for (i = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 20) & a->mask; a->v[i];
+	     i = (i + 1) & a->mask)
+		if (a->v[i] == ip)
+			return 0;
+	a->v[i] = ip;
+	a->n++;
+	return 0;
+}
+
+static int sample_kernel_addrs(struct addrset *a, const struct pd_event *ev)
+{
+	const struct pd_sample *smp = &ev->sample;
+	int kernel = 0, ret = 0;
+
+	if (!smp->has_callchain)
+		return (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ?
+		       addrset_add(a, smp->ip) : 0;
+	for (uint64_t i = 0; i < smp->nr && !ret; i++) {
+		uint64_t ip = pd_chain_ip(smp, i);
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL ||
+				 ip == (uint64_t)PERF_CONTEXT_HV;
+		else if (kernel)
+			ret = addrset_add(a, ip);
+	}
+	return ret;
+}
+
+static int by_addr(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static int kernel_addrs(struct reader *r, struct pd_file *f, char *err, size_t errlen)
+{
+	struct addrset a = { 0 };
+	struct pd_event ev;
+	uint64_t *list = NULL;
+	size_t i, n = 0;
+	int ret;
+
+	while ((ret = pd_next(f, &ev, err, errlen)) == 1)
+		if (ev.type == PERF_RECORD_SAMPLE && (ret = sample_kernel_addrs(&a, &ev)))
+			break;
+	pd_rewind(f);
+	if (!ret && !(list = malloc((a.n + 1) * sizeof(*list))))
+		ret = -ENOMEM;
+	if (!ret) {
+		if (a.zero)
+			list[n++] = 0;
+		for (i = 0; a.v && i <= a.mask; i++)
+			if (a.v[i])
+				list[n++] = a.v[i];
+		qsort(list, n, sizeof(*list), by_addr);
+		ret = pd_session_kernel_addrs(r->s, list, n);
+	}
+	free(list);
+	free(a.v);
+	return ret;
+}
+
 static int read_file(struct reader *r, struct pd_file *f, const char *datadir,
 		     struct pd_script_info *info, char *err, size_t errlen)
 {
@@ -1044,10 +1142,18 @@ static int read_file(struct reader *r, struct pd_file *f, const char *datadir,
 		snprintf(err, errlen, "%s: out of memory", pd_path(f));
 		return -ENOMEM;
 	}
-	/* the other core reads kallsyms meanwhile; below that, one thread does */
-	if (pd_data_size(f) >= PRELOAD_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+	/*
+	 * Large: the other core reads kallsyms meanwhile.  Below that, only
+	 * the kernel symbols the samples need are read.
+	 */
+	if (pd_data_size(f) >= PRELOAD_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1) {
 		pd_session_preload(r->s);
-	ret = pd_index(f, err, errlen);
+		ret = pd_index(f, err, errlen);
+	} else {
+		ret = pd_index(f, err, errlen);
+		if (!ret)
+			ret = kernel_addrs(r, f, err, errlen);
+	}
 	while (!ret && (ret = pd_next(f, &ev, err, errlen)) == 1) {
 		ret = ev.type == PERF_RECORD_SAMPLE ? sample(r, &ev) : pd_session_event(r->s, &ev);
 		if (ret)

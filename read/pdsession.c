@@ -57,6 +57,10 @@ struct pd_session {
 	int                   kall_started;
 	int                   kall_ret;
 	struct pd_symtab      kall_all;
+	/* the kernel addresses to name (pd_session_kernel_addrs), sorted */
+	uint64_t             *kaddrs;
+	size_t                nkaddrs;
+	int                   kaddrs_set;
 	/* every change of a thread's name or of maps, in order: generation N
 	 * is the state after changes[0..N) */
 	struct pd_change {
@@ -274,6 +278,15 @@ static void load_perfmap(struct pd_session *s, struct pd_dso *d)
 		pd_symtab_free(&d->syms);
 }
 
+/* the symbols of one kallsyms file: those that name s->kaddrs, if given */
+static int load_kallsyms_file(const struct pd_session *s, struct pd_symtab *all,
+			      const char *path)
+{
+	if (s->kaddrs_set)
+		return pd_symtab_load_kallsyms_for(all, path, s->kaddrs, s->nkaddrs);
+	return pd_symtab_load_kallsyms(all, path);
+}
+
 /*
  * The kallsyms of the recorded kernel, whole: its copy in the build-id
  * cache, else /proc/kallsyms if that is the running kernel.  Reads only
@@ -287,7 +300,7 @@ static int read_kallsyms(const struct pd_session *s, struct pd_symtab *all)
 	if (s->kdso->build_id_size) {
 		hex(s->kdso, h);
 		snprintf(p, sizeof(p), "%s/[kernel.kallsyms]/%s/kallsyms", s->buildid_dir, h);
-		ret = pd_symtab_load_kallsyms(all, p);
+		ret = load_kallsyms_file(s, all, p);
 		if (ret)
 			pd_symtab_free(all);
 	}
@@ -317,7 +330,7 @@ static int read_kallsyms(const struct pd_session *s, struct pd_symtab *all)
 			off += ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
 		}
 		if (same)
-			ret = pd_symtab_load_kallsyms(all, "/proc/kallsyms");
+			ret = load_kallsyms_file(s, all, "/proc/kallsyms");
 	}
 	if (ret)
 		pd_symtab_free(all);
@@ -330,6 +343,21 @@ static void *read_kallsyms_thread(void *arg)
 
 	s->kall_ret = read_kallsyms(s, &s->kall_all);
 	return NULL;
+}
+
+int pd_session_kernel_addrs(struct pd_session *s, const uint64_t *addrs, size_t n)
+{
+	uint64_t *a = malloc((n ? n : 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	if (n)
+		memcpy(a, addrs, n * sizeof(*a));
+	free(s->kaddrs);
+	s->kaddrs = a;
+	s->nkaddrs = n;
+	s->kaddrs_set = 1;
+	return 0;
 }
 
 void pd_session_preload(struct pd_session *s)
@@ -888,6 +916,7 @@ void pd_session_free(struct pd_session *s)
 		}
 	}
 	free(s->kernel.maps);
+	free(s->kaddrs);
 	free(s->changes);
 	free(s->datadir);
 	free(s->buildid_dir);

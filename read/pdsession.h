@@ -63,6 +63,15 @@ void pd_session_free(struct pd_session *s);
  * records (pd_index) runs meanwhile.
  */
 void pd_session_preload(struct pd_session *s);
+/*
+ * The only kernel addresses pd_session_resolve will be asked to name (n,
+ * sorted, distinct; copied): kallsyms is then read for the symbols that
+ * name them (pd_symtab_load_kallsyms_for), not whole, and not at all when
+ * n is 0.  Another kernel address may then be named wrongly.  Before the
+ * first kernel address is resolved, without pd_session_preload.  0 or
+ * -ENOMEM.
+ */
+int pd_session_kernel_addrs(struct pd_session *s, const uint64_t *addrs, size_t n);
 
 /* Apply a COMM, FORK, EXIT, MMAP or MMAP2 record; others are ignored.  0 or -ENOMEM. */
 int pd_session_event(struct pd_session *s, const struct pd_event *ev);

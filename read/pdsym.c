@@ -7,7 +7,6 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -65,6 +64,7 @@ void pd_symtab_free(struct pd_symtab *t)
 	free(t->gone);
 	pd_symtree_free(t->tree);
 	free(t->pos);
+	free(t->reach);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -104,19 +104,77 @@ int pd_symtab_add(struct pd_symtab *t, uint64_t start, uint64_t size, int bind, 
 
 /* ---- perf's rules */
 
-/* sort by address; symbols at one address stay in the order they came */
-struct keyed {
-	struct pd_sym s;
-	size_t        seq;
-};
-
+/*
+ * Sort by address; symbols at one address stay in the order they came
+ * (seq: the entries are added in that order).
+ */
 static int by_start(const void *x, const void *y)
 {
-	const struct keyed *a = x, *b = y;
+	const struct pd_sym *a = x, *b = y;
 
-	if (a->s.start != b->s.start)
-		return a->s.start < b->s.start ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/*
+ * Stable radix sort by start of symbols in seq order, so (start, seq)
+ * order: a few linear passes over the digits that differ (8 to 16 bits
+ * as the table grows), where qsort compares n log n times through a
+ * function pointer.  0, or -1 without memory.
+ */
+static int radix_syms(struct pd_symtab *t)
+{
+	struct pd_sym *a = t->syms, *b = malloc(t->cap * sizeof(*b)), *x;
+	size_t n = t->n, i, ndig, *count;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int bits = 8, shift;
+
+	for (i = 0; i < n; i++) {
+		lo = a[i].start < lo ? a[i].start : lo;
+		hi = a[i].start > hi ? a[i].start : hi;
+	}
+	while (bits < 16 && ((size_t)1 << (bits + 1)) <= n)
+		bits++;
+	ndig = (size_t)1 << bits;
+	count = malloc((ndig + 1) * sizeof(*count));
+	if (!b || !count) {
+		free(b);
+		free(count);
+		return -1;
+	}
+	for (shift = 0; shift < 64 && ((lo ^ hi) >> shift); shift += bits) {
+		uint64_t mask = ndig - 1;
+
+		memset(count, 0, (ndig + 1) * sizeof(*count));
+		for (i = 0; i < n; i++)
+			count[((a[i].start >> shift) & mask) + 1]++;
+		for (i = 1; i <= ndig; i++)
+			count[i] += count[i - 1];
+		for (i = 0; i < n; i++)
+			b[count[(a[i].start >> shift) & mask]++] = a[i];
+		x = a;
+		a = b;
+		b = x;
+	}
+	free(count);
+	t->syms = a;
+	free(b);
+	return 0;
+}
+
+static void sort_syms(struct pd_symtab *t)
+{
+	size_t i, inseq = 1;
+
+	for (i = 1; i < t->n && by_start(&t->syms[i - 1], &t->syms[i]) < 0; i++)
+		;
+	if (i == t->n)
+		return;
+	for (i = 1; i < t->n && inseq; i++)
+		inseq = t->syms[i - 1].seq < t->syms[i].seq;
+	if (!inseq || radix_syms(t))
+		qsort(t->syms, t->n, sizeof(*t->syms), by_start);
 }
 
 static size_t underscores(const char *s)
@@ -182,24 +240,15 @@ static void gone(struct pd_symtab *t, const struct pd_sym *s)
 	t->gone[t->ngone++] = (struct pd_gone){ s->start, s->seq };
 }
 
+static void drop_gone(struct pd_symtab *t);
+
 void pd_symtab_finish(struct pd_symtab *t, int kallsyms)
 {
-	struct keyed *k;
 	size_t i, n;
 
 	if (t->n == 0)
 		return;
-	for (i = 1; i < t->n && t->syms[i - 1].start <= t->syms[i].start; i++)
-		;
-	k = i < t->n ? malloc(t->n * sizeof(*k)) : NULL;
-	if (k) {
-		for (i = 0; i < t->n; i++)
-			k[i] = (struct keyed){ t->syms[i], i };
-		qsort(k, t->n, sizeof(*k), by_start);
-		for (i = 0; i < t->n; i++)
-			t->syms[i] = k[i].s;
-		free(k);
-	}
+	sort_syms(t);
 	/* symbols__fixup_end: a symbol without a size ends at the next one */
 	for (i = 1; i < t->n; i++) {
 		struct pd_sym *prev = &t->syms[i - 1], *curr = &t->syms[i];
@@ -228,6 +277,9 @@ void pd_symtab_finish(struct pd_symtab *t, int kallsyms)
 		}
 	}
 	t->n = n;
+	/* no tree: a kernel's symbols do not overlap once their ends are set */
+	if (kallsyms)
+		drop_gone(t);
 }
 
 static void drop_gone(struct pd_symtab *t)
@@ -237,32 +289,19 @@ static void drop_gone(struct pd_symtab *t)
 	t->ngone = t->gonecap = 0;
 }
 
-static void node_range(const void *ctx, uint32_t node, uint64_t *start, uint64_t *end)
-{
-	const struct pd_symtab *t = ctx;
-	const struct pd_sym *s = &t->syms[t->pos[node]];
-
-	*start = s->start;
-	*end = s->end;
-}
-
 /*
- * Once a table is whole (sorted, PLT entries in): where no two symbols
- * overlap, the symbol holding an address is the one perf's tree finds;
- * where some do, build that tree.  Nodes are seqs: the symbols went in in
- * that order, the alias rule's took out after the first erase_at, and
- * those added later (PLT entries, all kept) after that.
+ * perf's tree, replayed: nodes are seqs: the symbols went in in that order,
+ * the alias rule's took out after the first erase_at, and those added
+ * later (PLT entries, all kept) after that.
  */
-static void build_tree(struct pd_symtab *t)
+static void make_tree(struct pd_symtab *t)
 {
 	uint64_t *key = NULL;
 	size_t i;
-	int overlap = 0;
 
-	for (i = 1; i < t->n && !overlap; i++)
-		overlap = t->syms[i - 1].end > t->syms[i].start ||
-			  t->syms[i - 1].start == t->syms[i].start;
-	if (!overlap || t->gonecap == SIZE_MAX || t->added == UINT32_MAX)
+	free(t->reach);
+	t->reach = NULL;
+	if (t->gonecap == SIZE_MAX || t->added == UINT32_MAX)
 		goto out;
 	t->tree = pd_symtree_new(t->added);
 	t->pos = malloc(t->added * sizeof(*t->pos));
@@ -289,24 +328,73 @@ out:
 	drop_gone(t);
 }
 
+/*
+ * Once a table is whole (sorted, PLT entries in): where no two symbols
+ * overlap, the symbol holding an address is the one perf's tree finds.
+ * Where some do, the tree is built when a lookup first needs it: an
+ * address whose last symbol at or before it is reached by an earlier
+ * symbol, or shares its start, may be held by more than one.  Elsewhere
+ * only that symbol can hold the address, and the tree's walk, which
+ * passes by the greatest start at or below the address, finds it too.
+ */
+static void build_tree(struct pd_symtab *t)
+{
+	uint64_t r = 0;
+	size_t i;
+	int overlap = 0;
+
+	for (i = 1; i < t->n && !overlap; i++)
+		overlap = t->syms[i - 1].end > t->syms[i].start ||
+			  t->syms[i - 1].start == t->syms[i].start;
+	if (!overlap || t->gonecap == SIZE_MAX || t->added == UINT32_MAX ||
+	    !(t->reach = malloc(t->n * sizeof(*t->reach)))) {
+		drop_gone(t);
+		return;
+	}
+	for (i = 0; i < t->n; i++) {
+		t->reach[i] = r;
+		r = t->syms[i].end > r ? t->syms[i].end : r;
+	}
+}
+
+/* whether the lookup of an address whose last symbol at or before it is i needs the tree */
+static int needs_tree(const struct pd_symtab *t, size_t i)
+{
+	return t->reach[i] > t->syms[i].start ||
+	       (i > 0 && t->syms[i - 1].start == t->syms[i].start);
+}
+
+static void node_range(const void *ctx, uint32_t node, uint64_t *start, uint64_t *end)
+{
+	const struct pd_symtab *t = ctx;
+	const struct pd_sym *s = &t->syms[t->pos[node]];
+
+	*start = s->start;
+	*end = s->end;
+}
+
 const struct pd_sym *pd_symtab_find(const struct pd_symtab *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->n;
 
+	/* the last symbol that starts at or before addr */
+	if (!t->tree) {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (t->syms[mid].start <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* the tree is a cache of the table: built on the first need */
+		if (t->reach && lo > 0 && needs_tree(t, lo - 1))
+			make_tree((struct pd_symtab *)t);
+	}
 	if (t->tree) {
 		uint32_t node = pd_symtree_find(t->tree, addr, node_range, t);
 
 		return node == PD_SYMTREE_NONE ? NULL : &t->syms[t->pos[node]];
-	}
-
-	/* the last symbol that starts at or before addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
 	}
 	/* a symbol without a size holds its own address, as in perf */
 	if (lo == 0 || (addr >= t->syms[lo - 1].end && addr != t->syms[lo - 1].start))
@@ -667,20 +755,6 @@ static int add_plt(struct pd_symtab *t, Elf *e)
 }
 
 /* after the alias and size rules: sort again, PLT entries included */
-static void sort_only(struct pd_symtab *t)
-{
-	struct keyed *k = malloc(t->n * sizeof(*k));
-
-	if (!k)
-		return;
-	for (size_t i = 0; i < t->n; i++)
-		k[i] = (struct keyed){ t->syms[i], i };
-	qsort(k, t->n, sizeof(*k), by_start);
-	for (size_t i = 0; i < t->n; i++)
-		t->syms[i] = k[i].s;
-	free(k);
-}
-
 int pd_symtab_load_elf(struct pd_symtab *t, const char *symfile, const char *runtime)
 {
 	int fd, rfd = -1, ret;
@@ -699,7 +773,7 @@ int pd_symtab_load_elf(struct pd_symtab *t, const char *symfile, const char *run
 	if (!ret && t->n) {
 		pd_symtab_finish(t, 0);
 		ret = add_plt(t, rt);
-		sort_only(t);
+		sort_syms(t);
 		build_tree(t);
 	}
 	if (rt != e) {
@@ -765,127 +839,10 @@ int pd_symtab_load_perfmap(struct pd_symtab *t, const char *path)
 	fclose(f);
 	/* perf keeps a perf map's entries as they are: no alias or size rules */
 	if (!ret && t->n) {
-		sort_only(t);
+		sort_syms(t);
 		build_tree(t);
 	}
 	return ret;
-}
-
-/* perf's symbol_type__filter and kallsyms2elf_binding */
-static int kallsyms_keep(char type)
-{
-	char u = toupper((unsigned char)type);
-
-	return u == 'T' || u == 'W' || u == 'D' || u == 'B';
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* one line of kallsyms, "ADDR TYPE NAME[\tMODULE]", without its newline */
-static int kallsyms_line(struct pd_symtab *t, const char *p, const char *e, int *nonzero)
-{
-	const char *q = p;
-	uint64_t start = 0;
-	struct pd_sym *s;
-	char type;
-	int v;
-
-	while (q < e && (v = hexval((unsigned char)*q)) >= 0)
-		start = start << 4 | (unsigned)v, q++;
-	if (q == p || e - q < 3 || q[0] != ' ' || !q[1] || q[2] != ' ' || !kallsyms_keep(q[1]) ||
-	    (e - q > 3 && q[3] == '$'))
-		return 0;
-	type = q[1];
-	*nonzero |= start != 0;
-	s = sym_slot(t, 65536);
-	if (!s)
-		return -ENOMEM;
-	s->start = s->end = start;
-	s->name = pool_add(&t->pool, q + 3, e - q - 3);
-	if (!s->name)
-		return -ENOMEM;
-	s->bind = toupper((unsigned char)type) == 'W' ? STB_WEAK :
-		  isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
-	s->type = STT_FUNC;
-	t->n++;
-	return 0;
-}
-
-#define KALLSYMS_CHUNK (256u << 10)
-
-/*
- * Read in chunks through one small buffer, only the names kept: reading
- * the whole file (5 MB) into fresh memory costs more than parsing it.
- * procfs files report no size, so this reads to the end either way.
- */
-int pd_symtab_load_kallsyms(struct pd_symtab *t, const char *path)
-{
-	int fd = pd_open_regular(path), nonzero = 0, skip = 0, ret = 0;
-	size_t have = 0;
-	char *buf;
-	ssize_t r;
-
-	if (fd < 0)
-		return -errno;
-	buf = malloc(KALLSYMS_CHUNK);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	do {
-		const char *p, *end, *nl;
-
-		r = read(fd, buf + have, KALLSYMS_CHUNK - have);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			break;
-		}
-		have += r;
-		/* whole lines; at the end of the file the last one too */
-		for (p = buf, end = buf + have; p < end && !ret; p = nl + 1) {
-			nl = memchr(p, '\n', end - p);
-			if (!nl && r)
-				break;
-			if (!nl)
-				nl = end;
-			if (!skip)
-				ret = kallsyms_line(t, p, nl, &nonzero);
-			skip = 0;
-		}
-		if (p >= end) {
-			have = 0;
-		} else if (p == buf && have == KALLSYMS_CHUNK) {
-			have = 0;     /* a line longer than the buffer: not a symbol */
-			skip = 1;
-		} else {
-			memmove(buf, p, end - p);
-			have = end - p;
-		}
-	} while (r && !ret);
-	free(buf);
-	close(fd);
-	if (ret)
-		return ret;
-	/* kptr_restrict: every address reads 0, nothing can be named */
-	if (!nonzero) {
-		t->n = 0;
-		return -EPERM;
-	}
-	pd_symtab_finish(t, 1);
-	/* no tree: a kernel's symbols do not overlap once their ends are set */
-	drop_gone(t);
-	return 0;
 }
 
 const char *pd_kallsyms_module(const char *name, size_t *len)

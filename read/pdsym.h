@@ -37,13 +37,17 @@ struct pd_symtab {
 	 * Where symbols overlap, perf's tree decides which one an address
 	 * gets (read/pdsymtree.c): what the alias rule took out (in order,
 	 * after the first erase_at were added) to replay it, then the tree
-	 * and each of its nodes' (seqs') index in syms.
+	 * and each of its nodes' (seqs') index in syms.  The tree is built by
+	 * the first lookup that lands where symbols overlap (reach: how far
+	 * the symbols before each one reach); other lookups find what it
+	 * would find without it.
 	 */
 	struct pd_gone    *gone;
 	size_t             ngone, gonecap;
 	uint32_t           erase_at;
 	struct pd_symtree *tree;
 	uint32_t          *pos;
+	uint64_t          *reach;  /* NULL: no tree to build */
 };
 
 void pd_symtab_free(struct pd_symtab *t);
@@ -52,6 +56,7 @@ int pd_symtab_add(struct pd_symtab *t, uint64_t start, uint64_t size, int bind, 
 		  const char *name, size_t namelen);
 /* Sort, end symbols without a size, keep one symbol per address. */
 void pd_symtab_finish(struct pd_symtab *t, int kallsyms);
+/* The symbol holding addr, as perf's lookup finds it; NULL if none.  Not thread-safe. */
 const struct pd_sym *pd_symtab_find(const struct pd_symtab *t, uint64_t addr);
 
 /*
@@ -83,6 +88,14 @@ int pd_symtab_load_perfmap(struct pd_symtab *t, const char *path);
  * symbols keep their "\t[module]" suffix, which pd_kallsyms_module() splits.
  */
 int pd_symtab_load_kallsyms(struct pd_symtab *t, const char *path);
+/*
+ * The same, but only the symbols that name the naddrs addresses at addrs
+ * (sorted, distinct) by perf's rules: a lookup of one of those addresses
+ * finds what it finds in the whole table, others may not.  No address:
+ * nothing is read.
+ */
+int pd_symtab_load_kallsyms_for(struct pd_symtab *t, const char *path, const uint64_t *addrs,
+				size_t naddrs);
 /* the module of a kallsyms symbol ("ext4" for "foo\t[ext4]"), NULL for the core kernel */
 const char *pd_kallsyms_module(const char *name, size_t *len);
 /* the symbol's name without its module */

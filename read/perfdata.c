@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * perf.data reader (layout: tools/perf/Documentation/perf.data-file-format.txt
- * in the Linux tree).  The file is mapped whole; pd_open checks every
- * record's framing once and sorts the records that are out of time order
- * (index_records), which is what perf's ordered-events queue amounts to for
- * a whole file; pd_next then decodes one record at a time in (time, offset)
- * order without copying.  Every length read
- * from the file is checked against what is left of its record, so a
- * hostile or truncated file ends in one message naming the offset.
+ * in the Linux tree): opening, the header, the attributes and the feature
+ * sections, and in pipe mode the records that carry them.  The file is
+ * mapped whole; its records are indexed and decoded by read/pdrecords.c.
+ * Every length read from the file is checked against what is left of its
+ * section, so a hostile or truncated file ends in one message naming the
+ * offset.  doc/perfdata-reader.md says why it is built so.
  */
 #include "config.h"
 
@@ -22,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "perfdata.h"
+#include "pdfile.h"
 
 #define PIPE_HEADER_SIZE   16
 #define FILE_HEADER_SIZE   104
@@ -30,48 +29,7 @@
 #define MAX_ATTRS          65536
 #define MISC_BUILD_ID_SIZE (1u << 15)
 
-struct pd_index {
-	uint64_t time, off;
-};
-
-/* a walk over the records in file order: see index_records */
-struct order_walk {
-	uint64_t last, max, n;
-};
-
-struct pd_idmap {
-	uint64_t id;
-	uint32_t attr;
-};
-
-struct pd_file {
-	char                 *path;
-	const unsigned char  *data;        /* the whole file */
-	size_t                size;
-	int                   mapped;
-	int                   pipe;
-	uint64_t              data_off, data_end;
-	struct pd_attr       *attrs;
-	size_t                nattrs;
-	struct pd_idmap      *idmap;       /* sorted by id */
-	size_t                nidmap;
-	struct pd_build_id   *bids;
-	size_t                nbids;
-	char                 *cmdline;
-	struct pd_index      *index;       /* every record sorted, or NULL: see order_walk */
-	size_t                nindex, next;
-	struct pd_index      *side;        /* without index: the records out of place, sorted */
-	size_t                nside, next_side;
-	uint64_t              seq_off;     /* without index: the next record of the walk */
-	struct order_walk     seq;
-	struct pd_index       pending;     /* the walk's next record in place */
-	int                   pending_state;   /* 0: to find, 1: found, 2: none left */
-	uint64_t              lost;
-	int                   indexed;     /* index_records has run */
-};
-
-__attribute__((format(printf, 5, 6)))
-static int fail(const char *path, char *err, size_t errlen, uint64_t off, const char *fmt, ...)
+int pd_file_fail(const char *path, char *err, size_t errlen, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -83,30 +41,6 @@ static int fail(const char *path, char *err, size_t errlen, uint64_t off, const 
 	vsnprintf(err + n, errlen - n, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
-}
-
-static inline uint64_t u64at(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static inline uint32_t u32at(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static inline uint16_t u16at(const unsigned char *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
 }
 
 const char *pd_path(const struct pd_file *f) { return f->path; }
@@ -135,7 +69,6 @@ void pd_close(struct pd_file *f)
 	free(f->bids);
 	free(f->cmdline);
 	free(f->index);
-	free(f->side);
 	if (f->mapped)
 		munmap((void *)f->data, f->size);
 	else
@@ -152,9 +85,9 @@ static int add_attr(struct pd_file *f, const unsigned char *p, size_t size, uint
 	struct pd_attr *a;
 
 	if (f->nattrs >= MAX_ATTRS)
-		return fail(f->path, err, errlen, off, "more than %u event attributes", MAX_ATTRS);
+		return pd_file_fail(f->path, err, errlen, off, "more than %u event attributes", MAX_ATTRS);
 	if (size < PERF_ATTR_SIZE_VER0 || size > MAX_ATTR_SIZE)
-		return fail(f->path, err, errlen, off, "event attribute of %zu bytes", size);
+		return pd_file_fail(f->path, err, errlen, off, "event attribute of %zu bytes", size);
 	a = realloc(f->attrs, (f->nattrs + 1) * sizeof(*a));
 	if (!a)
 		return -ENOMEM;
@@ -219,8 +152,8 @@ static const struct pd_attr *attr_of_id(const struct pd_file *f, uint64_t id)
  * otherwise the record carries an id where the first event's sample_type
  * puts it (perf requires every event to agree on that position).
  */
-static const struct pd_attr *record_attr(const struct pd_file *f, uint32_t type,
-					 const unsigned char *r, size_t size)
+const struct pd_attr *pd_record_attr(const struct pd_file *f, uint32_t type,
+				     const unsigned char *r, size_t size)
 {
 	uint64_t st, pos;
 
@@ -256,15 +189,15 @@ static const struct pd_attr *record_attr(const struct pd_file *f, uint32_t type,
 }
 
 /* time of a record from its sample fields or its sample_id trailer; 0 if none */
-static uint64_t record_time(const struct pd_file *f, uint32_t type,
-			    const unsigned char *r, size_t size)
+uint64_t pd_record_time(const struct pd_file *f, uint32_t type, const unsigned char *r,
+			size_t size)
 {
 	const struct pd_attr *a;
 	uint64_t st, pos;
 
 	if (type >= PD_HEADER_ATTR)
 		return 0;
-	a = record_attr(f, type, r, size);
+	a = pd_record_attr(f, type, r, size);
 	if (!a)
 		return 0;
 	st = a->attr.sample_type;
@@ -418,7 +351,7 @@ static int feature_err(struct pd_file *f, int ret, uint64_t off, int feat, char 
 {
 	if (ret == -2)
 		return -ENOMEM;
-	return fail(f->path, err, errlen, off, "feature section %d is malformed", feat);
+	return pd_file_fail(f->path, err, errlen, off, "feature section %d is malformed", feat);
 }
 
 static int read_features(struct pd_file *f, const unsigned char *bits, char *err, size_t errlen)
@@ -432,12 +365,12 @@ static int read_features(struct pd_file *f, const unsigned char *bits, char *err
 		if (!(bits[feat / 8] & (1u << (feat % 8))))
 			continue;
 		if (off > f->size || f->size - off < 16)
-			return fail(f->path, err, errlen, off,
+			return pd_file_fail(f->path, err, errlen, off,
 				    "truncated: the feature table ends early");
 		so = u64at(f->data + off);
 		ss = u64at(f->data + off + 8);
 		if (so > f->size || ss > f->size - so)
-			return fail(f->path, err, errlen, off,
+			return pd_file_fail(f->path, err, errlen, off,
 				    "feature section %d lies outside the file", feat);
 		ret = read_feature(f, feat, f->data + so, ss);
 		if (ret)
@@ -449,8 +382,8 @@ static int read_features(struct pd_file *f, const unsigned char *bits, char *err
 
 /* ---- pipe mode: what the header holds in a file comes as records */
 
-static int header_record(struct pd_file *f, uint32_t type, const unsigned char *r, size_t size,
-			 uint64_t off, char *err, size_t errlen)
+int pd_header_record(struct pd_file *f, uint32_t type, const unsigned char *r, size_t size,
+		     uint64_t off, char *err, size_t errlen)
 {
 	uint64_t feat, kind, id;
 	uint32_t asz;
@@ -459,19 +392,19 @@ static int header_record(struct pd_file *f, uint32_t type, const unsigned char *
 	switch (type) {
 	case PD_HEADER_ATTR:
 		if (size < 8 + PERF_ATTR_SIZE_VER0)
-			return fail(f->path, err, errlen, off, "truncated attribute record");
+			return pd_file_fail(f->path, err, errlen, off, "truncated attribute record");
 		asz = u32at(r + 8 + 4);       /* perf_event_attr.size */
 		if (asz == 0)
 			asz = PERF_ATTR_SIZE_VER0;
 		if (asz > size - 8)
-			return fail(f->path, err, errlen, off, "attribute larger than its record");
+			return pd_file_fail(f->path, err, errlen, off, "attribute larger than its record");
 		ret = add_attr(f, r + 8, asz, off, err, errlen);
 		if (!ret)
 			ret = add_ids(f, &f->attrs[f->nattrs - 1], r + 8 + asz, (size - 8 - asz) / 8);
 		return ret ? ret : build_idmap(f);
 	case PD_HEADER_FEATURE:
 		if (size < 16)
-			return fail(f->path, err, errlen, off, "truncated feature record");
+			return pd_file_fail(f->path, err, errlen, off, "truncated feature record");
 		feat = u64at(r + 8);
 		ret = feat < PD_FEAT_BITS ? read_feature(f, (int)feat, r + 16, size - 16) : 0;
 		return ret ? feature_err(f, ret, off, (int)feat, err, errlen) : 0;
@@ -481,7 +414,7 @@ static int header_record(struct pd_file *f, uint32_t type, const unsigned char *
 	case PD_EVENT_UPDATE:
 		/* type 1 = the event's name: u64 type, u64 id, name */
 		if (size < 24)
-			return fail(f->path, err, errlen, off, "truncated event update record");
+			return pd_file_fail(f->path, err, errlen, off, "truncated event update record");
 		kind = u64at(r + 8);
 		id = u64at(r + 16);
 		if (kind == 1 && size > 24) {
@@ -495,229 +428,6 @@ static int header_record(struct pd_file *f, uint32_t type, const unsigned char *
 	return 0;
 }
 
-/* ---- the record index */
-
-static int by_time(const void *x, const void *y)
-{
-	const struct pd_index *a = x, *b = y;
-
-	if (a->time != b->time)
-		return a->time < b->time ? -1 : 1;
-	return a->off < b->off ? -1 : a->off > b->off;
-}
-
-/*
- * Stable LSD radix sort of the index by time, 16 bits a pass, skipping the
- * passes whose digit is the same in every record (the high bits of
- * nanosecond timestamps of one recording): a few linear passes where qsort
- * would compare n log n times.  Stable, so equal times keep file order.
- */
-static void sort_index(struct pd_file *f)
-{
-	struct pd_index *a = f->index, *b, *t;
-	size_t n = f->nindex, i, *count;
-	uint64_t lo = UINT64_MAX, hi = 0;
-	int shift;
-
-	for (i = 0; i < n; i++) {
-		lo = a[i].time < lo ? a[i].time : lo;
-		hi = a[i].time > hi ? a[i].time : hi;
-	}
-	b = malloc(n * sizeof(*b));
-	count = malloc((65536 + 1) * sizeof(*count));
-	if (!b || !count) {
-		free(b);
-		free(count);
-		qsort(f->index, f->nindex, sizeof(*f->index), by_time);
-		return;
-	}
-	for (shift = 0; shift < 64; shift += 16) {
-		if (((lo ^ hi) >> shift) == 0)
-			break;        /* this digit and all above are the same everywhere */
-		memset(count, 0, (65536 + 1) * sizeof(*count));
-		for (i = 0; i < n; i++)
-			count[((a[i].time >> shift) & 0xffff) + 1]++;
-		for (i = 1; i <= 65536; i++)
-			count[i] += count[i - 1];
-		for (i = 0; i < n; i++)
-			b[count[(a[i].time >> shift) & 0xffff]++] = a[i];
-		t = a;
-		a = b;
-		b = t;
-	}
-	free(count);
-	f->index = a;
-	free(b);
-}
-
-/*
- * The order of the records, (time, file offset), without an index for the
- * records that are in order already.  A record's time is its own, or the
- * one of the record before it in the file if it has none.  Walking the file,
- * a record earlier than the latest time so far is "out of place" (perf
- * record's per-CPU buffers, or a few records of perf inject's output); the
- * others are in (time, offset) order as they lie.  So only the few out of
- * place are kept, sorted, and merged with the walk by pd_next: no memory in
- * proportion to the file, where fresh memory costs more than reading it.
- * With many out of place, every record is indexed and sorted instead.
- * (struct order_walk: the time of the record before, the latest time so
- * far, the records walked.)
- */
-
-/* the time a record sorts by; 1 if it is in place, 0 if out of place */
-static int order_step(const struct pd_file *f, struct order_walk *w, uint32_t type,
-		      const unsigned char *r, size_t size, uint64_t *time)
-{
-	uint64_t t = record_time(f, type, r, size);
-
-	if (!t)
-		t = w->last;
-	w->last = *time = t;
-	w->n++;
-	if (t < w->max)
-		return 0;
-	w->max = t;
-	return 1;
-}
-
-#define MANY_OUT_OF_PLACE(ns, n) ((ns) > (n) / 16 + 4096)
-
-static int keep_out_of_place(struct pd_file *f, size_t *cap, uint64_t t, uint64_t off)
-{
-	if (f->nside == *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
-		struct pd_index *s = realloc(f->side, c * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		f->side = s;
-		*cap = c;
-	}
-	f->side[f->nside++] = (struct pd_index){ t, off };
-	return 0;
-}
-
-/* every record indexed and sorted: when many are out of place */
-static int index_all(struct pd_file *f)
-{
-	struct order_walk w = { 0 };
-	uint64_t off, t;
-
-	free(f->side);
-	f->side = NULL;
-	f->nside = 0;
-	for (off = f->data_off; off < f->data_end;) {
-		const unsigned char *r = f->data + off;
-		uint32_t type = u32at(r);
-		uint16_t size = u16at(r + 6);
-
-		if (type < PD_HEADER_ATTR)
-			w.n++;
-		off += size + (type == PD_AUXTRACE ? u64at(r + 8) : 0);
-	}
-	f->index = malloc((w.n ? w.n : 1) * sizeof(*f->index));
-	if (!f->index)
-		return -ENOMEM;
-	for (off = f->data_off; off < f->data_end;) {
-		const unsigned char *r = f->data + off;
-		uint32_t type = u32at(r);
-		uint16_t size = u16at(r + 6);
-
-		if (type < PD_HEADER_ATTR) {
-			order_step(f, &w, type, r, size, &t);
-			f->index[f->nindex++] = (struct pd_index){ t, off };
-		}
-		off += size + (type == PD_AUXTRACE ? u64at(r + 8) : 0);
-	}
-	sort_index(f);
-	return 0;
-}
-
-/* the out-of-place records of a file whose framing is known good (pipe mode) */
-static int find_out_of_place(struct pd_file *f)
-{
-	struct order_walk w = { 0 };
-	size_t cap = 0;
-	uint64_t off, t;
-
-	for (off = f->data_off; off < f->data_end;) {
-		const unsigned char *r = f->data + off;
-		uint32_t type = u32at(r);
-		uint16_t size = u16at(r + 6);
-
-		if (type < PD_HEADER_ATTR && !order_step(f, &w, type, r, size, &t)) {
-			if (keep_out_of_place(f, &cap, t, off))
-				return -ENOMEM;
-			if (MANY_OUT_OF_PLACE(f->nside, w.n))
-				return index_all(f);
-		}
-		off += size + (type == PD_AUXTRACE ? u64at(r + 8) : 0);
-	}
-	return 0;
-}
-
-/*
- * Check every record's framing, take in the header records (pipe mode), and
- * find the records out of time order (see struct order_walk), in one pass
- * over the file, except in pipe mode: there the attributes that give
- * records their times are header records, so times are read after them.
- */
-static int index_records(struct pd_file *f, char *err, size_t errlen)
-{
-	struct order_walk w = { 0 };
-	uint64_t off = f->data_off, t;
-	size_t cap = 0;
-	int many = 0, ret;
-
-	f->nside = 0;
-	while (off < f->data_end) {
-		const unsigned char *r = f->data + off;
-		uint32_t type;
-		uint16_t size;
-		uint64_t extra = 0;
-
-		if (f->data_end - off < 8)
-			return fail(f->path, err, errlen, off, "truncated record header");
-		type = u32at(r);
-		size = u16at(r + 6);
-		/* kernel records come in 8-byte units; perf's own may not (pipe mode) */
-		if (size < 8 || (type < PD_HEADER_ATTR && size % 8))
-			return fail(f->path, err, errlen, off, "record of type %" PRIu32
-				    " has a bad size %u", type, size);
-		if (size > f->data_end - off)
-			return fail(f->path, err, errlen, off,
-				    "truncated: record of %u bytes, %" PRIu64 " left", size,
-				    f->data_end - off);
-		if (type == PD_COMPRESSED)
-			return fail(f->path, err, errlen, off, "compressed records (perf record -z) "
-				    "are not supported: decompress with perf inject -i IN -o OUT");
-		if (type == PD_AUXTRACE) {     /* its payload follows the record */
-			if (size < 16)
-				return fail(f->path, err, errlen, off, "truncated auxtrace record");
-			extra = u64at(r + 8);
-			if (extra > f->data_end - off - size)
-				return fail(f->path, err, errlen, off,
-					    "auxtrace data beyond the end of the data");
-		}
-		if (type >= PD_HEADER_ATTR) {
-			ret = header_record(f, type, r, size, off, err, errlen);
-			if (ret)
-				return ret;
-		} else if (!f->pipe && !many && !order_step(f, &w, type, r, size, &t)) {
-			if (keep_out_of_place(f, &cap, t, off))
-				return -ENOMEM;
-			many = MANY_OUT_OF_PLACE(f->nside, w.n);
-		}
-		off += size + extra;
-	}
-	f->seq_off = f->data_off;
-	ret = many ? index_all(f) : f->pipe ? find_out_of_place(f) : 0;
-	if (!ret && !f->index && f->nside > 1)
-		qsort(f->side, f->nside, sizeof(*f->side), by_time);
-	f->indexed = !ret;
-	return ret;
-}
-
 static int parse_layout(struct pd_file *f, char *err, size_t errlen)
 {
 	uint64_t hsize, asz, aoff, alen, i;
@@ -725,12 +435,12 @@ static int parse_layout(struct pd_file *f, char *err, size_t errlen)
 
 	if (f->size < PIPE_HEADER_SIZE || memcmp(f->data, "PERFILE2", 8)) {
 		if (f->size >= 8 && !memcmp(f->data, "2ELIFREP", 8))
-			return fail(f->path, err, errlen, 0,
+			return pd_file_fail(f->path, err, errlen, 0,
 				    "perf.data of the other byte order is not supported");
 		if (f->size >= 8 && !memcmp(f->data, "PERFILE2", 8))
-			return fail(f->path, err, errlen, 0, "truncated: a header of %zu bytes",
+			return pd_file_fail(f->path, err, errlen, 0, "truncated: a header of %zu bytes",
 				    f->size);
-		return fail(f->path, err, errlen, 0, f->size < 8 ? "truncated: no perf.data header"
+		return pd_file_fail(f->path, err, errlen, 0, f->size < 8 ? "truncated: no perf.data header"
 			    : "not a perf.data file (no PERFILE2 magic)");
 	}
 	hsize = u64at(f->data + 8);
@@ -738,10 +448,10 @@ static int parse_layout(struct pd_file *f, char *err, size_t errlen)
 		f->pipe = 1;
 		f->data_off = PIPE_HEADER_SIZE;
 		f->data_end = f->size;
-		return index_records(f, err, errlen);
+		return pd_index_records(f, err, errlen);
 	}
 	if (hsize < FILE_HEADER_SIZE || f->size < FILE_HEADER_SIZE)
-		return fail(f->path, err, errlen, 8, "truncated: header of %" PRIu64
+		return pd_file_fail(f->path, err, errlen, 8, "truncated: header of %" PRIu64
 			    " bytes in a file of %zu", hsize, f->size);
 	asz = u64at(f->data + 16);
 	aoff = u64at(f->data + 24);
@@ -749,14 +459,14 @@ static int parse_layout(struct pd_file *f, char *err, size_t errlen)
 	f->data_off = u64at(f->data + 40);
 	f->data_end = u64at(f->data + 48);
 	if (f->data_off > f->size || f->data_end > f->size - f->data_off)
-		return fail(f->path, err, errlen, 40, "truncated: the data section (%" PRIu64
+		return pd_file_fail(f->path, err, errlen, 40, "truncated: the data section (%" PRIu64
 			    " bytes at %" PRIu64 ") ends beyond the file (%zu bytes)",
 			    f->data_end, f->data_off, f->size);
 	f->data_end += f->data_off;
 	if (asz < 16 + PERF_ATTR_SIZE_VER0 || asz > MAX_ATTR_SIZE + 16)
-		return fail(f->path, err, errlen, 16, "bad attribute size %" PRIu64, asz);
+		return pd_file_fail(f->path, err, errlen, 16, "bad attribute size %" PRIu64, asz);
 	if (aoff > f->size || alen > f->size - aoff)
-		return fail(f->path, err, errlen, 24, "the attribute section lies outside the file");
+		return pd_file_fail(f->path, err, errlen, 24, "the attribute section lies outside the file");
 	for (i = 0; i + asz <= alen; i += asz) {
 		const unsigned char *a = f->data + aoff + i;
 		uint64_t io = u64at(a + asz - 16), is = u64at(a + asz - 8);
@@ -765,28 +475,20 @@ static int parse_layout(struct pd_file *f, char *err, size_t errlen)
 		if (ret)
 			return ret;
 		if (io > f->size || is > f->size - io)
-			return fail(f->path, err, errlen, aoff + i + asz - 16,
+			return pd_file_fail(f->path, err, errlen, aoff + i + asz - 16,
 				    "the ids of an attribute lie outside the file");
 		ret = add_ids(f, &f->attrs[f->nattrs - 1], f->data + io, is / 8);
 		if (ret)
 			return ret;
 	}
 	if (!f->nattrs)
-		return fail(f->path, err, errlen, 24, "no event attributes");
+		return pd_file_fail(f->path, err, errlen, 24, "no event attributes");
 	ret = build_idmap(f);
 	if (!ret)
 		ret = read_features(f, f->data + 72, err, errlen);
 	return ret;
 }
 
-int pd_index(struct pd_file *f, char *err, size_t errlen)
-{
-	int ret = f->indexed ? 0 : index_records(f, err, errlen);
-
-	if (ret == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", f->path);
-	return ret;
-}
 
 /*
  * An event without a recorded name is named from its type and config as
@@ -837,7 +539,7 @@ static int finish_open(struct pd_file *f, struct pd_file **out, int index, char 
 	if (!ret)
 		ret = name_attrs(f);
 	if (!ret && index && !f->indexed)
-		ret = index_records(f, err, errlen);
+		ret = pd_index_records(f, err, errlen);
 
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", f->path);
@@ -846,7 +548,7 @@ static int finish_open(struct pd_file *f, struct pd_file **out, int index, char 
 		return ret;
 	}
 	if (f->nattrs == 0) {
-		ret = fail(f->path, err, errlen, f->size, "no event attributes");
+		ret = pd_file_fail(f->path, err, errlen, f->size, "no event attributes");
 		pd_close(f);
 		return ret;
 	}
@@ -1001,246 +703,4 @@ int pd_open_unindexed(struct pd_file **out, const char *path, char *err, size_t 
 size_t pd_data_size(const struct pd_file *f)
 {
 	return f->data_end - f->data_off;
-}
-
-/* ---- decoding one record */
-
-struct cursor {
-	const unsigned char *p, *end;
-};
-
-static int take(struct cursor *c, size_t n, const unsigned char **out)
-{
-	if ((size_t)(c->end - c->p) < n)
-		return -1;
-	*out = c->p;
-	c->p += n;
-	return 0;
-}
-
-static int take64(struct cursor *c, uint64_t *v)
-{
-	const unsigned char *p;
-
-	if (take(c, 8, &p))
-		return -1;
-	*v = u64at(p);
-	return 0;
-}
-
-static int skip64(struct cursor *c, uint64_t n)
-{
-	const unsigned char *p;
-
-	if (n > (uint64_t)(c->end - c->p) / 8)
-		return -1;
-	return take(c, 8 * n, &p);
-}
-
-static int parse_sample(const struct pd_attr *a, struct cursor *c, struct pd_sample *s)
-{
-	uint64_t st = a->attr.sample_type, v, rf = a->attr.read_format;
-	const unsigned char *p;
-
-	memset(s, 0, sizeof(*s));
-	s->attr = a;
-	s->period = a->attr.freq ? 0 : a->attr.sample_period;
-	if ((st & PERF_SAMPLE_IDENTIFIER) && take64(c, &s->id))
-		return -1;
-	if ((st & PERF_SAMPLE_IP) && take64(c, &s->ip))
-		return -1;
-	if (st & PERF_SAMPLE_TID) {
-		if (take(c, 8, &p))
-			return -1;
-		s->pid = u32at(p);
-		s->tid = u32at(p + 4);
-	}
-	if ((st & PERF_SAMPLE_TIME) && take64(c, &s->time))
-		return -1;
-	if ((st & PERF_SAMPLE_ADDR) && take64(c, &s->addr))
-		return -1;
-	if ((st & PERF_SAMPLE_ID) && take64(c, &s->id))
-		return -1;
-	if ((st & PERF_SAMPLE_STREAM_ID) && take64(c, &v))
-		return -1;
-	if (st & PERF_SAMPLE_CPU) {
-		if (take(c, 8, &p))
-			return -1;
-		s->cpu = u32at(p);
-	}
-	if ((st & PERF_SAMPLE_PERIOD) && take64(c, &s->period))
-		return -1;
-	if (st & PERF_SAMPLE_READ) {
-		uint64_t per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST), nr = 1;
-		uint64_t times = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-				 !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
-
-		if ((rf & PERF_FORMAT_GROUP) && take64(c, &nr))
-			return -1;
-		if (skip64(c, times) || nr > UINT64_MAX / 8 || skip64(c, nr * per))
-			return -1;
-	}
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		if (take64(c, &s->nr) || s->nr > (uint64_t)(c->end - c->p) / 8 ||
-		    take(c, 8 * s->nr, &s->chain))
-			return -1;
-		s->has_callchain = 1;
-	}
-	if (st & PERF_SAMPLE_RAW) {
-		if (take(c, 4, &p) || take(c, u32at(p), &p))
-			return -1;
-		/* the u32 size and the data are padded to 8 bytes together */
-		c->p = (const unsigned char *)(((uintptr_t)c->p + 7) & ~(uintptr_t)7);
-		if (c->p > c->end)
-			return -1;
-	}
-	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		if (take64(c, &v))
-			return -1;
-		if ((a->attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) && skip64(c, 1))
-			return -1;
-		if (v > UINT64_MAX / 3 || skip64(c, 3 * v))
-			return -1;
-	}
-	if (st & PERF_SAMPLE_REGS_USER) {
-		if (take64(c, &v))
-			return -1;
-		if (v && skip64(c, __builtin_popcountll(a->attr.sample_regs_user)))
-			return -1;
-		s->has_regs_user = v != 0;
-	}
-	if (st & PERF_SAMPLE_STACK_USER) {
-		if (take64(c, &v))
-			return -1;
-		if (v) {
-			if (take(c, v > (uint64_t)(c->end - c->p) ? (size_t)-1 : (size_t)v, &p) ||
-			    skip64(c, 1))
-				return -1;
-			s->has_stack_user = 1;
-		}
-	}
-	return 0;
-}
-
-int pd_next(struct pd_file *f, struct pd_event *ev, char *err, size_t errlen)
-{
-	const struct pd_index *ix;
-	struct pd_index seq;
-	const unsigned char *r, *p;
-	struct cursor c;
-	uint16_t size;
-	const struct pd_attr *a;
-	size_t fixed;
-	int ret;
-
-	if (!f->indexed && (ret = pd_index(f, err, errlen)))
-		return ret;
-	if (!f->index) {
-		/* the walk's next record in place, or the earliest out of place */
-		while (f->pending_state == 0) {
-			uint32_t t;
-
-			if (f->seq_off >= f->data_end) {
-				f->pending_state = 2;
-				break;
-			}
-			r = f->data + f->seq_off;
-			seq.off = f->seq_off;
-			t = u32at(r);
-			size = u16at(r + 6);
-			f->seq_off += size + (t == PD_AUXTRACE ? u64at(r + 8) : 0);
-			if (t < PD_HEADER_ATTR && order_step(f, &f->seq, t, r, size, &seq.time)) {
-				f->pending = seq;
-				f->pending_state = 1;
-			}
-		}
-		if (f->next_side < f->nside &&
-		    (f->pending_state == 2 || by_time(&f->side[f->next_side], &f->pending) < 0)) {
-			ix = &f->side[f->next_side++];
-		} else if (f->pending_state == 1) {
-			seq = f->pending;
-			f->pending_state = 0;
-			ix = &seq;
-		} else {
-			return 0;
-		}
-	} else if (f->next >= f->nindex) {
-		return 0;
-	} else {
-		ix = &f->index[f->next++];
-	}
-	r = f->data + ix->off;
-	size = u16at(r + 6);
-	memset(ev, 0, sizeof(*ev));
-	ev->type = u32at(r);
-	ev->misc = u16at(r + 4);
-	ev->offset = ix->off;
-	ev->time = ix->time;
-	c.p = r + 8;
-	c.end = r + size;
-	switch (ev->type) {
-	case PERF_RECORD_SAMPLE:
-		a = record_attr(f, ev->type, r, size);
-		if (!a)
-			return fail(f->path, err, errlen, ix->off, "sample of an unknown event id");
-		if (parse_sample(a, &c, &ev->sample))
-			return fail(f->path, err, errlen, ix->off,
-				    "sample record shorter than its fields (%u bytes)", size);
-		return 1;
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-		fixed = ev->type == PERF_RECORD_MMAP ? 32 : 64;
-		if (size < 8 + fixed + 1)
-			break;
-		ev->mmap.pid = u32at(r + 8);
-		ev->mmap.tid = u32at(r + 12);
-		ev->mmap.addr = u64at(r + 16);
-		ev->mmap.len = u64at(r + 24);
-		ev->mmap.pgoff = u64at(r + 32);
-		if (ev->type == PERF_RECORD_MMAP2) {
-			if ((ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && r[40] <= 20) {
-				ev->mmap.build_id_size = r[40];
-				memcpy(ev->mmap.build_id, r + 44, r[40]);
-			}
-			ev->mmap.prot = u32at(r + 64);
-			ev->mmap.flags = u32at(r + 68);
-		} else {
-			ev->mmap.prot = PROT_EXEC;
-		}
-		p = r + 8 + fixed;
-		if (!memchr(p, 0, size - 8 - fixed))
-			return fail(f->path, err, errlen, ix->off, "file name of a map not terminated");
-		ev->mmap.filename = (const char *)p;
-		return 1;
-	case PERF_RECORD_COMM:
-		if (size < 8 + 8 + 1)
-			break;
-		ev->comm.pid = u32at(r + 8);
-		ev->comm.tid = u32at(r + 12);
-		if (!memchr(r + 16, 0, size - 16))
-			return fail(f->path, err, errlen, ix->off, "command name not terminated");
-		ev->comm.comm = (const char *)r + 16;
-		ev->comm.exec = !!(ev->misc & PERF_RECORD_MISC_COMM_EXEC);
-		return 1;
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT:
-		if (size < 8 + 24)
-			break;
-		ev->task.pid = u32at(r + 8);
-		ev->task.ppid = u32at(r + 12);
-		ev->task.tid = u32at(r + 16);
-		ev->task.ptid = u32at(r + 20);
-		return 1;
-	case PERF_RECORD_LOST:
-		if (size < 8 + 16)
-			break;
-		ev->lost.id = u64at(r + 8);
-		ev->lost.lost = u64at(r + 16);
-		f->lost += ev->lost.lost;
-		return 1;
-	default:
-		return 1;
-	}
-	return fail(f->path, err, errlen, ix->off, "truncated record of type %" PRIu32
-		    " (%u bytes)", ev->type, size);
 }

@@ -118,6 +118,8 @@ size_t pd_data_size(const struct pd_file *f);
  * the end, -EINVAL with err naming the offset of a malformed record.
  */
 int pd_next(struct pd_file *f, struct pd_event *ev, char *err, size_t errlen);
+/* The next pd_next hands out the first record again. */
+void pd_rewind(struct pd_file *f);
 
 const char *pd_path(const struct pd_file *f);
 size_t pd_nattrs(const struct pd_file *f);
@@ -127,7 +129,7 @@ const struct pd_build_id *pd_build_id(const struct pd_file *f, size_t i);
 /* the perf record command line, NULL if the file has none */
 const char *pd_cmdline(const struct pd_file *f);
 int pd_pipe_mode(const struct pd_file *f);
-/* sum of PERF_RECORD_LOST counts seen so far */
+/* sum of the PERF_RECORD_LOST counts pd_next has handed out (each once) */
 uint64_t pd_lost(const struct pd_file *f);
 
 /* a callchain entry */

@@ -16,14 +16,9 @@
 #include "cmds.h"
 #include "collect.h"
 #include "read/jitdump_read.h"
+#include "read/perfdata.h"
 #include "read/perfmap_read.h"
 #include "rundir.h"
-
-/* perf_event.h's record types, as perf.data stores them */
-#define REC_MMAP   1
-#define REC_COMM   3
-#define REC_FORK   7
-#define REC_MMAP2 10
 
 struct marker {
 	uint32_t pid;
@@ -92,72 +87,62 @@ static int add_marker(struct walk *w, uint32_t pid, const char *path)
 	return 0;
 }
 
-/* A string field of a record: NUL-terminated within it, else cut at its end. */
-static void field(char *dst, size_t len, const unsigned char *rec, size_t size, size_t off)
-{
-	size_t n = off < size ? strnlen((const char *)rec + off, size - off) : 0;
-
-	if (n >= len)
-		n = len - 1;
-	memcpy(dst, rec + off, n);
-	dst[n] = '\0';
-}
-
 /*
  * COMM and FORK say which processes the run had and what they are called;
  * MMAP and MMAP2 of a jit-<pid>.dump are the markers that say where each
- * jitdump is (the file name starts at byte 40 of MMAP, 72 of MMAP2).
+ * jitdump is.  Records come in time order, so a process keeps the name it
+ * ended with: the latest exec (erl execs erlexec, then beam.smp).
  */
-static int on_record(const struct perfdata_rec *r, void *arg)
+static int on_record(struct walk *w, const struct pd_event *ev)
 {
-	struct walk *w = arg;
 	struct collect_proc *p;
-	const unsigned char *rec = r->data;
-	size_t size = r->size;
-	uint32_t pid, tid, ppid, type = r->type;
-	char path[PATH_MAX];
 
-	if (size < 16)
+	switch (ev->type) {
+	case PERF_RECORD_SAMPLE:
+		w->c->samples++;
 		return 0;
-	memcpy(&pid, rec + 8, 4);
-	memcpy(&tid, rec + 12, 4);
-	switch (type) {
-	case REC_COMM:
-		if (pid != tid)
+	case PERF_RECORD_COMM:
+		if (ev->comm.pid != ev->comm.tid)
 			return 0;       /* a thread's name, not the process's */
-		if (!(p = proc(w->c, pid)))
+		if (!(p = proc(w->c, ev->comm.pid)))
 			return -ENOMEM;
-		/* the name it ended with: the latest exec (erl execs erlexec, then beam.smp) */
-		if (p->comm[0] && r->time != UINT64_MAX && p->comm_time != UINT64_MAX &&
-		    r->time < p->comm_time)
-			return 0;
-		field(p->comm, sizeof(p->comm), rec, size, 16);
-		p->comm_time = r->time;
+		snprintf(p->comm, sizeof(p->comm), "%s", ev->comm.comm);
 		return 0;
-	case REC_FORK:
-		if (size < 24)
-			return 0;
-		memcpy(&ppid, rec + 12, 4);
-		memcpy(&tid, rec + 16, 4);
-		if (pid != tid)
+	case PERF_RECORD_FORK:
+		if (ev->task.pid != ev->task.tid)
 			return 0;       /* a new thread */
-		if (!(p = proc(w->c, pid)))
+		if (!(p = proc(w->c, ev->task.pid)))
 			return -ENOMEM;
 		for (size_t i = 0; i < w->c->nprocs; i++)
-			if (w->c->procs[i].pid == ppid && !p->comm[0])
+			if (w->c->procs[i].pid == ev->task.ppid && !p->comm[0])
 				memcpy(p->comm, w->c->procs[i].comm, sizeof(p->comm));
 		return 0;
-	case REC_MMAP:
-	case REC_MMAP2:
-		field(path, sizeof(path), rec, size, type == REC_MMAP ? 40 : 72);
-		if (!dump_pid(base(path)))
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (!dump_pid(base(ev->mmap.filename)))
 			return 0;
-		if (!proc(w->c, pid))
+		if (!proc(w->c, ev->mmap.pid))
 			return -ENOMEM;
-		return add_marker(w, pid, path);
+		return add_marker(w, ev->mmap.pid, ev->mmap.filename);
 	default:
 		return 0;
 	}
+}
+
+/* every record of perfdata through on_record; its reader's message said once */
+static int walk_perfdata(struct walk *w, const char *perfdata)
+{
+	struct pd_file *f = NULL;
+	struct pd_event ev;
+	char err[PATH_MAX + 128];
+	int ret = pd_open(&f, perfdata, err, sizeof(err));
+
+	while (!ret && (ret = pd_next(f, &ev, err, sizeof(err))) == 1)
+		ret = on_record(w, &ev);
+	if (ret && ret != -ENOMEM)
+		cmd_err("%s; no jitdump or perf map of the run was collected", err);
+	pd_close(f);
+	return ret;
 }
 
 static int newer(const struct stat *st, struct timespec since)
@@ -382,7 +367,8 @@ int collect_run(const char *dir, const char *perfdata, struct timespec since,
 	int err;
 
 	memset(c, 0, sizeof(*c));
-	err = perfdata_walk(perfdata, on_record, &w);
+	err = walk_perfdata(&w, perfdata);
+	c->read = !err;
 	for (size_t i = 0; !err && i < w.nmarkers; i++)
 		err = collect_dump(c, &w.markers[i], dir, since);
 	for (size_t i = 0; !err && i < c->nprocs; i++) {

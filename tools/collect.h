@@ -18,7 +18,6 @@
 struct collect_proc {
 	uint32_t pid;
 	char     comm[32];          /* its command name, as perf recorded it last */
-	uint64_t comm_time;         /* when (UINT64_MAX: not known) */
 	int      has_dump, has_map; /* DIR/jit-<pid>.dump, DIR/perf-<pid>.map */
 	uint64_t loads;             /* CODE_LOAD records of its jitdump */
 	size_t   syms;              /* functions its perf map names */
@@ -28,14 +27,17 @@ struct collect {
 	struct collect_proc *procs;
 	size_t               nprocs;
 	size_t               dumps_copied, maps_copied, images_moved;
+	int                  read;     /* perf.data was read whole */
+	uint64_t             samples;  /* its PERF_RECORD_SAMPLE records */
 };
 
 /*
- * Walk perfdata (the run's perf.data) for the run's processes and their
- * jitdumps, and bring what lies outside dir into it.  since: when the run
- * began; older files belong to earlier processes of the same pid.  What
- * cannot be copied is said in one line each (cmd_err) and skipped.  0 or
- * -ENOMEM; -EINVAL when perfdata cannot be walked.
+ * Read perfdata (the run's perf.data, read/perfdata.h) for the run's
+ * processes, their jitdumps and its samples, and bring what lies outside
+ * dir into it.  since: when the run began; older files belong to earlier
+ * processes of the same pid.  What cannot be copied is said in one line
+ * each (cmd_err) and skipped.  0 or -ENOMEM; another negative errno when
+ * perfdata cannot be read, said in one line naming the file and where.
  */
 int collect_run(const char *dir, const char *perfdata, struct timespec since,
 		struct collect *c);

@@ -26,25 +26,6 @@ void rundir_free(struct rundir *rd);
 /* CODE_LOAD records in all jitdumps; stops at a damaged record (counted so far). */
 uint64_t rundir_code_loads(const struct rundir *rd);
 
-/* One record of a perf.data file, as perfdata_walk hands it over. */
-struct perfdata_rec {
-	uint32_t             type;     /* PERF_RECORD_* */
-	uint16_t             misc;
-	const unsigned char *data;     /* the whole record, its 8-byte header included */
-	size_t               size;
-	uint64_t             time;     /* of its sample_id trailer; UINT64_MAX if none */
-};
-
-/*
- * Each record of a perf.data file's data section, in file order (which
- * is not time order across CPUs: hence .time): fn's non-zero return stops
- * the walk and is returned.  0, or a negative errno (-EINVAL: not a
- * perf.data file this walker can read, or one cut short).  Times are read
- * with the first event's sample_type, as perf record writes one for all.
- */
-typedef int (*perfdata_fn)(const struct perfdata_rec *r, void *arg);
-int perfdata_walk(const char *path, perfdata_fn fn, void *arg);
-
 /*
  * One jitdump at path, as rundir_trim_dumps treats each: cut to its
  * records if its process is gone and the file ends in zeros or in a record
@@ -73,11 +54,5 @@ size_t rundir_trim_dumps(const struct rundir *rd);
  * the last line; 1 if changed.
  */
 int rundir_trim_map(const char *path);
-
-/*
- * PERF_RECORD_SAMPLE records in a perf.data file, read from its headers
- * without perf.  0, or a negative errno (not a perf.data file we can walk).
- */
-int perfdata_samples(const char *path, uint64_t *n);
 
 #endif

@@ -147,9 +147,8 @@ END_TEST
 
 /*
  * Records in (time, file offset) order however many are out of place: a
- * few (merged with the walk over the file), a third (every record indexed
- * and sorted), all in order; in both layouts.  Samples of equal time keep
- * the order they were written in, told by their periods.
+ * few, a third, or none; in both layouts.  Samples of equal time keep the
+ * order they were written in, told by their periods.
  */
 START_TEST(test_order_out_of_place)
 {
@@ -191,6 +190,31 @@ START_TEST(test_order_out_of_place)
 	pd_close(f);
 	free(b);
 	free(times);
+}
+END_TEST
+
+/* pd_rewind: the same records again, in the same order; a LOST record counted once */
+START_TEST(test_rewind)
+{
+	struct pd_file *f = open_fixture(_i);
+	struct pd_event ev;
+	uint64_t offs[16];
+	char err[256];
+	size_t n = 0, again = 0;
+	int ret;
+
+	while ((ret = pd_next(f, &ev, err, sizeof(err))) == 1 && n < 16)
+		offs[n++] = ev.offset;
+	ck_assert_int_eq(ret, 0);
+	ck_assert_uint_eq(n, 7);
+	ck_assert_uint_eq(pd_lost(f), 3);
+	pd_rewind(f);
+	while ((ret = pd_next(f, &ev, err, sizeof(err))) == 1 && again < n)
+		ck_assert_uint_eq(ev.offset, offs[again++]);
+	ck_assert_int_eq(ret, 0);
+	ck_assert_uint_eq(again, n);
+	ck_assert_uint_eq(pd_lost(f), 3);
+	pd_close(f);
 }
 END_TEST
 
@@ -367,6 +391,78 @@ START_TEST(test_symtab_overlaps)
 }
 END_TEST
 
+/*
+ * kallsyms read for some addresses only names each of them as the whole
+ * table does: lines out of order, aliases at one address (the rule picks
+ * one), a module after the core kernel (the core's last symbol ends a
+ * page on), symbols perf skips ('$' names, absolute 'A'), a short address,
+ * no newline at the end; a symbol no address needs is left out.  No
+ * address: nothing read.
+ */
+START_TEST(test_kallsyms_for)
+{
+	static const char text[] =
+		"ffffffff81000100 T second\n"
+		"ffffffff81000000 T _text\n"
+		"ffffffff81000000 W weak_text\n"
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000080 t $x\n"
+		"ffffffff81000200 A absolute\n"
+		"ffffffff81000300 t third\n"
+		"ffffffff81000600 t unused\n"
+		"ffffffff81000500 t after_third\n"
+		"ffffffff81001000 d data_one\n"
+		"ffffffffc0000000 t mod_init\t[mod]\n"
+		"ffffffffc0000040 T mod_fn\t[mod]\n"
+		"ffffffff81000f00 T late\n"
+		"81000f80 T short_addr\n"
+		"ffffffffc0000100 b mod_bss\t[mod]";
+	static const uint64_t addrs[] = {
+		0x81000f90, 0xffffffff81000000, 0xffffffff81000050, 0xffffffff81000150,
+		0xffffffff81000310, 0xffffffff81000f10, 0xffffffff81001000,
+		0xffffffff81002500, 0xffffffffc0000010, 0xffffffffc0000050,
+		0xffffffffc0000100, 0xffffffffc0002000,
+	};
+	const size_t n = sizeof(addrs) / sizeof(addrs[0]);
+	struct pd_symtab all = { 0 }, some = { 0 }, none = { 0 };
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	ck_assert_int_eq(pd_symtab_load_kallsyms(&all, path), 0);
+	ck_assert_int_eq(pd_symtab_load_kallsyms_for(&some, path, addrs, n), 0);
+	ck_assert_uint_lt(some.n, all.n);
+	for (size_t i = 0; i < n; i++) {
+		const struct pd_sym *a = pd_symtab_find(&all, addrs[i]);
+		const struct pd_sym *b = pd_symtab_find(&some, addrs[i]);
+
+		ck_assert_msg(!a == !b, "%#" PRIx64 ": %s / %s", addrs[i], a ? a->name : "none",
+			      b ? b->name : "none");
+		if (a) {
+			ck_assert_str_eq(a->name, b->name);
+			ck_assert_uint_eq(a->start, b->start);
+			ck_assert_uint_eq(a->end, b->end);
+		}
+	}
+	/* what the whole table says, so the comparison is not of two empty tables */
+	ck_assert_str_eq(pd_symtab_find(&some, 0xffffffff81000050)->name, "_stext");
+	ck_assert_str_eq(pd_symtab_find(&some, 0xffffffff81000f10)->name, "late");
+	ck_assert_uint_eq(pd_symtab_find(&some, 0xffffffff81000310)->end, 0xffffffff81000500);
+	ck_assert_str_eq(pd_symtab_find(&some, 0x81000f90)->name, "short_addr");
+	ck_assert_str_eq(pd_symtab_find(&some, 0xffffffffc0000050)->name, "mod_fn\t[mod]");
+	ck_assert_ptr_null(pd_symtab_find(&some, 0xffffffff81002500));
+	ck_assert_int_eq(pd_symtab_load_kallsyms_for(&none, path, addrs, 0), 0);
+	ck_assert_uint_eq(none.n, 0);
+	pd_symtab_free(&all);
+	pd_symtab_free(&some);
+	pd_symtab_free(&none);
+}
+END_TEST
+
 START_TEST(test_demangle)
 {
 	char *d;
@@ -393,6 +489,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_layout_pipe);
 	tcase_add_loop_test(tc, test_records_in_time_order, 0, 2);
 	tcase_add_loop_test(tc, test_order_out_of_place, 0, 6);
+	tcase_add_loop_test(tc, test_rewind, 0, 2);
 	tcase_add_test(tc, test_bad_magic);
 	tcase_add_test(tc, test_hostile_size);
 	tcase_add_loop_test(tc, test_truncated, 0, 2);
@@ -406,6 +503,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_symtab_rules);
 	tcase_add_test(tc, test_symtab_overlaps);
+	tcase_add_test(tc, test_kallsyms_for);
 	tcase_add_test(tc, test_demangle);
 	suite_add_tcase(s, tc);
 	return s;
