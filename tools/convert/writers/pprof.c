@@ -413,8 +413,8 @@ static int pprof_call(void *w, const struct cv_call *c)
 
 	/* a stack of names only: the trace and the path decide it */
 	if ((known = callpath_find(&p->paths, c)) >= 0) {
-		p->values[known][V_CALLS] += 1;
-		p->values[known][V_CALLS + 1] += (int64_t)c->self_ns;
+		p->values[known][V_CALLS] += (int64_t)c->calls;
+		p->values[known][V_CALLS + 1] += c->est_ns;
 		return 0;
 	}
 	if (grow((void **)&p->ids, &p->cap_ids, n + 1, sizeof(*p->ids)))
@@ -426,7 +426,7 @@ static int pprof_call(void *w, const struct cv_call *c)
 		if (!p->ids[i])
 			return -ENOMEM;
 	}
-	ret = add_stack(p, n, V_CALLS, 1, (int64_t)c->self_ns, &id);
+	ret = add_stack(p, n, V_CALLS, (int64_t)c->calls, c->est_ns, &id);
 	if (!ret && id - 1 < UINT32_MAX)
 		callpath_keep(&p->paths, c, (uint32_t)(id - 1));
 	return ret;
@@ -486,7 +486,8 @@ static int encode(struct pprof *p, struct pb *pb)
 		uint64_t v[NVALUES];
 
 		for (size_t k = 0; k < NVALUES; k++)
-			v[k] = (uint64_t)p->values[i][k];
+			/* a stack's estimated self time below zero is 0 (cvtrace.c) */
+			v[k] = p->values[i][k] < 0 ? 0 : (uint64_t)p->values[i][k];
 		pb_reset(&tmp);
 		pb_packed(&tmp, 1, ids, n);
 		pb_packed(&tmp, 2, v, nv);
