@@ -165,7 +165,8 @@ JP_HIDDEN int  jp_batchfile_finish(struct jp_batchfile *f, int trim);
  * Memory that grows with every registration (lib/codetab.c): reserved at
  * once, used from the start, and kept touched ahead of its use by the
  * flusher while it runs, so that the registering thread does not pay a
- * new page's fault (15-20 us on a VM with shadow page tables).
+ * new page's fault (dear where page tables are shadowed, in virtual
+ * machines).
  */
 struct jp_ahead {
 	unsigned char   *base;      /* size bytes reserved, never moved */
