@@ -533,6 +533,13 @@ static int encode(struct pprof *p, struct pb *pb)
 		pb_bytes(pb, 6, intern_key(&p->strings, i + 1), p->strings.e[i].len);
 	value_type(p, pb, &tmp, 11, p->event[0] ? p->event : "events",
 		   p->event_ns ? "nanoseconds" : "count");
+	/* the view pprof opens with (else its last type): what --source says,
+	 * the event's period or the calls' time (strings interned above) */
+	if (calls && p->o->source == CV_CALLS)
+		pb_varint(pb, 14, str_id(p, "wall", 4));
+	else
+		pb_varint(pb, 14, str_id(p, p->event[0] ? p->event : "events",
+					  strlen(p->event[0] ? p->event : "events")));
 	pb_free(&tmp);
 	pb_free(&line);
 	return pb->oom || tmp.oom || line.oom ? -ENOMEM : 0;
