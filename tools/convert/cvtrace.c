@@ -98,8 +98,9 @@ static int sum_call(const struct jpt_call *jc, void *arg)
  * and a pass over the trace for its traced calls and their durations.
  * The traced durations hold the probes of the calls inside them; the
  * statistics' totals are net of them (and weighted by each timed call's
- * own share), so each function's durations are scaled to its total.
- * Without statistics every traced call stands for itself.
+ * own share), so the durations of a function not every call of which was
+ * traced are scaled to its total.  Without statistics every traced call
+ * stands for itself.
  */
 static void load_counts(struct walk *w, const char *trace_path)
 {
@@ -149,7 +150,8 @@ static uint64_t share(struct walk *w, uint32_t fn, double *scale)
 	c = w->counts[fn].calls;
 	t = w->counts[fn].traced;
 	i = w->counts[fn].seen++;
-	if (w->counts[fn].total_ns != STATS_NO_VALUE && w->counts[fn].dur > 0)
+	/* every call traced: their own durations, nothing to estimate */
+	if (c > t && w->counts[fn].total_ns != STATS_NO_VALUE && w->counts[fn].dur > 0)
 		*scale = (double)w->counts[fn].total_ns / w->counts[fn].dur;
 	if (i >= t)
 		return 0;
