@@ -32,3 +32,24 @@ install_missing() {
 	# disk the suite needs their room
 	$sudo apt-get clean
 }
+
+# build LOG DIR: make in DIR, its output in LOG; a line every 15 s says how
+# far it got (the files compiled and linked so far), and a failure shows
+# LOG's end.
+build() {
+	local log=$1 dir=$2 pid t=0 st=0
+	make -C "$dir" -j"$(nproc)" >"$log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		t=$((t + 1))
+		[ $((t % 15)) -ne 0 ] ||
+			echo "    ... ${t}s: $(grep -cE '^ +(CC|CXX|CCLD|CXXLD) ' "$log") files compiled or linked"
+	done
+	wait "$pid" || st=$?
+	if [ $st -ne 0 ]; then
+		echo "failed: make -C $dir (last lines of $log):" >&2
+		grep -v 'is up to date' "$log" | tail -n 60 >&2
+		return $st
+	fi
+}
