@@ -1,6 +1,6 @@
 #!/bin/bash
 # The listener built with GCC's profile feedback, against the default build:
-# what README's "Cost" of libjitperf-llvm reports but the build does not do.
+# what bench/README.md's LLVM listener figures report but the build does not do.
 #
 #   bench/llvm-pgo.sh          (from a configured build directory with LLVM)
 #

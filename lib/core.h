@@ -27,6 +27,15 @@ JP_HIDDEN const char *jp_getenv(const char *name);
 JP_HIDDEN int jp_opts_copy(void *dst, size_t dst_size, const void *src, size_t src_size);
 
 /* ---- lib/env.c: parsing of the JITPERF* variables */
+/*
+ * Variable var's value is refused: keep the reason (one line, without
+ * "jitperf: ", naming var unless it is JITPERF) for the default session's message, and say it under
+ * JITPERF_DEBUG.  jp_env_reason() is NULL when nothing was refused.
+ */
+JP_HIDDEN void jp_env_error(const char *var, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), cold));
+JP_HIDDEN const char *jp_env_reason(void);
+JP_HIDDEN void jp_env_reason_clear(void);
 JP_HIDDEN int jp_parse_outputs(const char *s, unsigned *outputs);
 JP_HIDDEN int jp_parse_clock(const char *s);
 

@@ -46,6 +46,38 @@ void jp_debug(const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Why the last JITPERF* variable read on this thread was refused, for the
+ * one line the default session prints when the environment asked for
+ * outputs it cannot have.  Per thread: each session is set up on the
+ * thread that opens it.
+ */
+static __thread char env_reason[256];
+
+void jp_env_error(const char *var, const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	/* JITPERF's own value is named by the message's "JITPERF=..." already */
+	if (strcmp(var, "JITPERF"))
+		n = snprintf(env_reason, sizeof(env_reason), "%s: ", var);
+	va_start(ap, fmt);
+	vsnprintf(env_reason + n, sizeof(env_reason) - n, fmt, ap);
+	va_end(ap);
+	jp_debug("%s: %s", var, env_reason + n);
+}
+
+const char *jp_env_reason(void)
+{
+	return env_reason[0] ? env_reason : NULL;
+}
+
+void jp_env_reason_clear(void)
+{
+	env_reason[0] = 0;
+}
+
 static const struct {
 	const char *word;
 	unsigned    bits;
@@ -77,8 +109,8 @@ int jp_parse_outputs(const char *s, unsigned *outputs)
 			if (strlen(output_words[i].word) == n && !memcmp(s, output_words[i].word, n))
 				break;
 		if (i == sizeof(output_words) / sizeof(output_words[0])) {
-			jp_debug("JITPERF: unknown output '%.*s' (expected perfmap, jitdump, trace, stats or all)",
-				 (int)n, s);
+			jp_env_error("JITPERF", "unknown output '%.*s' (expected perfmap, jitdump, trace, stats or all)",
+				     (int)n, s);
 			return -EINVAL;
 		}
 		bits |= output_words[i].bits;
@@ -93,6 +125,6 @@ int jp_parse_clock(const char *s)
 {
 	if (!s || !*s || !strcmp(s, "tsc") || !strcmp(s, "monotonic"))
 		return 0;
-	jp_debug("JITPERF_CLOCK: '%s' is neither 'tsc' nor 'monotonic'", s);
+	jp_env_error("JITPERF_CLOCK", "'%s' is neither 'tsc' nor 'monotonic'", s);
 	return -EINVAL;
 }

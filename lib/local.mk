@@ -10,7 +10,7 @@ lib_libjitperf_la_CPPFLAGS = $(AM_CPPFLAGS) -DJITPERF_BUILDING_LIBRARY
 # frame pointers: perf -g samples that land in a probe unwind to the JIT code.
 # -fno-plt: a call into libc goes through its GOT entry, not a PLT stub
 # too; registering from a JIT callback runs with cold caches, where each
-# stub is one more miss (bench/llvm_listener: about 7 % less).
+# stub is one more instruction cache miss.
 lib_libjitperf_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -fno-omit-frame-pointer -fno-plt \
 	$(LIBELF_CFLAGS)
 lib_libjitperf_la_LIBADD = $(LIBELF_LIBS) $(PTHREAD_LIBS)

@@ -292,13 +292,18 @@ static void default_atexit(void)
  */
 static void say_inactive(int err, const char *where)
 {
-	const char *asked = jp_getenv("JITPERF");
+	const char *asked = jp_getenv("JITPERF"), *why = jp_env_reason();
 
 	if (!asked)
 		return;                 /* nothing asked: inactive is what was meant */
-	fprintf(stderr, "jitperf: JITPERF=%s: nothing is recorded: %s%s%s%s%s\n", asked,
-		jitperf_strerror(err), where[0] ? " (" : "", where, where[0] ? ")" : "",
-		err == -EINVAL ? "; JITPERF_DEBUG=1 says which" : "");
+	if (why)                        /* a value refused: its own words */
+		fprintf(stderr, "jitperf: JITPERF=%s: nothing is recorded: %s\n", asked, why);
+	else if (where[0])              /* a directory or file: the system's words */
+		fprintf(stderr, "jitperf: JITPERF=%s: nothing is recorded: %s: %s\n", asked,
+			where, strerror(-err));
+	else
+		fprintf(stderr, "jitperf: JITPERF=%s: nothing is recorded: %s\n", asked,
+			jitperf_strerror(err));
 }
 
 static void default_init(void)
@@ -308,6 +313,7 @@ static void default_init(void)
 	int err;
 
 	jp->is_default = 1;
+	jp_env_reason_clear();
 	err = session_init(jp, NULL, where, sizeof(where));
 	if (err) {
 		say_inactive(err, where);

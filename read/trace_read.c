@@ -506,12 +506,12 @@ static int blocks(struct jpt_reader *r, char *eb, size_t el)
 /*
  * A closed trace (its writer set JPT_FLAG_CLOSED with its final nblocks)
  * is mapped, not copied: its pages are in the page cache already, where a
- * copy needs as many fresh pages, zeroed first (most of the time of
- * reading a large trace on a VM).  Only its final length is mapped: the
- * writer cuts the blocks it grew ahead just after it sets the flag, and
- * those are never touched, so that cut cannot turn into SIGBUS here;
- * nothing else shortens the file (a writer replaces its name, never an
- * old file).  0 when mapped, -1 to read it instead.
+ * copy needs as many fresh pages, zeroed first and each a page fault.
+ * Only its final length is mapped: the writer cuts the blocks it grew
+ * ahead just after it sets the flag, and those are never touched, so that
+ * cut cannot turn into SIGBUS here; nothing else shortens the file (a
+ * writer replaces its name, never an old file).  0 when mapped, -1 to
+ * read it instead.
  */
 static int map_closed(struct jpt_reader *r, int fd)
 {
@@ -538,8 +538,8 @@ static int map_closed(struct jpt_reader *r, int fd)
 /*
  * A trace of hundreds of MiB is read into memory: in 2 MiB pages where the
  * system gives them on request, the kernel takes one fault per 2 MiB of
- * it instead of one per 4 KiB (a third of the time of reading a large
- * trace, on a VM).  Only advice: without it, small pages.
+ * it instead of one per 4 KiB, where faults are a large part of reading.
+ * Only advice: without it, small pages.
  */
 static void hugepages(void *p, uint64_t size)
 {

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,6 +75,7 @@ struct record_opts {
 
 static volatile pid_t child = -1;
 static volatile sig_atomic_t interrupted;   /* signal sent to jitperf itself */
+static volatile sig_atomic_t stopped;       /* SIGINT or SIGTERM, from anyone */
 
 /*
  * Ctrl-C reaches perf and the command through the terminal; a SIGINT or
@@ -83,6 +85,8 @@ static volatile sig_atomic_t interrupted;   /* signal sent to jitperf itself */
 static void forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
+	if (child > 0)
+		stopped = sig;
 	if (child > 0 && si->si_code != SI_KERNEL) {
 		interrupted = sig;
 		kill(child, sig);
@@ -307,6 +311,46 @@ static int set_env(const struct record_opts *o, const char *absdir)
 	return 0;
 }
 
+/*
+ * A step after the run that may take long (perf inject on a runtime's
+ * thousands of functions, reading a big perf.data) says what it does once
+ * it has taken a second, so a wait is never silent; quick ones stay quiet.
+ * The line is written by the timer's handler, with write().
+ */
+static const char *volatile step_line;
+
+static void step_due(int sig)
+{
+	const char *s = step_line;
+
+	(void)sig;
+	if (s && write(STDERR_FILENO, s, strlen(s)) < 0)
+		return;
+}
+
+static void step_begin(const struct record_opts *o, const char *line)
+{
+	struct sigaction sa = { 0 };
+	struct itimerval t = { .it_value = { .tv_sec = 1 } };
+
+	if (o->quiet)
+		return;
+	sa.sa_handler = step_due;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	step_line = line;
+	setitimer(ITIMER_REAL, &t, NULL);
+}
+
+static void step_end(void)
+{
+	struct itimerval t = { 0 };
+
+	setitimer(ITIMER_REAL, &t, NULL);
+	step_line = NULL;
+}
+
 static int record_with_perf(const struct record_opts *o, const char *perf, const char *event,
 			    const char *data, int *status)
 {
@@ -487,8 +531,7 @@ static uint64_t functions(const struct collect *c, const struct rundir *rd, size
 	return n;
 }
 
-static void summary(const struct record_opts *o, const struct collect *c, const char *event,
-		    int fell_back)
+static void summary(const struct record_opts *o, const struct collect *c, const char *event)
 {
 	struct rundir rd;
 	struct instr_sum is;
@@ -510,8 +553,7 @@ static void summary(const struct record_opts *o, const struct collect *c, const 
 	}
 	fprintf(stderr, "jitperf record:");
 	if (c->read)
-		fprintf(stderr, " %" PRIu64 " samples (%s%s),", c->samples, event,
-			fell_back ? ", no hardware events here" : "");
+		fprintf(stderr, " %" PRIu64 " samples (%s),", c->samples, event);
 	fprintf(stderr, " %" PRIu64 " JIT function%s registered by %zu process%s", loads,
 		loads == 1 ? "" : "s", procs, procs == 1 ? "" : "es");
 	fputc('\n', stderr);
@@ -684,7 +726,7 @@ struct record {
 	char       *perf;          /* NULL with --no-perf */
 	char       *absdir, *data, *jitdata;
 	const char *event;
-	int         fell_back, rotated;
+	int         rotated;
 	int         status;        /* the exit status, once known */
 };
 
@@ -738,8 +780,8 @@ static int choose_event(struct record *r)
 		r->event = "cycles";
 	} else if (!r->event) {
 		r->event = "cpu-clock";
-		r->fell_back = 1;
-		cmd_err("hardware events are not supported here; sampling cpu-clock instead");
+		if (!r->o.quiet)
+			cmd_err("hardware events are not supported here; sampling cpu-clock instead");
 	}
 	return 0;
 }
@@ -751,6 +793,8 @@ static int make_dir(struct record *r)
 
 	if (err)
 		return err;
+	if (r->rotated && !r->o.quiet)
+		cmd_err("the previous %s is now %s.old", r->o.dir, r->o.dir);
 	r->absdir = realpath(r->o.dir, NULL);
 	if (!r->absdir || (err = set_env(&r->o, r->absdir)) ||
 	    asprintf(&r->data, "%s/perf.data", r->absdir) < 0 ||
@@ -776,6 +820,9 @@ static int run_command(struct record *r)
 		r->status = 1;
 		return err;
 	}
+	if (stopped && !r->o.quiet)
+		cmd_err("interrupted by %s: keeping what was recorded until then",
+			stopped == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM");
 	if (!r->o.no_perf && (stat(r->data, &st) || st.st_size == 0)) {
 		/* perf failed before the command ran: its message says why */
 		cmd_err("perf record failed (exit status %d) and recorded nothing; %s %s",
@@ -810,7 +857,9 @@ static int inject_jit(struct record *r)
 
 	if (r->o.no_perf)
 		return 0;
+	step_begin(&r->o, "jitperf record: injecting JIT code (perf inject --jit) ...\n");
 	st = inject(r->perf, r->data, r->jitdata);
+	step_end();
 	if (st)
 		cmd_err("perf inject --jit failed (%s); %s/perf.data is kept",
 			st < 0 ? strerror(-st) : "see its message above", r->o.dir);
@@ -827,7 +876,9 @@ static int collect_files(struct record *r)
 
 	if (r->o.no_perf)
 		return 0;       /* no perf.data: nothing says which processes ran */
+	step_begin(&r->o, "jitperf record: collecting jitdumps and perf maps ...\n");
 	err = collect_run(r->absdir, r->data, r->since, &r->collected);
+	step_end();
 	if (err == -ENOMEM) {
 		cmd_err("%s", strerror(ENOMEM));
 		return err;
@@ -850,7 +901,7 @@ int cmd_record(int argc, char **argv)
 	err = err ?: inject_jit(&r);
 	err = err ?: collect_files(&r);
 	if (!err) {
-		summary(&r.o, &r.collected, r.event, r.fell_back);
+		summary(&r.o, &r.collected, r.event);
 		/* stopped by the user: perf ended the command with SIGTERM; say interrupted */
 		if (interrupted)
 			r.status = 128 + interrupted;

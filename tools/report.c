@@ -341,10 +341,28 @@ static int cmp_rows(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+#define NAME_MAX_WIDTH 48
+
+/*
+ * The name column: a name longer than NAME_MAX_WIDTH keeps its start and
+ * its end, where runtimes put the file (V8's "JS:*f node:internal/..."),
+ * with "..." between, so the columns after it stay aligned.
+ */
+static void print_name(const char *name, int width)
+{
+	size_t len = strlen(name);
+	const size_t head = NAME_MAX_WIDTH - 3 - 15;
+
+	if (len <= NAME_MAX_WIDTH)
+		printf("%-*s", width, name);
+	else
+		printf("%.*s...%s", (int)head, name, name + len - (NAME_MAX_WIDTH - 3 - head));
+}
+
 static void print_table(struct table *t, const char *dir)
 {
-	uint64_t jit_samples = 0;
-	int stats = 0, width = t->probe_samples ? 16 : 14;   /* "(jitperf probes)" */
+	uint64_t jit_samples = 0, probes;
+	int stats = 0, width = 14;      /* "(not JIT code)" */
 	size_t shown = 0, quiet = 0;
 
 	if (t->have_perf)
@@ -357,8 +375,16 @@ static void print_table(struct table *t, const char *dir)
 			continue;
 		jit_samples += r->samples - r->probe_samples;
 		stats |= r->has_stats;
-		width = len > width ? (len > 48 ? 48 : len) : width;
+		width = len > width ? (len > NAME_MAX_WIDTH ? NAME_MAX_WIDTH : len) : width;
 	}
+	/*
+	 * The probes' row only when something was instrumented; otherwise
+	 * libjitperf's samples are registration, with the rest that is not
+	 * JIT code.
+	 */
+	probes = stats ? t->probe_samples + t->moved_samples : 0;
+	if (probes && width < 16)
+		width = 16;                     /* "(jitperf probes)" */
 	qsort(t->rows, t->n, sizeof(t->rows[0]), cmp_rows);
 	free(t->slot);      /* rows moved: the hash is stale */
 	t->slot = NULL;
@@ -390,7 +416,7 @@ static void print_table(struct table *t, const char *dir)
 			continue;
 		}
 		shown++;
-		printf("%-*s", width, r->label ? r->label : r->name);
+		print_name(r->label ? r->label : r->name, width);
 		if (t->have_perf) {
 			uint64_t own = r->samples - r->probe_samples;
 
@@ -417,12 +443,11 @@ static void print_table(struct table *t, const char *dir)
 		}
 		putchar('\n');
 	}
-	if (t->have_perf && t->probe_samples + t->moved_samples)
+	if (t->have_perf && probes)
 		printf("%-*s %7.2f %9s %8" PRIu64 "\n", width, "(jitperf probes)",
-		       100.0 * (double)(t->probe_samples + t->moved_samples) /
-		       (double)t->total_samples, "-", t->probe_samples + t->moved_samples);
+		       100.0 * (double)probes / (double)t->total_samples, "-", probes);
 	if (t->have_perf) {
-		uint64_t other = t->total_samples - jit_samples - t->probe_samples - t->moved_samples;
+		uint64_t other = t->total_samples - jit_samples - probes;
 
 		printf("%-*s %7.2f %9s %8" PRIu64 "\n", width, "(not JIT code)",
 		       t->total_samples ? 100.0 * (double)other / (double)t->total_samples : 0.0,

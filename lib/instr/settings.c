@@ -65,7 +65,7 @@ static int jp_parse_sample(const char *s, unsigned *every, unsigned *rate)
 	*every = v ? (unsigned)v : JITPERF_SAMPLE_NONE;
 	return 0;
 bad:
-	jp_debug("JITPERF_SAMPLE: '%s' is not N, 0, auto or auto:R", s);
+	jp_env_error("JITPERF_SAMPLE", "'%s' is not N, 0, auto or auto:R", s);
 	return -EINVAL;
 }
 
@@ -124,7 +124,7 @@ int jp_instr_setup(struct jitperf *jp, const struct jitperf_options *o)
 	jp->trace_max = o->trace_max;
 	if (!jp->trace_max && (s = env("JITPERF_TRACE_MAX"))) {
 		if (jp_parse_size(s, &jp->trace_max)) {
-			jp_debug("JITPERF_TRACE_MAX: '%s' is not a size (N, NK, NM or NG)", s);
+			jp_env_error("JITPERF_TRACE_MAX", "'%s' is not a size (N, NK, NM or NG)", s);
 			return -EINVAL;
 		}
 		if (!jp->trace_max)
@@ -135,13 +135,13 @@ int jp_instr_setup(struct jitperf *jp, const struct jitperf_options *o)
 
 	jp->trace_ring = o->trace_ring;
 	if (!jp->trace_ring && (s = env("JITPERF_TRACE_RING")) && jp_parse_size(s, &jp->trace_ring)) {
-		jp_debug("JITPERF_TRACE_RING: '%s' is not a size (N, NK, NM or NG)", s);
+		jp_env_error("JITPERF_TRACE_RING", "'%s' is not a size (N, NK, NM or NG)", s);
 		return -EINVAL;
 	}
 	jp->trace_min_ns = o->trace_min_ns;
 	if (!jp->trace_min_ns && (s = env("JITPERF_TRACE_MIN")) &&
 	    jp_parse_duration(s, &jp->trace_min_ns)) {
-		jp_debug("JITPERF_TRACE_MIN: '%s' is not a duration (N, Nns, Nus, Nms or Ns)", s);
+		jp_env_error("JITPERF_TRACE_MIN", "'%s' is not a duration (N, Nns, Nus, Nms or Ns)", s);
 		return -EINVAL;
 	}
 	return 0;

@@ -15,6 +15,8 @@ static inline __attribute__((always_inline)) unsigned long step(unsigned long x)
 	return x;
 }
 
+unsigned long spin(unsigned long n);   /* external: a symbol perf and DWARF name */
+
 __attribute__((noinline)) unsigned long spin(unsigned long n)
 {
 	unsigned long x = n;

@@ -468,10 +468,32 @@ START_TEST(test_env_dir_made_or_said)
 	ck_assert_int_eq(in_child_stderr(default_inactive, err_path), 0);
 	text = (char *)slurp(err_path, &len);
 	ck_assert_ptr_nonnull(text);
-	snprintf(want, sizeof(want), "jitperf: JITPERF=jitdump: nothing is recorded: %s (%s)\n",
-		 jitperf_strerror(-ENOTDIR), sub);
+	snprintf(want, sizeof(want), "jitperf: JITPERF=jitdump: nothing is recorded: %s: %s\n",
+		 sub, strerror(ENOTDIR));
 	ck_assert_str_eq(text, want);
 	free(text);
+
+	/* a value refused: the precise reason, once, without JITPERF_DEBUG */
+	unsetenv("JITPERF_DEBUG");
+	setenv("JITPERF_DIR", dir, 1);
+	setenv("JITPERF", "trace,bogus", 1);
+	ck_assert_int_eq(in_child_stderr(default_inactive, err_path), 0);
+	text = (char *)slurp(err_path, &len);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(text, "jitperf: JITPERF=trace,bogus: nothing is recorded: unknown output "
+			 "'bogus' (expected perfmap, jitdump, trace, stats or all)\n");
+	free(text);
+	setenv("JITPERF", "stats", 1);
+	setenv("JITPERF_TRACE_MAX", "lots", 1);
+	ck_assert_int_eq(in_child_stderr(default_inactive, err_path), 0);
+	unsetenv("JITPERF_TRACE_MAX");
+	text = (char *)slurp(err_path, &len);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(text, "jitperf: JITPERF=stats: nothing is recorded: JITPERF_TRACE_MAX: "
+			 "'lots' is not a size (N, NK, NM or NG)\n");
+	free(text);
+	setenv("JITPERF", "jitdump", 1);
+	setenv("JITPERF_DIR", sub, 1);
 
 	/* JITPERF unset: an inactive session is what was asked; silence */
 	unsetenv("JITPERF");

@@ -92,7 +92,7 @@ static int to_all_calls(const struct cv_call *call, void *arg)
 	struct conv *c = arg;
 	int ret;
 
-	c->ncalls++;
+	c->ncalls += !call->correction;
 	for (size_t i = 0; i < c->nouts; i++)
 		if (c->outs[i].ops->call && (ret = c->outs[i].ops->call(c->outs[i].w, call)))
 			return ret;

@@ -33,6 +33,19 @@ struct cv_call {
 	uint32_t           pid, tid;
 	const char        *thread;     /* thread name, "" if unknown */
 	uint64_t           start_ns, end_ns, self_ns;
+	/*
+	 * For stacks (folded, SVG, pprof; set when a writer asked for them):
+	 * the calls this traced call stands for (its function's exact count
+	 * shared out over its traced calls, 1 without statistics), and what it
+	 * adds to its stack's estimated self time.  A call adds its estimated
+	 * time to its own stack and a correction (est_ns < 0, calls 0, the
+	 * stack of its caller) takes it from its caller's: a stack's sum is its
+	 * calls' time less their callees', which may come out below zero, and
+	 * writers then show 0.
+	 */
+	uint64_t           calls;
+	int64_t            est_ns;
+	int                correction; /* only the caller's share: no call of its own */
 	size_t             depth;      /* stack[depth] is this call */
 	const char *const *stack;      /* function names, root first */
 	uint32_t           path;       /* its stack of function ids, numbered in its

@@ -145,12 +145,12 @@ int foldagg_call(void *w, const struct cv_call *c)
 		return 0;
 	/* the key depends only on the trace, the thread and the path */
 	if ((known = callpath_find(&a->paths, c)) >= 0) {
-		stacks_add_to(a->t, (size_t)known, c->self_ns);
+		stacks_add_to(a->t, (size_t)known, (uint64_t)c->est_ns);
 		return 0;
 	}
 	if (foldkey_call(&a->key, c, a->o->ps_flags))
 		return -ENOMEM;
-	ret = stacks_add_idx(a->t, a->key.s, a->key.len, c->self_ns, &idx);
+	ret = stacks_add_idx(a->t, a->key.s, a->key.len, (uint64_t)c->est_ns, &idx);
 	if (!ret && idx < UINT32_MAX)
 		callpath_keep(&a->paths, c, (uint32_t)idx);
 	return ret;

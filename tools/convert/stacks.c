@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,8 +222,15 @@ const struct stack_ent *const *stacks_sorted(struct stacks *t, size_t *n)
 	t->sorted = malloc((t->nents + 1) * sizeof(*t->sorted));
 	if (!t->sorted)
 		return errno = ENOMEM, NULL;
-	for (i = 0; i < t->nents; i++)
+	for (i = 0; i < t->nents; i++) {
+		/* a sum below zero (estimated call times less their callees'
+		 * estimated times, tools/convert/cvtrace.c) is shown as 0 */
+		if (t->ents[i].count > INT64_MAX) {
+			t->total -= t->ents[i].count;
+			t->ents[i].count = 0;
+		}
 		t->sorted[i] = &t->ents[i];
+	}
 	qsort(t->sorted, t->nents, sizeof(*t->sorted), cmp);
 	*n = t->nents;
 	return t->sorted;

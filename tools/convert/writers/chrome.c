@@ -445,6 +445,8 @@ static int chrome_call(void *w, const struct cv_call *call)
 	size_t n, i;
 	char *e;
 
+	if (call->correction)
+		return 0;               /* a share of a stack's time, not a call */
 	if (dur < c->o->chrome_min_call_ns) {
 		c->short_calls++;
 		return 0;

@@ -169,6 +169,8 @@ struct pprof {
 	struct callpath       paths;              /* a call's path -> its stack id */
 	char                  event[64];
 	int                   event_ns;
+	uint64_t              main_map;           /* the program's mapping, 0 if none seen */
+	uint64_t              main_map_guess;     /* else the first non-library object */
 };
 
 static int grow(void **a, size_t *cap, size_t need, size_t elem)
@@ -262,6 +264,59 @@ static uint64_t mapping_id(struct pprof *p, const struct pd_map *m)
 	return id;
 }
 
+/*
+ * pprof takes the first mapping for the main binary ("File:" in its
+ * output): the program's own, not the first object a sample happened to
+ * be in (often ld.so or the kernel).  The program is the object named as
+ * the sampled command (perf's comm, 15 characters at most), else the
+ * first object that is neither a shared library nor perf's pseudo-object.
+ */
+static int is_program(const struct pd_dso *d, const char *comm)
+{
+	const char *base = strrchr(d->name, '/');
+	size_t n = comm ? strlen(comm) : 0;
+
+	base = base ? base + 1 : d->name;
+	if (d->jit || d->name[0] == '[')
+		return 0;
+	if (!strncmp(base, "lt-", 3))           /* a libtool wrapper's program */
+		base += 3;
+	if (n && (n >= 15 ? !strncmp(base, comm, n) : !strcmp(base, comm)))
+		return 2;
+	return !strstr(base, ".so") && d->kind == PD_DSO_ELF;
+}
+
+static void note_program(struct pprof *p, const struct pd_raw *raw)
+{
+	for (size_t i = 0; i < raw->nframes; i++) {
+		const struct pd_map *m = raw->frames[i].loc.map;
+		int how;
+
+		if (!m || !(how = is_program(m->dso, raw->comm)))
+			continue;
+		if (how == 2 || !p->main_map_guess) {
+			uint64_t id = mapping_id(p, m);
+
+			if (how == 2)
+				p->main_map = id;
+			else
+				p->main_map_guess = id;
+		}
+		if (how == 2)
+			return;
+	}
+}
+
+/* a mapping's number in the file: the program's is 1 */
+static uint64_t map_no(const struct pprof *p, uint64_t id)
+{
+	uint64_t main = p->main_map ? p->main_map : p->main_map_guess;
+
+	if (!main || !id)
+		return id;
+	return id == main ? 1 : id == 1 ? main : id;
+}
+
 /* a location of a perf.data sample: its object and address */
 static uint64_t raw_location(struct pprof *p, const struct pd_frame *f)
 {
@@ -332,6 +387,8 @@ static int pprof_sample(void *w, const struct ps_sample *s)
 		p->ids[0] = name_location(p, "[unknown]", 9);
 		return p->ids[0] ? add_stack(p, 1, V_SAMPLES, 1, (int64_t)s->period, NULL) : -ENOMEM;
 	}
+	if (s->raw && !p->main_map)
+		note_program(p, s->raw);
 	for (i = 0; i < n; i++) {
 		if (s->raw) {
 			p->ids[i] = raw_location(p, &s->raw->frames[i]);
@@ -356,8 +413,8 @@ static int pprof_call(void *w, const struct cv_call *c)
 
 	/* a stack of names only: the trace and the path decide it */
 	if ((known = callpath_find(&p->paths, c)) >= 0) {
-		p->values[known][V_CALLS] += 1;
-		p->values[known][V_CALLS + 1] += (int64_t)c->self_ns;
+		p->values[known][V_CALLS] += (int64_t)c->calls;
+		p->values[known][V_CALLS + 1] += c->est_ns;
 		return 0;
 	}
 	if (grow((void **)&p->ids, &p->cap_ids, n + 1, sizeof(*p->ids)))
@@ -369,7 +426,7 @@ static int pprof_call(void *w, const struct cv_call *c)
 		if (!p->ids[i])
 			return -ENOMEM;
 	}
-	ret = add_stack(p, n, V_CALLS, 1, (int64_t)c->self_ns, &id);
+	ret = add_stack(p, n, V_CALLS, (int64_t)c->calls, c->est_ns, &id);
 	if (!ret && id - 1 < UINT32_MAX)
 		callpath_keep(&p->paths, c, (uint32_t)(id - 1));
 	return ret;
@@ -429,14 +486,15 @@ static int encode(struct pprof *p, struct pb *pb)
 		uint64_t v[NVALUES];
 
 		for (size_t k = 0; k < NVALUES; k++)
-			v[k] = (uint64_t)p->values[i][k];
+			/* a stack's estimated self time below zero is 0 (cvtrace.c) */
+			v[k] = p->values[i][k] < 0 ? 0 : (uint64_t)p->values[i][k];
 		pb_reset(&tmp);
 		pb_packed(&tmp, 1, ids, n);
 		pb_packed(&tmp, 2, v, nv);
 		pb_bytes(pb, 2, tmp.b, tmp.len);
 	}
 	for (i = 0; i < p->mappings.n; i++) {
-		const struct mapping *m = &p->maps[i];
+		const struct mapping *m = &p->maps[map_no(p, i + 1) - 1];
 
 		pb_reset(&tmp);
 		pb_varint(&tmp, 1, i + 1);
@@ -453,7 +511,7 @@ static int encode(struct pprof *p, struct pb *pb)
 
 		pb_reset(&tmp);
 		pb_varint(&tmp, 1, i + 1);
-		pb_varint_nz(&tmp, 2, l->mapping);
+		pb_varint_nz(&tmp, 2, map_no(p, l->mapping));
 		pb_varint_nz(&tmp, 3, l->address);
 		if (l->function) {
 			pb_reset(&line);
@@ -475,6 +533,13 @@ static int encode(struct pprof *p, struct pb *pb)
 		pb_bytes(pb, 6, intern_key(&p->strings, i + 1), p->strings.e[i].len);
 	value_type(p, pb, &tmp, 11, p->event[0] ? p->event : "events",
 		   p->event_ns ? "nanoseconds" : "count");
+	/* the view pprof opens with (else its last type): what --source says,
+	 * the event's period or the calls' time (strings interned above) */
+	if (calls && p->o->source == CV_CALLS)
+		pb_varint(pb, 14, str_id(p, "wall", 4));
+	else
+		pb_varint(pb, 14, str_id(p, p->event[0] ? p->event : "events",
+					  strlen(p->event[0] ? p->event : "events")));
 	pb_free(&tmp);
 	pb_free(&line);
 	return pb->oom || tmp.oom || line.oom ? -ENOMEM : 0;

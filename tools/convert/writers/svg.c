@@ -300,7 +300,7 @@ static int svg_end(void *w)
 	FILE *fp = s->a.out->fp;
 	const struct stack_ent *const *v;
 	size_t n, maxdepth, i;
-	uint64_t total = stacks_total(s->a.t);
+	uint64_t total;
 	const char *what, *unit = unit_of(s, &what);
 	double scale, height;
 	int ret;
@@ -308,6 +308,7 @@ static int svg_end(void *w)
 	v = stacks_sorted(s->a.t, &n);
 	if (!v)
 		return -ENOMEM;
+	total = stacks_total(s->a.t);       /* after sorting: sums below zero are 0 */
 	ret = layout(s, v, n, &maxdepth);
 	if (ret)
 		return ret;
