@@ -235,7 +235,7 @@ int jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *
 	memset(&cl, 0, sizeof(cl));
 	cl.p.id = JIT_CODE_LOAD;
 	cl.p.total_size = (uint32_t)total;
-	cl.tid = (uint32_t)jp_gettid();
+	cl.tid = ld->tid ? ld->tid : (uint32_t)jp_gettid();
 	cl.vma = ld->addr;
 	cl.code_addr = ld->addr;
 	cl.code_size = ld->len;
@@ -404,4 +404,18 @@ void jp_jitdump_rollback(struct jp_jitdump *jd, uint64_t mark)
 {
 	if (mark < jd->size && ftruncate(jd->fd, (off_t)mark) == 0)
 		jd->size = mark;
+}
+
+const char *jp_jitdump_path(const struct jp_jitdump *jd)
+{
+	return jd->path;
+}
+
+/* Opened for nothing (a standby wake that failed): the file goes, if still ours. */
+void jp_jitdump_discard(struct jp_jitdump *jd)
+{
+	if (!jd)
+		return;
+	jp_remove_own(jd->path, jd->fd);
+	release(jd);
 }
