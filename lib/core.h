@@ -145,6 +145,8 @@ struct jp_jitdump_unit {
 };
 /* one write() per unit */
 JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid);
+JP_HIDDEN int  jp_jitdump_open_at(struct jp_jitdump **out, const char *dir, pid_t pid,
+				  uint64_t ts);
 /* space is the caller's buffer (may be NULL); a bigger unit is malloc'ed */
 JP_HIDDEN int  jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *ld,
 				  void *space, size_t space_len);

@@ -60,6 +60,12 @@ static int put(struct jp_jitdump *jd, const void *buf, size_t n)
 
 int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid)
 {
+	return jp_jitdump_open_at(out, dir, pid, jp_monotonic_ns());
+}
+
+/* With the header's timestamp: a standby session's is when it opened. */
+int jp_jitdump_open_at(struct jp_jitdump **out, const char *dir, pid_t pid, uint64_t ts)
+{
 	struct jitdump_file_header h;
 	struct jp_jitdump *jd;
 	size_t plen = strlen(dir) + 32;
@@ -91,7 +97,7 @@ int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid)
 	h.total_size = sizeof(h);
 	h.elf_mach = jp_elf_machine();
 	h.pid = (uint32_t)pid;
-	h.timestamp = jp_monotonic_ns();
+	h.timestamp = ts;
 	h.flags = 0;
 	iov.iov_base = &h;
 	iov.iov_len = sizeof(h);

@@ -142,6 +142,7 @@ static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
 
 	jp->debug = jp_debug_enabled();
 	jp->pid = getpid();
+	jp->opened_ns = jp_monotonic_ns();
 	if (pthread_mutex_init(&jp->lock, NULL))
 		return -ENOMEM;
 	return 0;

@@ -130,7 +130,8 @@ int jp_standby_wake(struct jitperf *jp, const char *dir, uint64_t *n, char *path
 	err = jp_perfmap_open(&jp->perfmap, jp->pid);
 	if (err)
 		return err;
-	err = jp_jitdump_open(&jp->jitdump, dir ? dir : jp->dir, jp->pid);
+	/* the header's time is the session's opening: the loads come after it */
+	err = jp_jitdump_open_at(&jp->jitdump, dir ? dir : jp->dir, jp->pid, jp->opened_ns);
 	if (err)
 		goto fail;
 	for (i = 1; i <= count; i++) {
