@@ -147,6 +147,7 @@ struct cost {
 	double median;          /* CPU time of a callback, per function */
 	double sum;             /* CPU time of all callbacks */
 	double worst;           /* wall time of the longest callback */
+	double worst_cpu;       /* CPU time of the costliest callback */
 	size_t functions;
 };
 
@@ -165,6 +166,8 @@ static struct cost costs(const struct run *r, size_t from, int k, int per)
 		c.sum += l->cpu[k];
 		if (l->ns[k] > c.worst)
 			c.worst = l->ns[k];
+		if (l->cpu[k] > c.worst_cpu)
+			c.worst_cpu = l->cpu[k];
 	}
 	c.median = median(v, n);
 	c.functions = n * (size_t)per;
@@ -318,10 +321,10 @@ static double proc_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static void print_row(const char *what, double full, double med, double worst, double llvm_full)
+static void print_row(const char *what, double full, const struct cost *c, double llvm_full)
 {
-	printf("  %-31s %9.2f us %9.2f us %9.1f us %7.1f x\n", what, full / 1e3, med / 1e3,
-	       worst / 1e3, llvm_full / full);
+	printf("  %-29s %8.2f %8.2f %9.1f %9.1f %6.1f x\n", what, full / 1e3, c->median / 1e3,
+	       c->worst_cpu / 1e3, c->worst / 1e3, llvm_full / full);
 }
 
 int main(int argc, char **argv)
@@ -398,24 +401,25 @@ int main(int argc, char **argv)
 	fulld[0] = eachd[0].sum / eachd[0].functions;
 	fulld[1] = (eachd[1].sum + closed_ns) / eachd[1].functions;
 	printf("%d functions of 12 source lines, LLVM %s at -O0, %d rounds, DWARF %d line tables,\n"
-	       "one object per function.  Per function, CPU time of the whole process (all\n"
-	       "threads) in the callback, jitperf's close included; worst: the longest callback\n"
-	       "(wall time)                        in full   median call   worst call  LLVM/this\n",
+	       "one object per function.  us per function: CPU time of the whole process (all\n"
+	       "threads) in the callbacks, jitperf's close included (in full), and the median\n"
+	       "callback; the costliest callback in CPU time and the longest in wall time\n"
+	       "                                  in full   median  worst CPU worst wall  LLVM/this\n",
 	       n, LLVM_VERSION_STRING, rounds, dwarf);
-	print_row("LLVM PerfJITEventListener", full[0], each[0].median, each[0].worst, full[0]);
-	print_row("jitperf: perf map + jitdump", full[1], each[1].median, each[1].worst, full[0]);
-	print_row("LLVM PerfJITEventListener", fulld[0], eachd[0].median, eachd[0].worst, fulld[0]);
-	print_row("jitperf: jitdump only", fulld[1], eachd[1].median, eachd[1].worst, fulld[0]);
+	print_row("LLVM PerfJITEventListener", full[0], &each[0], full[0]);
+	print_row("jitperf: perf map + jitdump", full[1], &each[1], full[0]);
+	print_row("LLVM PerfJITEventListener", fulld[0], &eachd[0], fulld[0]);
+	print_row("jitperf: jitdump only", fulld[1], &eachd[1], fulld[0]);
 	printf("The same objects' functions as one object (DWARF), and one object per function\n"
 	       "without debug info (perf map + jitdump):\n");
-	print_row("LLVM, one object for all", one[0].sum / one[0].functions, one[0].median,
-		  one[0].worst, one[0].sum / one[0].functions);
-	print_row("jitperf, one object for all", one[1].sum / one[1].functions, one[1].median,
-		  one[1].worst, one[0].sum / one[0].functions);
-	print_row("LLVM, no debug info", bare[0].sum / bare[0].functions, bare[0].median,
-		  bare[0].worst, bare[0].sum / bare[0].functions);
-	print_row("jitperf, no debug info", bare[1].sum / bare[1].functions, bare[1].median,
-		  bare[1].worst, bare[0].sum / bare[0].functions);
+	print_row("LLVM, one object for all", one[0].sum / one[0].functions, &one[0],
+		  one[0].sum / one[0].functions);
+	print_row("jitperf, one object for all", one[1].sum / one[1].functions, &one[1],
+		  one[0].sum / one[0].functions);
+	print_row("LLVM, no debug info", bare[0].sum / bare[0].functions, &bare[0],
+		  bare[0].sum / bare[0].functions);
+	print_row("jitperf, no debug info", bare[1].sum / bare[1].functions, &bare[1],
+		  bare[0].sum / bare[0].functions);
 	printf("In the same run, thread CPU time:\n"
 	       "  jitperf_code_load of a %d-byte function (perf map + jitdump)  %8.2f us\n"
 	       "  one bare write() of its jitdump record                         %8.2f us\n"

@@ -32,3 +32,4 @@ bench_llvm_listener_LDADD = examples/libjcllvm.la llvm/libjitperf-llvm.la lib/li
 	$(LLVM_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS)
 bench_llvm_listener_LDFLAGS = $(AM_LDFLAGS) -no-install $(LLVM_LDFLAGS)
 endif
+EXTRA_DIST += bench/README.md

@@ -19,3 +19,5 @@ lib_libjitperf_la_LDFLAGS = -version-info $(LT_VERSION_INFO) -no-undefined \
 	-Wl,--version-script=$(srcdir)/lib/libjitperf.map
 EXTRA_lib_libjitperf_la_DEPENDENCIES = lib/libjitperf.map
 EXTRA_DIST += lib/libjitperf.map
+# the design of the write path (one write() per record)
+EXTRA_DIST += doc/registration.md

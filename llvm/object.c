@@ -86,20 +86,32 @@ struct secmap {
 	unsigned rela[NDWARF];          /* the RELA section of each, or MANY_RELA */
 };
 
-/* Which of dwarf_names the name at offset at of the names table is, or -1. */
+/*
+ * Which of dwarf_names the name at offset at of the names table is, or -1:
+ * the letter after ".debug_" leaves one or two candidates, compared whole.
+ */
 static int dwarf_kind(const char *strs, size_t strsize, size_t at)
 {
+	static const signed char first[2][26] = {
+		/* by the letter after ".debug_": the candidates, in dwarf_names' order */
+		{ ['i' - 'a'] = 1, ['a' - 'a'] = 2, ['l' - 'a'] = 3, ['s' - 'a'] = 4 },
+		{ ['l' - 'a'] = 5, ['s' - 'a'] = 6 },
+	};
 	const char *s = strs + at;
 	size_t room = at < strsize ? strsize - at : 0;
 
-	if (room < sizeof(".debug_") || memcmp(s, ".debug_", sizeof(".debug_") - 1))
+	if (room < sizeof(".debug_") || memcmp(s, ".debug_", sizeof(".debug_") - 1) ||
+	    s[7] < 'a' || s[7] > 'z')
 		return -1;
-	for (size_t k = 0; k < NDWARF; k++) {
-		size_t n = strlen(dwarf_names[k]) + 1;
+	for (int j = 0; j < 2; j++) {
+		int k = first[j][s[7] - 'a'] - 1;
+		size_t n;
 
-		/* the letter after ".debug_" tells most of them apart */
-		if (dwarf_names[k][7] == s[7] && room >= n && !memcmp(s, dwarf_names[k], n))
-			return (int)k;
+		if (k < 0)
+			continue;
+		n = strlen(dwarf_names[k]) + 1;
+		if (room >= n && !memcmp(s, dwarf_names[k], n))
+			return k;
 	}
 	return -1;
 }

@@ -374,8 +374,8 @@ int jd_next(struct jd_file *f, struct jd_record *rec, char *errbuf, size_t errle
 		f->pos = f->size;
 		return 0;
 	}
-	/* an id and size of zero, then data: a batch whose first record's id
-	 * and size were still to be written when its writer was killed */
+	/* an id and size of zero, then data: records whose first id and size
+	 * were still to be stored when their writer (through a mapping) was killed */
 	if (left >= 8 && !memcmp(b, "\0\0\0\0\0\0\0\0", 8)) {
 		f->unfinished = left;
 		f->pos = f->size;

@@ -31,7 +31,6 @@ static inline void clear_env(void)
 	unsetenv("JITPERF_COUNTERS");
 	unsetenv("JITPERF_CLOCK");
 	unsetenv("JITPERF_DEBUG");
-	unsetenv("JITPERF_IO");
 	unsetenv("JITPERF_TRACE_MAX");
 	unsetenv("JITPERF_TRACE_RING");
 	unsetenv("JITPERF_TRACE_MIN");

@@ -14,11 +14,10 @@ jit_pids() {
 		sed -En 's,^.*/(jit|jitperf|perf)-([0-9]+)\.(dump|trace|stats|map)$,\2,p' | sort -u
 }
 
-# remove_jit_tmp PID...: those processes' files in /tmp (with the ring
-# libjitperf leaves beside a killed process's perf map)
+# remove_jit_tmp PID...: those processes' files in /tmp
 remove_jit_tmp() {
 	for p in "$@"; do
-		rm -f "/tmp/perf-$p.map" "/tmp/perf-$p.map.ring" "/tmp/jit-$p.dump"
+		rm -f "/tmp/perf-$p.map" "/tmp/jit-$p.dump"
 	done
 }
 

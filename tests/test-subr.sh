@@ -42,7 +42,7 @@ own_dir "$perfdir"
 printf '[buildid]\n\tdir = %s\n' "$perfdir/buildid" > "$perfdir/config"
 export PERF_CONFIG="$perfdir/config"
 
-unset JITPERF_DIR JITPERF_SAMPLE JITPERF_COUNTERS JITPERF_CLOCK JITPERF_DEBUG JITPERF_IO
+unset JITPERF_DIR JITPERF_SAMPLE JITPERF_COUNTERS JITPERF_CLOCK JITPERF_DEBUG
 
 # perl -e "$default_signals" CMD...: CMD with the signals that end it at
 # their default action.  A command started asynchronously by a shell

@@ -191,7 +191,7 @@ int rundir_trim_map(const char *path)
 		}
 		off += n;
 	}
-	/* no zeros (a map whose ring was put in): only its last newline */
+	/* no zeros: only its last newline, if it lacks one */
 	if (!cut && off > 0 && pread(fd, buf, 1, off - 1) == 1 && buf[0] != '\n')
 		cut = pwrite(fd, "\n", 1, off) == 1;
 	close(fd);

@@ -8,8 +8,8 @@
  * CODE_LOAD, bytes after CODE_CLOSE.  A file whose writer was killed (or
  * still runs) ends in the zeros of its grown tail: where a record's id and
  * size are zero, the records end, as they do for perf.  What follows is
- * zeros, or a batch of records whose first id and size were still to be
- * written (libjitperf writes those last); a record of size 0 with a
+ * zeros, or records whose first id and size were still to be stored (a
+ * writer through a mapping stores those last); a record of size 0 with a
  * non-zero id is torn.
  */
 #include "config.h"

@@ -8,6 +8,9 @@
  *   jitload hotkill SECONDS      the same, then SIGKILL ourselves
  *   jitload twins SECONDS        two functions with identical bytes: twin_left, twin_right
  *   jitload kill N               register N functions, then SIGKILL ourselves
+ *   jitload runkill N MS         register N functions jl_run_0.. one by one, each
+ *                                run for MS ms right after it is registered; then
+ *                                register jl_last and SIGKILL ourselves at once
  *   jitload fork                 3 loads, fork; child 2 more, parent 1 more
  *   jitload forkexec             3 loads, fork; the child execs true(1) at once
  *   jitload threads T N          T threads register N functions each
@@ -179,6 +182,19 @@ int main(int argc, char **argv)
 			load(name, (unsigned char)i);
 		}
 		kill(getpid(), SIGKILL);
+	} else if (!strcmp(mode, "runkill") && argc == 4) {
+		char name[32];
+		int n = atoi(argv[2]);
+
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		for (int i = 0; i < n; i++) {
+			snprintf(name, sizeof(name), "jl_run_%d", i);
+			fns[0] = load(name, (unsigned char)(i + 1));
+			run(fns, 1, atof(argv[3]) / 1e3);
+		}
+		load("jl_last", (unsigned char)(n + 1));
+		kill(getpid(), SIGKILL);
 	} else if (!strcmp(mode, "fork") && argc == 2) {
 		pid_t pid = load_three_and_fork();
 
@@ -249,7 +265,7 @@ int main(int argc, char **argv)
 		}
 		printf("%d\n", (int)getpid());
 	} else {
-		fprintf(stderr, "usage: jitload hot|hotkill|twins SECONDS | kill N | fork | forkexec | "
+		fprintf(stderr, "usage: jitload hot|hotkill|twins SECONDS | kill N | runkill N MS | fork | forkexec | "
 			"threads T N | open N | paced N MS\n");
 		return 2;
 	}

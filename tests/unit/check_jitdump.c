@@ -19,9 +19,6 @@
 
 #include "tests/check-subr.h"
 #include "lib/jitdump_format.h"
-#include "lib/later.h"
-#include "lib/ring_format.h"
-#include "read/ring_read.h"
 
 static char *dir;
 static jitperf *jp;
@@ -70,18 +67,11 @@ struct dump {
 	size_t         off;     /* next record */
 };
 
-/*
- * The records of the dump: while a session writes it through its mapping,
- * the file goes on with the zeros of its grown tail after them; d->len is
- * where they end (the tail is checked to be zeros only).
- */
+/* The records of the dump, which ends where they do: nothing after them. */
 static void dump_read(struct dump *d)
 {
 	size_t off = sizeof(struct jitdump_file_header);
 
-	/* what waits in the ring goes to the file first */
-	if (jp)
-		ck_assert_int_eq(jitperf_flush(jp), 0);
 	d->buf = slurp(dump_path, &d->len);
 	ck_assert_ptr_nonnull(d->buf);
 	ck_assert_uint_ge(d->len, off);
@@ -93,10 +83,7 @@ static void dump_read(struct dump *d)
 			break;
 		off += r.total_size;
 	}
-	for (size_t i = off; i < d->len; i++)
-		if (d->buf[i])
-			ck_abort_msg("byte %zu after the records is not zero", i);
-	d->len = off;
+	ck_assert_uint_eq(off, d->len);
 	d->off = sizeof(struct jitdump_file_header);
 }
 
@@ -615,77 +602,30 @@ START_TEST(test_close_record)
 }
 END_TEST
 
-/* jitperf_flush: what waits in the rings is in the files when it returns */
-START_TEST(test_flush)
-{
-	struct jitperf_options o = { .size = sizeof(o), .outputs = 0 };
-	jitperf *off;
-	char ring[sizeof(dump_path) + 8];
-	struct stat st;
-	struct dump d;
-	uint32_t id, size;
-	uint64_t ts;
-	unsigned char *raw;
-	size_t len;
-
-	ck_assert_int_eq(jitperf_flush(NULL), -EINVAL);
-	ck_assert_int_eq(jitperf_open(&off, &o), 0);
-	ck_assert_int_eq(jitperf_flush(off), 0);        /* inactive: nothing to do */
-	ck_assert_int_eq(jitperf_close(off), 0);
-
-	ck_assert_int_eq(jitperf_code_load(jp, "flushed", code, 32, NULL), 0);
-	ck_assert_int_eq(jitperf_flush(jp), 0);
-	raw = slurp(dump_path, &len);
-	ck_assert_ptr_nonnull(raw);
-	d.buf = raw;
-	d.len = len;
-	d.off = sizeof(struct jitdump_file_header);
-	ck_assert_ptr_nonnull(next_record(&d, &id, &size, &ts));
-	ck_assert_uint_eq(id, JIT_CODE_LOAD);
-	free(raw);
-	/* the ring stays while the session runs; flushing twice is harmless */
-	snprintf(ring, sizeof(ring), "%s.ring", dump_path);
-	ck_assert_int_eq(stat(ring, &st), 0);
-	ck_assert_int_eq(jitperf_flush(jp), 0);
-}
-END_TEST
-
-START_TEST(test_batched_tail)
+/* Each unit is in the file when its call returns: the file is its records, nothing after */
+START_TEST(test_whole_units)
 {
 	struct stat st;
 	struct dump d;
 	uint32_t id, size;
 	uint64_t ts;
-	char ring[sizeof(dump_path) + 8];
 
-	/* batched through a ring beside the file, the file grown ahead: zeros
-	 * after the records while the session runs (dump_read checks them),
-	 * cut off at close, when the ring goes */
-	snprintf(ring, sizeof(ring), "%s.ring", dump_path);
 	ck_assert_int_eq(jitperf_code_load(jp, "f", code, 64, NULL), 0);
-	ck_assert_int_eq(stat(ring, &st), 0);
-	ck_assert_int_eq(st.st_size, 4096 + (256 << 10));
-	ck_assert_int_eq(st.st_mode & 0777, 0644);
-	ck_assert_int_eq(stat(dump_path, &st), 0);
-	ck_assert_int_ge(st.st_size, 1 << 20);
 	dump_read(&d);
 	ck_assert_ptr_nonnull(next_record(&d, &id, &size, &ts));
 	ck_assert_uint_eq(id, JIT_CODE_LOAD);
 	ck_assert_ptr_null(next_record(&d, &id, &size, &ts));
 	free(d.buf);
-	ck_assert_int_eq(jitperf_close(jp), 0);
-	ck_assert_int_eq(stat(dump_path, &st), 0);
-	ck_assert_int_eq(st.st_size, 40 + size + 16);   /* header, CODE_LOAD, CODE_CLOSE */
-	ck_assert_int_eq(stat(ring, &st), -1);
-	ck_assert_int_eq(errno, ENOENT);
-
-	/* JITPERF_IO=write: the file is its records at every moment */
-	setenv("JITPERF_IO", "write", 1);
-	open_session();
-	unsetenv("JITPERF_IO");
-	ck_assert_int_eq(jitperf_code_load(jp, "f", code, 64, NULL), 0);
 	ck_assert_int_eq(stat(dump_path, &st), 0);
 	ck_assert_int_eq(st.st_size, 40 + size);
+	ck_assert_int_eq(jitperf_code_load(jp, "g", code + 64, 64, NULL), 0);
+	ck_assert_int_eq(stat(dump_path, &st), 0);
+	ck_assert_int_eq(st.st_size, 40 + 2 * size);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	jp = NULL;
+	ck_assert_int_eq(stat(dump_path, &st), 0);
+	ck_assert_int_eq(st.st_size, 40 + 2 * size + 16);       /* and CODE_CLOSE */
+	open_session();
 }
 END_TEST
 
@@ -888,365 +828,6 @@ START_TEST(test_twins)
 }
 END_TEST
 
-/* ---- records made later (lib/later.h): what libjitperf-llvm's listener uses */
-
-struct later {
-	struct jitperf__later base;
-	struct jitperf_line   lines[3];
-	unsigned char         eh[64];
-	size_t                eh_len;
-	int                   fail;     /* fill fails with this */
-	int                   block;    /* fill never returns */
-	int                   fills, dones;
-};
-
-static int later_fill(struct jitperf__later *l, struct jitperf_code *c)
-{
-	struct later *t = (struct later *)l;
-
-	t->fills++;
-	while (t->block)
-		pause();
-	if (t->fail)
-		return t->fail;
-	c->lines = t->lines;
-	c->nlines = 3;
-	c->eh_frame = t->eh;
-	c->eh_frame_len = t->eh_len;
-	return 0;
-}
-
-static void later_done(struct jitperf__later *l)
-{
-	((struct later *)l)->dones++;
-}
-
-/* Lines and .eh_frame for the code of function k (64 bytes at code + 64 * k). */
-static void later_init(struct later *t, size_t k)
-{
-	const unsigned char *at = code + 64 * k;
-
-	memset(t, 0, sizeof(*t));
-	t->base.fill = later_fill;
-	t->base.done = later_done;
-	t->lines[0] = (struct jitperf_line){ (uintptr_t)at, (uint32_t)(10 + k), 0, "later.jc" };
-	t->lines[1] = (struct jitperf_line){ (uintptr_t)at + 9, (uint32_t)(11 + k), 1, "later.jc" };
-	t->lines[2] = (struct jitperf_line){ (uintptr_t)at + 40, 3, 0, "inc/other.jc" };
-	t->eh_len = make_eh_frame(t->eh, 64, 0x1b);
-}
-
-/* Function k as jitperf_code_load_ex gets it: name, code, lines, .eh_frame. */
-static struct jitperf_code code_of(struct later *t, size_t k, char *name, size_t namelen)
-{
-	struct jitperf_code c = { .size = sizeof(c), .name = name, .addr = code + 64 * k, .len = 64,
-				  .lines = t->lines, .nlines = 3, .eh_frame = t->eh,
-				  .eh_frame_len = t->eh_len };
-
-	snprintf(name, namelen, "fn%zu", k);
-	return c;
-}
-
-/* Both dumps hold the same records, timestamps aside; each unit's share the CODE_LOAD's. */
-static void same_records(const char *a_path, const char *b_path, size_t loads)
-{
-	struct dump a = { 0 }, b = { 0 };
-	uint32_t ida, idb, sa, sb;
-	uint64_t ta, tb, unit_ts = 0;
-	const unsigned char *p, *q;
-	size_t n = 0;
-	int in_unit = 0;
-
-	a.buf = slurp(a_path, &a.len);
-	b.buf = slurp(b_path, &b.len);
-	ck_assert_ptr_nonnull(a.buf);
-	ck_assert_ptr_nonnull(b.buf);
-	a.off = b.off = sizeof(struct jitdump_file_header);
-	ck_assert_uint_eq(a.len, b.len);
-	while ((p = next_record(&a, &ida, &sa, &ta))) {
-		q = next_record(&b, &idb, &sb, &tb);
-		ck_assert_ptr_nonnull(q);
-		ck_assert_uint_eq(ida, idb);
-		ck_assert_uint_eq(sa, sb);
-		ck_assert_msg(!memcmp(p + sizeof(struct jitdump_record_header),
-				      q + sizeof(struct jitdump_record_header),
-				      sa - sizeof(struct jitdump_record_header)),
-			      "record %zu of type %u differs", n, ida);
-		if (in_unit)
-			ck_assert_uint_eq(tb, unit_ts);
-		else
-			unit_ts = tb;
-		in_unit = idb == JIT_CODE_DEBUG_INFO || idb == JIT_CODE_UNWINDING_INFO;
-		n += idb == JIT_CODE_LOAD;
-	}
-	ck_assert_ptr_null(next_record(&b, &idb, &sb, &tb));
-	ck_assert_uint_eq(n, loads);
-	free(a.buf);
-	free(b.buf);
-}
-
-/*
- * Close both sessions, the one in other (eager) and jp (with laters), and
- * compare their dumps; jp is opened again for teardown.
- */
-static void close_and_compare(jitperf *now, char *other, size_t loads)
-{
-	char a_path[1100];
-
-	ck_assert_int_eq(jitperf_close(now), 0);
-	ck_assert_int_eq(jitperf_close(jp), 0);
-	jp = NULL;
-	snprintf(a_path, sizeof(a_path), "%s/jit-%d.dump", other, (int)getpid());
-	same_records(a_path, dump_path, loads);
-	remove_tmpdir(other);
-	open_session();
-}
-
-/*
- * 16 functions, every other one with its lines and .eh_frame given later:
- * the dump is the one jitperf_code_load_ex makes, record for record, byte
- * for byte but the timestamps.  Written out by jitperf_flush, the flusher
- * thread, and jitperf_close in turn.
- */
-START_TEST(test_later_same_records)
-{
-	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_JITDUMP };
-	struct later t[16];
-	char *other = make_tmpdir(), name[16];
-	jitperf *now;
-
-	o.dir = other;
-	ck_assert_int_eq(jitperf_open(&now, &o), 0);
-	for (size_t k = 0; k < 16; k++) {
-		struct jitperf_code c;
-		uint64_t ia, ib;
-
-		later_init(&t[k], k);
-		c = code_of(&t[k], k, name, sizeof(name));
-		ck_assert_int_eq(jitperf_code_load_ex(now, &c, &ia), 0);
-		if (k % 2) {
-			c.lines = NULL;
-			c.nlines = 0;
-			c.eh_frame = NULL;
-			c.eh_frame_len = 0;
-			ck_assert_int_eq(jitperf__code_load_later(jp, &c, &t[k].base, &ib), 0);
-		} else {
-			ck_assert_int_eq(jitperf_code_load_ex(jp, &c, &ib), 0);
-		}
-		ck_assert_uint_eq(ia, k + 1);
-		ck_assert_uint_eq(ib, k + 1);
-		if (k == 5)
-			ck_assert_int_eq(jitperf_flush(jp), 0);
-		if (k == 9)
-			usleep(100000);         /* the flusher's turn */
-	}
-	close_and_compare(now, other, 16);
-	for (size_t k = 1; k < 16; k += 2) {
-		ck_assert_int_eq(t[k].fills, 1);
-		ck_assert_int_eq(t[k].dones, 1);
-	}
-}
-END_TEST
-
-/* One write() per record (JITPERF_IO=write): made at once, the same dump. */
-START_TEST(test_later_without_ring)
-{
-	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_JITDUMP };
-	struct later t, u;
-	char *other = make_tmpdir(), name[16];
-	struct jitperf_code c;
-	jitperf *now;
-
-	ck_assert_int_eq(jitperf_close(jp), 0);
-	setenv("JITPERF_IO", "write", 1);
-	open_session();
-	o.dir = other;
-	ck_assert_int_eq(jitperf_open(&now, &o), 0);
-	unsetenv("JITPERF_IO");
-	later_init(&t, 0);
-	later_init(&u, 0);
-	c = code_of(&t, 0, name, sizeof(name));
-	ck_assert_int_eq(jitperf_code_load_ex(now, &c, NULL), 0);
-	c.nlines = c.eh_frame_len = 0;
-	ck_assert_int_eq(jitperf__code_load_later(jp, &c, &u.base, NULL), 0);
-	ck_assert_int_eq(u.fills, 1);           /* before it returned */
-	ck_assert_int_eq(u.dones, 1);
-	close_and_compare(now, other, 1);
-}
-END_TEST
-
-/* A fill that fails costs the lines, not the function; done comes once in every case. */
-START_TEST(test_later_fill_fails)
-{
-	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_PERFMAP };
-	struct jitperf_code c = { .size = sizeof(c), .name = "no_lines", .addr = code, .len = 64 };
-	struct later t, u, v;
-	const unsigned char *p;
-	uint32_t id, size;
-	uint64_t ts, idx;
-	struct dump d;
-	jitperf *map_only;
-
-	later_init(&t, 0);
-	t.fail = -EIO;
-	ck_assert_int_eq(jitperf__code_load_later(jp, &c, &t.base, &idx), 0);
-	ck_assert_uint_eq(idx, 1);
-	dump_read(&d);
-	p = next_record(&d, &id, &size, &ts);
-	check_load(p, size, "no_lines", code, 64, 1);
-	ck_assert_ptr_null(next_record(&d, &id, &size, &ts));
-	free(d.buf);
-	ck_assert_int_eq(t.fills, 1);
-	ck_assert_int_eq(t.dones, 1);
-
-	/* no jitdump: nothing to fill, registered all the same */
-	later_init(&u, 0);
-	o.dir = dir;
-	ck_assert_int_eq(jitperf_open(&map_only, &o), 0);
-	ck_assert_int_eq(jitperf__code_load_later(map_only, &c, &u.base, &idx), 0);
-	ck_assert_uint_eq(idx, 1);
-	ck_assert_int_eq(u.fills, 0);
-	ck_assert_int_eq(u.dones, 1);
-	ck_assert_int_eq(jitperf_close(map_only), 0);
-
-	/* refused as jitperf_code_load_ex refuses */
-	later_init(&v, 0);
-	c.len = 0;
-	ck_assert_int_eq(jitperf__code_load_later(jp, &c, &v.base, &idx), -EINVAL);
-	ck_assert_int_eq(v.dones, 1);
-	ck_assert_int_eq(jitperf__code_load_later(NULL, &c, &v.base, NULL), -EINVAL);
-	ck_assert_int_eq(v.dones, 2);
-	ck_assert_int_eq(jitperf__code_load_later(jp, &c, NULL, NULL), -EINVAL);
-	ck_assert_int_eq(v.fills, 0);
-}
-END_TEST
-
-/*
- * A process killed while its lines wait: every function it registered is
- * in the dump once its ring is put in (jitperf record does so), those
- * whose records were not made yet without lines.  The dump holds more than
- * the ring had (the records made for the first ones), so where the ring's
- * bytes go is not where they were in the ring's stream.
- */
-START_TEST(test_later_killed)
-{
-	static struct later t[5];
-	const unsigned char *p;
-	char err[256], name[16];
-	uint32_t id, size;
-	uint64_t ts;
-	struct dump d;
-	pid_t pid;
-	int st;
-
-	ck_assert_int_eq(jitperf_close(jp), 0);
-	jp = NULL;
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		struct jitperf_code c;
-
-		open_session();
-		for (size_t k = 0; k < 5; k++) {
-			later_init(&t[k], k);
-			t[k].block = k == 3;    /* the flusher stops at it, for good */
-			c = code_of(&t[k], k, name, sizeof(name));
-			c.nlines = c.eh_frame_len = 0;
-			if (k == 4)
-				jitperf_code_load_ex(jp, &c, NULL);
-			else
-				jitperf__code_load_later(jp, &c, &t[k].base, NULL);
-			if (k == 2 && jitperf_flush(jp))
-				_exit(1);
-		}
-		usleep(50000);
-		kill(getpid(), SIGKILL);
-	}
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
-	snprintf(dump_path, sizeof(dump_path), "%s/jit-%d.dump", dir, (int)pid);
-	ck_assert_int_gt(ring_recover(dump_path, err, sizeof(err)), 0);
-	writer = pid;
-	dump_read(&d);
-	for (size_t k = 0; k < 5; k++) {
-		if (k < 3) {
-			ck_assert_ptr_nonnull(next_record(&d, &id, &size, &ts));
-			ck_assert_uint_eq(id, JIT_CODE_DEBUG_INFO);
-			ck_assert_ptr_nonnull(next_record(&d, &id, &size, &ts));
-			ck_assert_uint_eq(id, JIT_CODE_UNWINDING_INFO);
-		}
-		snprintf(name, sizeof(name), "fn%zu", k);
-		p = next_record(&d, &id, &size, &ts);
-		check_load(p, size, name, code + 64 * k, 64, k + 1);
-	}
-	ck_assert_ptr_null(next_record(&d, &id, &size, &ts));
-	writer = 0;
-	free(d.buf);
-	unlink(dump_path);
-	open_session();
-}
-END_TEST
-
-/*
- * A ring read back by jitperf record (read/ring_read.c), as the formats
- * of lib/ring_format.h lay it out: version 1, where byte 64 held flushed,
- * also the file offset; version 2, where the file offset is apart.
- */
-static void put_in(int version, uint64_t flushed, uint64_t file_at, uint64_t committed,
-		   size_t file_len, size_t expect_len, int expect_put)
-{
-	struct jp_ring_header h;
-	unsigned char fill[300], ring[4096], *got;
-	char path[1100], rpath[1200], err[256];
-	size_t len = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/hand.dump", dir);
-	snprintf(rpath, sizeof(rpath), "%s.ring", path);
-	memset(fill, 'A', sizeof(fill));
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(fill, 1, file_len, f), file_len);
-	fclose(f);
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, JP_RING_MAGIC, sizeof(h.magic));
-	h.version = (uint32_t)version;
-	h.data_offset = 4096;
-	h.ring_size = 4096;
-	if (version == 1) {
-		h.which = flushed;
-	} else {
-		h.which = 1;
-		h.slot[1].flushed = flushed;
-		h.slot[1].file_at = file_at;
-		h.slot[0].flushed = h.slot[0].file_at = 7;     /* not in force */
-	}
-	h.committed = committed;
-	memset(ring, 0, sizeof(ring));
-	memcpy(ring, &h, sizeof(h));
-	f = fopen(rpath, "w");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(ring, 1, sizeof(ring), f), sizeof(ring));
-	memset(ring, 'B', sizeof(ring));
-	ck_assert_uint_eq(fwrite(ring, 1, sizeof(ring), f), sizeof(ring));
-	fclose(f);
-	ck_assert_int_eq(ring_recover(path, err, sizeof(err)), expect_put);
-	got = slurp(path, &len);
-	ck_assert_uint_eq(len, expect_len);
-	for (size_t i = 0; i < len; i++)
-		ck_assert_uint_eq(got[i], i < expect_len - (size_t)expect_put ? 'A' : 'B');
-	free(got);
-	ck_assert_int_ne(access(rpath, F_OK), 0);       /* spent: removed */
-	unlink(path);
-}
-
-START_TEST(test_ring_formats)
-{
-	put_in(1, 100, 0, 150, 200, 150, 50);   /* at its stream offset, the rest cut */
-	put_in(2, 100, 130, 150, 200, 180, 50); /* at file_at */
-	put_in(2, 100, 130, 90, 200, 120, 0);   /* a rollback cut short: the file ends before it */
-}
-END_TEST
-
 static Suite *jitdump_suite(void)
 {
 	Suite *s = suite_create("jitdump");
@@ -1269,18 +850,8 @@ static Suite *jitdump_suite(void)
 	tcase_add_test(tc, test_debug_and_unwinding_together);
 	tcase_add_test(tc, test_move_and_unload);
 	tcase_add_test(tc, test_close_record);
-	tcase_add_test(tc, test_batched_tail);
-	tcase_add_test(tc, test_flush);
+	tcase_add_test(tc, test_whole_units);
 	tcase_add_test(tc, test_twins);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("Records made later");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_later_same_records);
-	tcase_add_test(tc, test_later_without_ring);
-	tcase_add_test(tc, test_later_fill_fails);
-	tcase_add_test(tc, test_later_killed);
-	tcase_add_test(tc, test_ring_formats);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Errors leave the file valid");

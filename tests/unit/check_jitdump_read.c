@@ -312,7 +312,7 @@ START_TEST(huge_and_tiny_total_size)
 }
 END_TEST
 
-/* The ends a killed libjitperf leaves: zeros, or a batch whose first id and size are still zero */
+/* The ends a killed writer through a mapping leaves: zeros, or records whose first id and size are still zero */
 START_TEST(killed_writer_ends)
 {
 	static const unsigned char zeros[100];

@@ -36,30 +36,18 @@ static void teardown(void)
 }
 
 /*
- * The lines a reader sees.  While the session writes the map through its
- * mapping, the last line has no newline yet and the zeros of the file's
- * grown tail follow it (checked: zeros only); it is given its newline here.
+ * The lines a reader sees, at any moment: the file is its lines, each
+ * whole, with no NUL and nothing after the last newline.
  */
 static char *read_map(void)
 {
-	size_t len, n;
-	char *s;
-
-	if (jp)         /* what waits in the ring goes to the file first */
-		ck_assert_int_eq(jitperf_flush(jp), 0);
-	s = (char *)slurp(map, &len);
+	size_t len;
+	char *s = (char *)slurp(map, &len);
 
 	ck_assert_ptr_nonnull(s);
-	n = strlen(s);
-	for (size_t i = n; i < len; i++)
-		if (s[i])
-			ck_abort_msg("byte %zu after the lines is not zero", i);
-	if (n && s[n - 1] != '\n') {
-		s = realloc(s, n + 2);
-		ck_assert_ptr_nonnull(s);
-		s[n] = '\n';
-		s[n + 1] = 0;
-	}
+	ck_assert_uint_eq(strlen(s), len);
+	if (len)
+		ck_assert_int_eq(s[len - 1], '\n');
 	return s;
 }
 
@@ -216,59 +204,33 @@ static char *raw_map(size_t *len, size_t *text)
 	return s;
 }
 
-START_TEST(test_batched_file)
+START_TEST(test_whole_lines_at_once)
 {
 	char expect[256];
 	size_t len, text;
 	char *got;
 
-	/* while the session runs: "L1\nL2", then the zeros of the grown tail */
-	ck_assert_int_eq(jitperf_code_load(jp, "one", code, 16, NULL), 0);
-	ck_assert_int_eq(jitperf_code_load(jp, "two", code + 16, 32, NULL), 0);
-	snprintf(expect, sizeof(expect), "%lx 10 one\n%lx 20 two", (unsigned long)(uintptr_t)code,
-		 (unsigned long)(uintptr_t)(code + 16));
-	ck_assert_int_eq(jitperf_flush(jp), 0);         /* the ring out to the file */
-	got = raw_map(&len, &text);
-	ck_assert_str_eq(got, expect);
-	ck_assert_uint_ge(len, 1 << 20);        /* grown ahead by a step */
-	for (size_t i = text; i < len; i++)
-		if (got[i])
-			ck_abort_msg("byte %zu of the tail is not zero", i);
-	free(got);
-	/* at close: the last newline, and the tail cut */
-	ck_assert_int_eq(jitperf_close(jp), 0);
-	strcat(expect, "\n");
-	got = raw_map(&len, &text);
-	ck_assert_uint_eq(len, strlen(expect));
-	ck_assert_str_eq(got, expect);
-	free(got);
-	open_map();
-}
-END_TEST
-
-START_TEST(test_io_write)
-{
-	char expect[256];
-	size_t len, text;
-	char *got;
-
-	/* JITPERF_IO=write: one write() per line, the file is its lines at every moment */
-	ck_assert_int_eq(jitperf_close(jp), 0);
-	setenv("JITPERF_IO", "write", 1);
-	open_map();
+	/* each line is in the file when its call returns, before any close */
 	ck_assert_int_eq(jitperf_code_load(jp, "one", code, 16, NULL), 0);
 	snprintf(expect, sizeof(expect), "%lx 10 one\n", (unsigned long)(uintptr_t)code);
 	got = raw_map(&len, &text);
 	ck_assert_uint_eq(len, strlen(expect));
 	ck_assert_str_eq(got, expect);
 	free(got);
-	/* anything else is refused, and "map" is the default */
+	ck_assert_int_eq(jitperf_code_load(jp, "two", code + 16, 32, NULL), 0);
+	snprintf(expect, sizeof(expect), "%lx 10 one\n%lx 20 two\n",
+		 (unsigned long)(uintptr_t)code, (unsigned long)(uintptr_t)(code + 16));
+	got = raw_map(&len, &text);
+	ck_assert_uint_eq(len, strlen(expect));
+	ck_assert_str_eq(got, expect);
+	free(got);
+	/* the close adds nothing */
 	ck_assert_int_eq(jitperf_close(jp), 0);
-	setenv("JITPERF_IO", "mmap", 1);
-	ck_assert_int_eq(jitperf_open(&jp, NULL), -EINVAL);
-	setenv("JITPERF_IO", "map", 1);
+	got = raw_map(&len, &text);
+	ck_assert_uint_eq(len, strlen(expect));
+	ck_assert_str_eq(got, expect);
+	free(got);
 	open_map();
-	unsetenv("JITPERF_IO");
 }
 END_TEST
 
@@ -347,10 +309,10 @@ START_TEST(test_rollback)
 END_TEST
 
 /*
- * A fork child writes the code it inherited straight into its map, and
- * begins batching with its own first line.  When the jitdump cannot take
- * that load, the line goes and the map ends on the inherited line again;
- * the next load begins the batching anew.  The child reports by its exit
+ * A fork child writes the code it inherited into its map, then its own
+ * lines.  When the jitdump cannot take a load, its line goes and the map
+ * ends on the inherited line again; the next load is written as usual.
+ * The child reports by its exit
  * status: 0, or the step that went wrong.  (8k: a page for each process's
  * jitdump, none for the load.)
  */
@@ -397,8 +359,6 @@ START_TEST(test_rollback_in_fork_child)
 	/* what a child that failed part-way left in /tmp */
 	snprintf(child_map, sizeof(child_map), "/tmp/perf-%d.map", (int)pid);
 	unlink(child_map);
-	strcat(child_map, ".ring");
-	unlink(child_map);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child failed at step %d",
 		      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	ck_assert_int_eq(jitperf_close(jp), 0);
@@ -421,10 +381,9 @@ static Suite *perfmap_suite(void)
 	tcase_add_test(tc, test_bad_arguments);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("Mapped file");
+	tc = tcase_create("Whole lines");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_batched_file);
-	tcase_add_test(tc, test_io_write);
+	tcase_add_test(tc, test_whole_lines_at_once);
 	tcase_add_test(tc, test_rollback);
 	tcase_add_test(tc, test_rollback_in_fork_child);
 	suite_add_tcase(s, tc);
