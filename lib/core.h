@@ -154,6 +154,10 @@ JP_HIDDEN void jp_jitdump_prefetch(const struct jp_jitdump *jd, const struct jp_
 JP_HIDDEN int  jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u,
 				 uint64_t index, uint64_t ts);
 JP_HIDDEN void jp_jitdump_unit_free(struct jp_jitdump_unit *u);
+/* commit in two steps, for many units in one write(): stamp (its length), then put */
+JP_HIDDEN size_t jp_jitdump_stamp(struct jp_jitdump *jd, struct jp_jitdump_unit *u,
+				  uint64_t index, uint64_t ts);
+JP_HIDDEN int  jp_jitdump_put(struct jp_jitdump *jd, const void *buf, size_t n);
 /* prepare + commit at once (the fork child's re-announcement) */
 JP_HIDDEN int  jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld);
 JP_HIDDEN int  jp_jitdump_move(struct jp_jitdump *jd, uint64_t index, uint64_t old_addr,

@@ -340,6 +340,17 @@ int jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t
 	return put(jd, u->buf, stamp(jd, u, index, ts));
 }
 
+size_t jp_jitdump_stamp(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t index,
+			uint64_t ts)
+{
+	return stamp(jd, u, index, ts);
+}
+
+int jp_jitdump_put(struct jp_jitdump *jd, const void *buf, size_t n)
+{
+	return put(jd, buf, n);
+}
+
 int jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld)
 {
 	struct jp_jitdump_unit u;

@@ -76,14 +76,46 @@ int jp_keep_make(const struct jitperf_code *c, struct jp_keep **out)
 
 /* ---- the wake: under jp->lock */
 
-/* One live function's records, with its load time; -EFAULT: its code is gone. */
-static int wake_one(struct jitperf *jp, uint64_t index, struct jp_code_entry *e)
+/*
+ * The records of many functions go out in few write()s: the jitdump units
+ * are built in place in one buffer, the perf map lines in another, each
+ * written when full.  A function's records are in the files when the wake
+ * returns, as a registration's are when it returns.
+ */
+#define BATCH (256 * 1024)
+
+struct batch {
+	unsigned char *dump;
+	size_t         dlen;
+	char          *map;
+	size_t         mlen;
+};
+
+static int flush_map(struct jitperf *jp, struct batch *b)
+{
+	int err = b->mlen ? jp_perfmap_append(jp->perfmap, b->map, b->mlen) : 0;
+
+	b->mlen = 0;
+	return err;
+}
+
+static int flush_dump(struct jitperf *jp, struct batch *b)
+{
+	int err = b->dlen ? jp_jitdump_put(jp->jitdump, b->dump, b->dlen) : 0;
+
+	b->dlen = 0;
+	return err;
+}
+
+/* A live function's records, with its load time; -EFAULT: its code is gone. */
+static int wake_one(struct jitperf *jp, struct batch *b, uint64_t index, struct jp_code_entry *e)
 {
 	const struct jp_keep *k = e->keep;
 	unsigned char hdr_space[256], *hdr = NULL;
 	struct jp_jitdump_unit u;
 	struct jp_jitdump_load ld;
-	size_t hdr_len = 0;
+	size_t hdr_len = 0, nlen = strlen(e->name);
+	uint64_t ts = k ? k->ts : jp_monotonic_ns();
 	int err;
 
 	memset(&ld, 0, sizeof(ld));
@@ -108,14 +140,23 @@ static int wake_one(struct jitperf *jp, uint64_t index, struct jp_code_entry *e)
 			}
 		}
 	}
-	err = jp_jitdump_prepare(&u, &ld, NULL, 0);
+	/* built in the batch when it fits there, else apart (and the batch written first) */
+	err = jp_jitdump_prepare(&u, &ld, b->dump + b->dlen, BATCH - b->dlen);
 	if (hdr && hdr != hdr_space)
 		free(hdr);
 	if (err)
 		return err;
-	err = jp_perfmap_write(jp->perfmap, e->addr, e->len, e->name);
-	if (!err)
-		err = jp_jitdump_commit(jp->jitdump, &u, index, k ? k->ts : jp_monotonic_ns());
+	if (nlen + JP_PERFMAP_LINE_EXTRA > BATCH - b->mlen)
+		err = flush_map(jp, b);
+	if (!err && nlen + JP_PERFMAP_LINE_EXTRA <= BATCH)
+		b->mlen += jp_perfmap_line(b->map + b->mlen, e->addr, e->len, e->name, nlen);
+	else if (!err)
+		err = jp_perfmap_write(jp->perfmap, e->addr, e->len, e->name);
+	/* a unit built apart goes after the batch's (it is in time order) */
+	if (!err && u.heap && !(err = flush_dump(jp, b)))
+		err = jp_jitdump_commit(jp->jitdump, &u, index, ts);
+	else if (!err && !u.heap)
+		b->dlen += jp_jitdump_stamp(jp->jitdump, &u, index, ts);
 	jp_jitdump_unit_free(&u);
 	return err;
 }
@@ -124,12 +165,19 @@ int jp_standby_wake(struct jitperf *jp, const char *dir, uint64_t *n, char *path
 		    size_t pathlen)
 {
 	uint64_t i, count = jp_codetab_count(jp->codes);
+	struct batch b = { 0 };
 	int err;
 
 	*n = 0;
+	b.dump = malloc(BATCH);
+	b.map = malloc(BATCH);
+	if (!b.dump || !b.map) {
+		err = -ENOMEM;
+		goto out;
+	}
 	err = jp_perfmap_open(&jp->perfmap, jp->pid);
 	if (err)
-		return err;
+		goto out;
 	/* the header's time is the session's opening: the loads come after it */
 	err = jp_jitdump_open_at(&jp->jitdump, dir ? dir : jp->dir, jp->pid, jp->opened_ns);
 	if (err)
@@ -139,7 +187,7 @@ int jp_standby_wake(struct jitperf *jp, const char *dir, uint64_t *n, char *path
 
 		if (!e->live)
 			continue;
-		err = wake_one(jp, i, e);
+		err = wake_one(jp, &b, i, e);
 		if (err == -EFAULT) {
 			jp_debug("%s: its code is no longer mapped; left out", e->name);
 			e->live = 0;
@@ -149,6 +197,10 @@ int jp_standby_wake(struct jitperf *jp, const char *dir, uint64_t *n, char *path
 			goto fail;
 		++*n;
 	}
+	err = flush_map(jp, &b);
+	err = err ?: flush_dump(jp, &b);
+	if (err)
+		goto fail;
 	snprintf(path, pathlen, "%s", jp_jitdump_path(jp->jitdump));
 	for (i = 1; i <= count; i++) {
 		struct jp_code_entry *e = jp_codetab_get(jp->codes, i);
@@ -159,12 +211,15 @@ int jp_standby_wake(struct jitperf *jp, const char *dir, uint64_t *n, char *path
 	/* from here on a load writes its records as it comes */
 	__atomic_store_n(&jp->outputs, jp->outputs & ~(unsigned)JITPERF_STANDBY,
 			 __ATOMIC_RELAXED);
-	return 0;
+	goto out;
 fail:
 	jp_jitdump_discard(jp->jitdump);
 	jp->jitdump = NULL;
 	jp_perfmap_discard(jp->perfmap);
 	jp->perfmap = NULL;
+out:
+	free(b.dump);
+	free(b.map);
 	return err;
 }
 

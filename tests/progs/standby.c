@@ -9,6 +9,8 @@
  *                     parent sb_hot, the child sb_child).  SIGUSR1 is the
  *                     program's own: each one received is counted, and
  *                     the count printed at SIGTERM ("usr1 N").
+ *   standby many N    register N functions sb_0, sb_1, ... (every third with a
+ *                     source line), print "ready", and sleep until killed
  *   standby knock PID [DIR]
  *                     connect to @jitperf-standby-PID as a recorder does,
  *                     send "attach [DIR]" and print the reply; exit 3 when
@@ -111,6 +113,38 @@ static int run(void)
 	return 0;
 }
 
+static int many(unsigned n)
+{
+	jitperf *jp = jitperf_default();
+	size_t slot = 16;
+
+	mem = mmap(NULL, n * slot, PROT_READ | PROT_WRITE | PROT_EXEC,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return 1;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned char *code = mem + i * slot;
+		struct jitperf_line line = { (uintptr_t)code, i + 1, 0, "many.c" };
+		struct jitperf_code c = { .size = sizeof(c), .addr = code, .len = sizeof(loop_code) };
+		char name[32];
+
+		memcpy(code, loop_code, sizeof(loop_code));
+		memcpy(code + 1, &i, 4);
+		snprintf(name, sizeof(name), "sb_%u", i);
+		c.name = name;
+		if (i % 3 == 0) {
+			c.lines = &line;
+			c.nlines = 1;
+		}
+		if (jitperf_code_load_ex(jp, &c, NULL))
+			return 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 static int knock(const char *pid, const char *dir)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -138,8 +172,10 @@ int main(int argc, char **argv)
 #endif
 	if (argc == 2 && !strcmp(argv[1], "run"))
 		return run();
+	if (argc == 3 && !strcmp(argv[1], "many"))
+		return many((unsigned)atoi(argv[2]));
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "knock"))
 		return knock(argv[2], argc == 4 ? argv[3] : NULL);
-	fprintf(stderr, "usage: standby run | standby knock PID [DIR]\n");
+	fprintf(stderr, "usage: standby run | standby many N | standby knock PID [DIR]\n");
 	return 2;
 }
