@@ -21,3 +21,5 @@ EXTRA_lib_libjitperf_la_DEPENDENCIES = lib/libjitperf.map
 EXTRA_DIST += lib/libjitperf.map
 # the design of the write path (one write() per record)
 EXTRA_DIST += doc/registration.md
+# JITPERF=standby and jitperf record -p: the trigger, the order with perf
+EXTRA_DIST += doc/attach.md
