@@ -450,6 +450,10 @@ void jp_sessions_wake(const char *dir, char *out, size_t outlen)
 			continue;
 		}
 		err = jp_standby_wake(jp, dir, &n, path, sizeof(path));
+		/* the recorder's directory is not ours to write (root recording
+		 * another user's process): the session's own directory then */
+		if (err == -EACCES && dir)
+			err = jp_standby_wake(jp, NULL, &n, path, sizeof(path));
 		pthread_mutex_unlock(&jp->lock);
 		if (used < outlen) {
 			int k = err ? snprintf(out + used, outlen - used, "error %s\n",

@@ -362,8 +362,15 @@ int attach_record(const struct attach *a, const struct attach_perf *p, int *stat
 		for (size_t i = 0; i < a->npids; i++)
 			wake(a->pids[i], p->dir);
 	} else if (!stopped) {
-		/* perf ended, or never said its events were on: stop it, keep what it has */
-		kill(pid, SIGINT);
+		/* perf ended (its message said why), or never said its events were on */
+		if (waitpid(pid, &st, WNOHANG) == 0) {
+			cmd_err("perf did not start recording within %d s: stopped",
+				ENABLE_TIMEOUT_MS / 1000);
+			kill(pid, SIGINT);
+		} else {
+			perf_pid = -1;
+			goto reaped;
+		}
 	}
 	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR) {
@@ -372,6 +379,7 @@ int attach_record(const struct attach *a, const struct attach_perf *p, int *stat
 		}
 	}
 	perf_pid = -1;
+reaped:
 	if (!err)
 		*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	/* stopped with Ctrl-C and no COMMAND: the way such a recording ends */
