@@ -278,13 +278,13 @@ static int request(int c, char *dir, size_t dirlen)
 	buf[have] = '\0';
 	nl = strchr(buf, '\n');
 	if (!nl)
-		return -EPROTO;
+		return -EINVAL;
 	*nl = '\0';
 	dir[0] = '\0';
 	if (!strcmp(buf, "attach"))
 		return 0;
 	if (strncmp(buf, "attach /", 8) || strlen(buf + 7) >= dirlen)
-		return -EPROTO;
+		return -EINVAL;
 	strcpy(dir, buf + 7);
 	return 0;
 }

@@ -721,6 +721,27 @@ START_TEST(test_standby_wake)
 }
 END_TEST
 
+/* Someone else holds @jitperf-standby-<pid>: the session is not opened, nothing written. */
+START_TEST(test_standby_name_taken)
+{
+	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_STANDBY, .dir = dir };
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "jitperf-standby-%d",
+			 (int)getpid());
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	jitperf *jp = (jitperf *)1;
+
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a,
+			      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)), 0);
+	ck_assert_int_eq(jitperf_open(&jp, &o), -EADDRINUSE);
+	ck_assert_ptr_null(jp);
+	ck_assert_str_eq(jitperf_strerror(-EADDRINUSE), "standby: another process holds this "
+			 "process's socket name (@jitperf-standby-<pid>)");
+	ck_assert_int_eq(files_in(dir), 0);
+	close(fd);
+}
+END_TEST
+
 static Suite *session_suite(void)
 {
 	Suite *s = suite_create("session");
@@ -745,6 +766,7 @@ static Suite *session_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_standby_writes_nothing);
 	tcase_add_test(tc, test_standby_wake);
+	tcase_add_test(tc, test_standby_name_taken);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Inactive session");
