@@ -684,6 +684,12 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 		cmd_err("-p attaches perf: it cannot go with --no-perf");
 		return *status = 2, -EINVAL;
 	}
+	if (o->pids && o->instrument) {
+		/* they are environment variables of a process jitperf starts */
+		cmd_err("-p: --instrument and the trace options cannot reach a running process "
+			"(start it with JITPERF=trace,stats instead)");
+		return *status = 2, -EINVAL;
+	}
 	if (o->pids) {
 		o->cmd = optind < argc ? argv + optind : NULL;
 		return 0;
