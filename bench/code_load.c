@@ -7,6 +7,10 @@
  *
  *  - jitperf_code_load: the library (one write() of the perf map line, one
  *    of the jitdump unit, under the session lock);
+ *  - jitperf_code_load in standby (JITPERF=standby): nothing written, the
+ *    load's time and thread kept; and once, the wake a recorder asks for
+ *    (connect to the session's socket, "attach DIR"): every function
+ *    written with its load time, CPU of all threads per function;
  *  - write() prototype: the same two records made here and written with
  *    one write() each, without the library (its floor on this path);
  *  - mapping prototype: the same two records stored into shared mappings
@@ -33,8 +37,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,11 +51,11 @@
 #define CODE_LEN 256
 /* a CODE_LOAD of a 256-byte function named jit_fn_NNNNN: what one write() would carry */
 #define RECORD_LEN (sizeof(struct jitdump_code_load) + 13 + CODE_LEN)
-#define KINDS 4
+#define KINDS 5
 
-enum { LIB, PROTO_WRITE, PROTO_MAP, BARE };
+enum { LIB, STANDBY, PROTO_WRITE, PROTO_MAP, BARE };
 static const char *const kind_name[KINDS] = {
-	"jitperf_code_load (write path)", "write() prototype, 2 records",
+	"jitperf_code_load (write path)", "jitperf_code_load, standby", "write() prototype, 2 records",
 	"mapping prototype, 2 records", "one bare write() of a record",
 };
 
@@ -186,6 +193,9 @@ static void writer_open(struct writer *w, int kind)
 	snprintf(w->map_path, sizeof(w->map_path), "/tmp/perf-%d.map", (int)getpid());
 	snprintf(w->dump_path, sizeof(w->dump_path), "%s/jit-%d.dump", dir, (int)getpid());
 	switch (kind) {
+	case STANDBY:
+		o.outputs = JITPERF_STANDBY;
+		/* fall through */
 	case LIB:
 		err = jitperf_open(&w->jp, &o);
 		if (err) {
@@ -251,6 +261,7 @@ static void writer_load(struct writer *w, int i)
 
 	switch (w->kind) {
 	case LIB:
+	case STANDBY:
 		err = jitperf_code_load(w->jp, names[i], code + (size_t)i * CODE_LEN, CODE_LEN, NULL);
 		if (err) {
 			fprintf(stderr, "code_load: %s\n", jitperf_strerror(err));
@@ -281,6 +292,7 @@ static void writer_close(struct writer *w)
 {
 	switch (w->kind) {
 	case LIB:
+	case STANDBY:
 		jitperf_close(w->jp);
 		break;
 	case PROTO_WRITE:
@@ -337,6 +349,45 @@ static void paced(int kind, int n, double *v)
 	}
 	writer_close(&w);
 	writer_remove(&w);
+}
+
+/* A recorder's knock on our own standby socket: returns once the files are complete. */
+static void knock(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char buf[8192];
+	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "jitperf-standby-%d",
+			 (int)getpid());
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a,
+			      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)))
+		die("connect");
+	n = snprintf(buf, sizeof(buf), "attach %s\n", dir);
+	write_all(fd, buf, (size_t)n);
+	while (read(fd, buf, sizeof(buf)) > 0)
+		if (strncmp(buf, "ok ", 3))
+			fprintf(stderr, "code_load: the wake said: %.*s", 200, buf);
+	close(fd);
+}
+
+/* The wake of n functions in standby: process CPU ns per function (all threads), and wall ms. */
+static double wake(int n, double *wall_ms)
+{
+	struct writer w;
+	double t0, w0, t;
+
+	writer_open(&w, STANDBY);
+	for (int i = 0; i < n; i++)
+		writer_load(&w, i);
+	t0 = proc_ns();
+	w0 = clock_ns(CLOCK_MONOTONIC);
+	knock();
+	t = proc_ns() - t0;
+	*wall_ms = (clock_ns(CLOCK_MONOTONIC) - w0) / 1e6;
+	writer_close(&w);
+	writer_remove(&w);
+	return t / n;
 }
 
 int main(int argc, char **argv)
@@ -419,6 +470,20 @@ int main(int argc, char **argv)
 	       bm[LIB] / bm[BARE], pm[LIB] / pm[BARE]);
 	printf("  mapping / write() prototype:       %.2f back to back, %.2f paced\n",
 	       bm[PROTO_MAP] / bm[PROTO_WRITE], pm[PROTO_MAP] / pm[PROTO_WRITE]);
+	printf("  standby / write path:              %.2f back to back, %.2f paced\n",
+	       bm[STANDBY] / bm[LIB], pm[STANDBY] / pm[LIB]);
+	{
+		double wall, wm[16], ww = 0;
+		int nw = rounds < 16 ? rounds : 16;
+
+		for (int r = 0; r < nw; r++) {
+			wm[r] = wake(n, &wall);
+			if (wall > ww)
+				ww = wall;
+		}
+		printf("  standby wake, %d functions written: %.0f ns/function median, %.0f worst "
+		       "(CPU, all threads); %.1f ms worst wall\n", n, median(wm, nw), worst(wm, nw), ww);
+	}
 	rmdir(tmp);
 	for (int i = 0; i < n; i++)
 		free(names[i]);

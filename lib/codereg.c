@@ -59,16 +59,24 @@ static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
 	struct jp_jitdump_unit u = { 0 };
 	struct jp_jitdump_load ld;
 	unsigned char *hdr = NULL;
+	struct jp_keep *keep = NULL;
 	size_t hdr_len = 0, nlen, line_len = 0;
 	uint64_t idx = 0, map_mark = 0;
-	unsigned outputs = outputs_of(jp);
+	unsigned outputs;
 	int err;
 
 	err = jp_code_check(c);
 	if (err)
 		goto out;
 	nlen = strlen(c->name);
-	if (outputs & JITPERF_JITDUMP) {
+again:
+	outputs = outputs_of(jp);
+	if (outputs & JITPERF_STANDBY) {
+		/* nothing written: what a recorder attaching later needs is kept */
+		err = jp_keep_make(c, &keep);
+		if (err)
+			goto out;
+	} else if (outputs & JITPERF_JITDUMP) {
 		if (c->eh_frame_len) {
 			err = jp_ehframe_hdr(c->eh_frame, c->eh_frame_len, (uintptr_t)c->addr, c->len,
 					     hdr_space, sizeof(hdr_space), &hdr, &hdr_len);
@@ -91,7 +99,7 @@ static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
 		if (err)
 			goto out;
 	}
-	if (outputs & JITPERF_PERFMAP) {
+	if ((outputs & (JITPERF_PERFMAP | JITPERF_STANDBY)) == JITPERF_PERFMAP) {
 		line = small;
 		if (nlen + JP_PERFMAP_LINE_EXTRA > sizeof(small) &&
 		    !(line = malloc(nlen + JP_PERFMAP_LINE_EXTRA))) {
@@ -104,11 +112,24 @@ static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
 	pthread_mutex_lock(&jp->lock);
 	if (!jp->outputs)               /* closed meanwhile */
 		goto unlock;
+	if ((jp->outputs ^ outputs) & JITPERF_STANDBY) {
+		/* a recorder woke the session meanwhile: made again, to be written */
+		pthread_mutex_unlock(&jp->lock);
+		free(keep);
+		keep = NULL;
+		goto again;
+	}
 	if (jp->jitdump && u.buf)
 		jp_jitdump_prefetch(jp->jitdump, &u);
 	err = jp_codetab_add(&jp->codes, (uintptr_t)c->addr, c->len, c->name, nlen, &idx);
 	if (err)
 		goto unlock;
+	if (keep) {
+		keep->ts = jp_monotonic_ns();   /* under the lock: the wake writes in this order */
+		keep->tid = (uint32_t)jp_gettid();
+		jp_codetab_get(jp->codes, idx)->keep = keep;
+		keep = NULL;
+	}
 	if (jp->perfmap && line) {
 		map_mark = jp_perfmap_mark(jp->perfmap);
 		err = jp_perfmap_append(jp->perfmap, line, line_len);
@@ -124,6 +145,7 @@ static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
 unlock:
 	pthread_mutex_unlock(&jp->lock);
 out:
+	free(keep);
 	jp_jitdump_unit_free(&u);
 	if (line != small)
 		free(line);
@@ -225,6 +247,8 @@ int jitperf_code_unload(jitperf *jp, uint64_t index)
 	} else {
 		/* no jitdump record exists for this; a later load at addr wins by time */
 		e->live = 0;
+		free(e->keep);          /* standby: unloaded code is not written at the wake */
+		e->keep = NULL;
 		addr = e->addr;
 		len = e->len;
 	}

@@ -23,7 +23,7 @@ struct chunk {
 	char          text[];
 };
 
-#define BLOCK 512             /* entries per block: 16 KiB */
+#define BLOCK 512             /* entries per block: 20 KiB */
 
 struct jp_codetab {
 	struct chunk         *names;
@@ -98,6 +98,7 @@ int jp_codetab_add(struct jp_codetab **tabp, uint64_t addr, uint64_t len, const 
 	e->len = len;
 	e->name = copy;
 	e->live = 1;
+	e->keep = NULL;
 	*index = ++tab->n;      /* 1-based: 0 never names code */
 	return 0;
 }
@@ -105,8 +106,10 @@ int jp_codetab_add(struct jp_codetab **tabp, uint64_t addr, uint64_t len, const 
 /* Drop the last add (its output failed); its name stays in the arena. */
 void jp_codetab_undo(struct jp_codetab *tab)
 {
-	if (tab && tab->n)
+	if (tab && tab->n) {
 		tab->n--;
+		free(tab->blocks[tab->n / BLOCK][tab->n % BLOCK].keep);
+	}
 }
 
 struct jp_code_entry *jp_codetab_get(struct jp_codetab *tab, uint64_t index)
@@ -132,6 +135,8 @@ void jp_codetab_free(struct jp_codetab *tab)
 		prev = c->prev;
 		free(c);
 	}
+	for (uint64_t i = 0; i < tab->n; i++)
+		free(tab->blocks[i / BLOCK][i % BLOCK].keep);
 	for (uint64_t i = 0; i < tab->nblocks; i++)
 		free(tab->blocks[i]);
 	free(tab->blocks);

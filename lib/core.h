@@ -134,6 +134,7 @@ struct jp_jitdump_load {        /* one CODE_LOAD with the records that describe 
 	const unsigned char       *eh_hdr;
 	size_t                     eh_hdr_len;
 	int                        checked;   /* copy the code with EFAULT checks (fork child) */
+	uint32_t                   tid;       /* the registering thread; 0: the caller */
 };
 /*
  * A load's records, made without the lock (jp_jitdump_prepare) and written
@@ -153,6 +154,8 @@ struct jp_jitdump_unit {
 };
 /* one write() per unit */
 JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid);
+JP_HIDDEN int  jp_jitdump_open_at(struct jp_jitdump **out, const char *dir, pid_t pid,
+				  uint64_t ts);
 /* space is the caller's buffer (may be NULL); a bigger unit is malloc'ed */
 JP_HIDDEN int  jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *ld,
 				  void *space, size_t space_len);
@@ -160,6 +163,10 @@ JP_HIDDEN void jp_jitdump_prefetch(const struct jp_jitdump *jd, const struct jp_
 JP_HIDDEN int  jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u,
 				 uint64_t index, uint64_t ts);
 JP_HIDDEN void jp_jitdump_unit_free(struct jp_jitdump_unit *u);
+/* commit in two steps, for many units in one write(): stamp (its length), then put */
+JP_HIDDEN size_t jp_jitdump_stamp(struct jp_jitdump *jd, struct jp_jitdump_unit *u,
+				  uint64_t index, uint64_t ts);
+JP_HIDDEN int  jp_jitdump_put(struct jp_jitdump *jd, const void *buf, size_t n);
 /* prepare + commit at once (the fork child's re-announcement) */
 JP_HIDDEN int  jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld);
 JP_HIDDEN int  jp_jitdump_move(struct jp_jitdump *jd, uint64_t index, uint64_t old_addr,
@@ -169,6 +176,8 @@ JP_HIDDEN int  jp_jitdump_close(struct jp_jitdump *jd);  /* writes CODE_CLOSE */
 JP_HIDDEN uint64_t jp_jitdump_mark(const struct jp_jitdump *jd);
 JP_HIDDEN void jp_jitdump_rollback(struct jp_jitdump *jd, uint64_t mark);
 JP_HIDDEN void jp_jitdump_drop(struct jp_jitdump *jd);   /* after fork: forget, write nothing */
+JP_HIDDEN void jp_jitdump_discard(struct jp_jitdump *jd); /* close and remove the file */
+JP_HIDDEN const char *jp_jitdump_path(const struct jp_jitdump *jd);
 
 /* ---- lib/codereg.c: registration */
 /* c's fields as jitperf_code_load_ex checks them: 0 or -EINVAL */
@@ -176,10 +185,11 @@ JP_HIDDEN int  jp_code_check(const struct jitperf_code *c);
 
 /* ---- lib/codetab.c: what was loaded under which index */
 struct jp_code_entry {
-	uint64_t addr;
-	uint64_t len;
-	char    *name;
-	int      live;
+	uint64_t        addr;
+	uint64_t        len;
+	char           *name;
+	struct jp_keep *keep;   /* standby: what its records need later (malloc'ed), else NULL */
+	int             live;
 };
 JP_HIDDEN int  jp_codetab_add(struct jp_codetab **tab, uint64_t addr, uint64_t len,
 			      const char *name, size_t nlen, uint64_t *index);
@@ -187,6 +197,43 @@ JP_HIDDEN void jp_codetab_undo(struct jp_codetab *tab);  /* drop the last add */
 JP_HIDDEN struct jp_code_entry *jp_codetab_get(struct jp_codetab *tab, uint64_t index);
 JP_HIDDEN uint64_t jp_codetab_count(const struct jp_codetab *tab);
 JP_HIDDEN void jp_codetab_free(struct jp_codetab *tab);
+
+/*
+ * ---- lib/standby.c: JITPERF_STANDBY (doc/attach.md).  A standby session
+ * writes nothing; each load keeps a jp_keep (its time, thread, lines and
+ * .eh_frame) in its code table entry.  One thread per process sleeps in
+ * accept() on the abstract socket "\0jitperf-standby-<pid>"; a recorder of
+ * the same user that connects wakes every standby session of the process.
+ */
+struct jp_keep {
+	uint64_t            ts;        /* CLOCK_MONOTONIC of the load */
+	uint64_t            addr;      /* where lines and .eh_frame apply */
+	uint32_t            tid;
+	size_t              nlines;
+	struct jitperf_line *lines;    /* file names in the same block */
+	size_t              eh_frame_len;
+	void               *eh_frame;
+};
+/* Made without the lock, for the load c at time 0 (set under the lock). */
+JP_HIDDEN int  jp_keep_make(const struct jitperf_code *c, struct jp_keep **out);
+/* The process's listener, started once (again in a fork child).  0 or -errno. */
+JP_HIDDEN int  jp_standby_listen(void);
+/* Around fork (before the session locks): in the child the parent's socket is closed. */
+JP_HIDDEN void jp_standby_atfork_prepare(void);
+JP_HIDDEN void jp_standby_atfork_parent(void);
+JP_HIDDEN void jp_standby_atfork_child(void);
+/*
+ * jp->lock held: open the perf map and the jitdump (in dir, NULL: jp->dir),
+ * write every live function with its load time, and leave standby.
+ * *n gets the functions written, path the jitdump's path.  0 or -errno.
+ */
+JP_HIDDEN int  jp_standby_wake(struct jitperf *jp, const char *dir, uint64_t *n,
+			       char *path, size_t pathlen);
+/*
+ * lib/session.c: jp_standby_wake for every standby session of the process,
+ * one reply line each into out ("ok N PATH" or "error TEXT").
+ */
+JP_HIDDEN void jp_sessions_wake(const char *dir, char *out, size_t outlen);
 
 /* thread id, cached per thread (reset in a fork child) */
 JP_HIDDEN pid_t jp_gettid(void);

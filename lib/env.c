@@ -87,6 +87,8 @@ static const struct {
 	{ "trace",   JITPERF_TRACE },
 	{ "stats",   JITPERF_STATS },
 	{ "all",     JITPERF_PERFMAP | JITPERF_JITDUMP | JITPERF_TRACE | JITPERF_STATS },
+	/* the perf map and the jitdump, held back until a recorder attaches */
+	{ "standby", JITPERF_STANDBY | JITPERF_PERFMAP | JITPERF_JITDUMP },
 };
 
 /* "perfmap,jitdump" -> bits.  NULL or "" -> 0.  Spaces around words are allowed. */
@@ -109,7 +111,7 @@ int jp_parse_outputs(const char *s, unsigned *outputs)
 			if (strlen(output_words[i].word) == n && !memcmp(s, output_words[i].word, n))
 				break;
 		if (i == sizeof(output_words) / sizeof(output_words[0])) {
-			jp_env_error("JITPERF", "unknown output '%.*s' (expected perfmap, jitdump, trace, stats or all)",
+			jp_env_error("JITPERF", "unknown output '%.*s' (expected perfmap, jitdump, trace, stats, all or standby)",
 				     (int)n, s);
 			return -EINVAL;
 		}

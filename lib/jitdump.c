@@ -60,6 +60,12 @@ static int put(struct jp_jitdump *jd, const void *buf, size_t n)
 
 int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid)
 {
+	return jp_jitdump_open_at(out, dir, pid, jp_monotonic_ns());
+}
+
+/* With the header's timestamp: a standby session's is when it opened. */
+int jp_jitdump_open_at(struct jp_jitdump **out, const char *dir, pid_t pid, uint64_t ts)
+{
 	struct jitdump_file_header h;
 	struct jp_jitdump *jd;
 	size_t plen = strlen(dir) + 32;
@@ -91,7 +97,7 @@ int jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid)
 	h.total_size = sizeof(h);
 	h.elf_mach = jp_elf_machine();
 	h.pid = (uint32_t)pid;
-	h.timestamp = jp_monotonic_ns();
+	h.timestamp = ts;
 	h.flags = 0;
 	iov.iov_base = &h;
 	iov.iov_len = sizeof(h);
@@ -235,7 +241,7 @@ int jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *
 	memset(&cl, 0, sizeof(cl));
 	cl.p.id = JIT_CODE_LOAD;
 	cl.p.total_size = (uint32_t)total;
-	cl.tid = (uint32_t)jp_gettid();
+	cl.tid = ld->tid ? ld->tid : (uint32_t)jp_gettid();
 	cl.vma = ld->addr;
 	cl.code_addr = ld->addr;
 	cl.code_size = ld->len;
@@ -334,6 +340,17 @@ int jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t
 	return put(jd, u->buf, stamp(jd, u, index, ts));
 }
 
+size_t jp_jitdump_stamp(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t index,
+			uint64_t ts)
+{
+	return stamp(jd, u, index, ts);
+}
+
+int jp_jitdump_put(struct jp_jitdump *jd, const void *buf, size_t n)
+{
+	return put(jd, buf, n);
+}
+
 int jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld)
 {
 	struct jp_jitdump_unit u;
@@ -404,4 +421,18 @@ void jp_jitdump_rollback(struct jp_jitdump *jd, uint64_t mark)
 {
 	if (mark < jd->size && ftruncate(jd->fd, (off_t)mark) == 0)
 		jd->size = mark;
+}
+
+const char *jp_jitdump_path(const struct jp_jitdump *jd)
+{
+	return jd->path;
+}
+
+/* Opened for nothing (a standby wake that failed): the file goes, if still ours. */
+void jp_jitdump_discard(struct jp_jitdump *jd)
+{
+	if (!jd)
+		return;
+	jp_remove_own(jd->path, jd->fd);
+	release(jd);
 }

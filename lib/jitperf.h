@@ -34,6 +34,8 @@ enum jitperf_output {
 	JITPERF_JITDUMP = 1u << 1,  /* <dir>/jit-<pid>.dump for perf inject --jit    */
 	JITPERF_TRACE   = 1u << 2,  /* <dir>/jitperf-<pid>.trace: entry/exit events  */
 	JITPERF_STATS   = 1u << 3,  /* per-function call statistics, written at close */
+	JITPERF_STANDBY = 1u << 4,  /* perf map and jitdump held back: written when a
+				       recorder attaches (jitperf record -p), then as usual */
 };
 
 struct jitperf_options {
@@ -75,7 +77,11 @@ JITPERF_API int jitperf_close(jitperf *jp);
  */
 JITPERF_API jitperf *jitperf_default(void);
 
-/* The JITPERF_* bits this session writes (0 = inactive; NULL -> 0). */
+/*
+ * The JITPERF_* bits this session writes (0 = inactive; NULL -> 0).  In
+ * standby: JITPERF_STANDBY | JITPERF_PERFMAP | JITPERF_JITDUMP, until a
+ * recorder attaches; then JITPERF_PERFMAP | JITPERF_JITDUMP.
+ */
 JITPERF_API unsigned jitperf_outputs(const jitperf *jp);
 
 /* Text for a negative errno returned by this library (never NULL). */

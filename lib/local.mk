@@ -5,7 +5,8 @@ lib_LTLIBRARIES += lib/libjitperf.la
 include_HEADERS += lib/jitperf.h
 lib_libjitperf_la_SOURCES = lib/jitperf.h lib/compiler.h lib/session.h lib/core.h lib/jitdump_format.h \
 	lib/session.c lib/env.c lib/clock.c lib/fileio.c lib/bgthread.c lib/elfinfo.c lib/perfmap.c \
-	lib/ehframe.c lib/jitdump.c lib/codetab.c lib/codereg.c lib/strerror.c lib/twins.c
+	lib/ehframe.c lib/jitdump.c lib/codetab.c lib/codereg.c lib/strerror.c lib/twins.c \
+	lib/standby.c
 lib_libjitperf_la_CPPFLAGS = $(AM_CPPFLAGS) -DJITPERF_BUILDING_LIBRARY
 # frame pointers: perf -g samples that land in a probe unwind to the JIT code.
 # -fno-plt: a call into libc goes through its GOT entry, not a PLT stub
@@ -20,3 +21,5 @@ EXTRA_lib_libjitperf_la_DEPENDENCIES = lib/libjitperf.map
 EXTRA_DIST += lib/libjitperf.map
 # the design of the write path (one write() per record)
 EXTRA_DIST += doc/registration.md
+# JITPERF=standby and jitperf record -p: the trigger, the order with perf
+EXTRA_DIST += doc/attach.md

@@ -93,11 +93,14 @@ static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
 		memset(&o, 0, sizeof(o));
 	}
 
-	if (o.outputs & ~(unsigned)(JITPERF_PERFMAP | JITPERF_JITDUMP | JITPERF_TRACE | JITPERF_STATS)) {
+	if (o.outputs & ~(unsigned)(JITPERF_PERFMAP | JITPERF_JITDUMP | JITPERF_TRACE | JITPERF_STATS |
+				    JITPERF_STANDBY)) {
 		jp_debug("unknown output bits %#x", o.outputs);
 		return -EINVAL;
 	}
 	jp->outputs = o.outputs;
+	if (jp->outputs & JITPERF_STANDBY)      /* what it holds back */
+		jp->outputs |= JITPERF_PERFMAP | JITPERF_JITDUMP;
 	if (!jp->outputs) {
 		err = jp_parse_outputs(jp_getenv("JITPERF"), &jp->outputs);
 		if (err)
@@ -123,8 +126,10 @@ static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
 	jp->dir = strdup(dir);          /* as named, for a message if it cannot be made */
 	if (!jp->dir)
 		return -ENOMEM;
+	/* standby writes nothing, not even a directory, before a recorder attaches */
 	if (!realpath(dir, real) && errno == ENOENT &&
-	    (jp->outputs & (JITPERF_JITDUMP | JITPERF_TRACE | JITPERF_STATS))) {
+	    (jp->outputs & (JITPERF_TRACE | JITPERF_STATS) ||
+	     (jp->outputs & (JITPERF_JITDUMP | JITPERF_STANDBY)) == JITPERF_JITDUMP)) {
 		err = jp_mkdir_p(dir);
 		if (err)
 			return err;
@@ -137,6 +142,7 @@ static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
 
 	jp->debug = jp_debug_enabled();
 	jp->pid = getpid();
+	jp->opened_ns = jp_monotonic_ns();
 	if (pthread_mutex_init(&jp->lock, NULL))
 		return -ENOMEM;
 	return 0;
@@ -147,6 +153,8 @@ static int open_outputs(struct jitperf *jp, const char **where)
 {
 	int err;
 
+	if (jp->outputs & JITPERF_STANDBY)
+		return jp_standby_listen();     /* files opened when a recorder attaches */
 	if (jp->outputs & JITPERF_PERFMAP) {
 		err = jp_perfmap_open(&jp->perfmap, jp->pid);
 		if (err) {
@@ -342,6 +350,7 @@ static void atfork_prepare(void)
 {
 	struct jitperf *jp;
 
+	jp_standby_atfork_prepare();
 	pthread_mutex_lock(&registry_lock);
 	for (jp = registry; jp; jp = jp->next_open) {
 		pthread_mutex_lock(&jp->lock);
@@ -358,6 +367,7 @@ static void atfork_parent(void)
 		pthread_mutex_unlock(&jp->lock);
 	}
 	pthread_mutex_unlock(&registry_lock);
+	jp_standby_atfork_parent();
 }
 
 /* Re-announce the code the child inherited, so its samples are named too. */
@@ -393,6 +403,8 @@ static void child_reopen(struct jitperf *jp)
 	jp_perfmap_drop(jp->perfmap);
 	jp->perfmap = NULL;
 	jp->pid = getpid();
+	if (jp->outputs & JITPERF_STANDBY)
+		return;         /* still standby, on the child's own pid (atfork_child) */
 	if (jp->outputs & JITPERF_PERFMAP) {
 		if (jp_perfmap_open(&jp->perfmap, jp->pid) < 0)
 			jp->outputs &= ~(unsigned)JITPERF_PERFMAP;
@@ -408,13 +420,57 @@ static void child_reopen(struct jitperf *jp)
 static void atfork_child(void)
 {
 	struct jitperf *jp;
+	int standby = 0;
 
 	jp_tid_reset();
+	jp_standby_atfork_child();
 	for (jp = registry; jp; jp = jp->next_open) {
 		if (!jp->closed)
 			child_reopen(jp);
+		standby |= !!(jp->outputs & JITPERF_STANDBY);
 		pthread_mutex_unlock(&jp->lock);
 		jp_instr_atfork_child(jp);
 	}
 	pthread_mutex_unlock(&registry_lock);
+	if (standby && jp_standby_listen())
+		jp_debug("standby: the child %d cannot be woken", (int)getpid());
+}
+
+/* ---- standby (lib/standby.c): the sessions a recorder wakes */
+
+void jp_sessions_wake(const char *dir, char *out, size_t outlen)
+{
+	struct jitperf *jp;
+	size_t used = 0;
+
+	out[0] = '\0';
+	pthread_mutex_lock(&registry_lock);
+	for (jp = registry; jp; jp = jp->next_open) {
+		char path[PATH_MAX];
+		uint64_t n;
+		int err;
+
+		pthread_mutex_lock(&jp->lock);
+		if (!(jp->outputs & JITPERF_STANDBY) || jp->closed) {
+			pthread_mutex_unlock(&jp->lock);
+			continue;
+		}
+		err = jp_standby_wake(jp, dir, &n, path, sizeof(path));
+		/* the recorder's directory is not ours to write (root recording
+		 * another user's process): the session's own directory then */
+		if (err == -EACCES && dir)
+			err = jp_standby_wake(jp, NULL, &n, path, sizeof(path));
+		pthread_mutex_unlock(&jp->lock);
+		if (used < outlen) {
+			int k = err ? snprintf(out + used, outlen - used, "error %s\n",
+					       jitperf_strerror(err))
+				    : snprintf(out + used, outlen - used, "ok %llu %s\n",
+					       (unsigned long long)n, path);
+
+			used += k > 0 ? (size_t)k : 0;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
+	if (!out[0])
+		snprintf(out, outlen, "ok 0\n");       /* nothing was in standby any more */
 }

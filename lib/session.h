@@ -40,6 +40,7 @@ struct jitperf {
 	int                 closed;        /* jitperf_close ran (the default session stays readable) */
 	struct jp_codetab  *codes;         /* index -> addr/len/name, for move/unload (lib/codetab.c) */
 	struct jitperf     *next_open;     /* list of open sessions, for fork (lib/session.c) */
+	uint64_t            opened_ns;     /* standby: when it opened, the jitdump header's time */
 	/* instrumentation settings, resolved by jp_instr_setup */
 	unsigned            timed_per_sec; /* adaptive sampling budget */
 	uint64_t            trace_max;     /* bytes; JITPERF_UNLIMITED: none of its own */

@@ -42,6 +42,8 @@ static const struct {
 	{ ENODEV,       "the output directory's file system cannot map files "
 			"(the jitdump must be mapped for perf to find it)" },
 	{ EISDIR,       "an output file name is taken by a directory" },
+	{ EADDRINUSE,   "standby: another process holds this process's socket name "
+			"(@jitperf-standby-<pid>)" },
 };
 
 const char *jitperf_strerror(int err)

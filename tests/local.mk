@@ -105,7 +105,7 @@ check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
 	tests/progs/jd-fixture tests/progs/instr-prog tests/progs/instr-dump \
 	tests/progs/cyg_prog tests/progs/cyg_prog_linked tests/progs/cyg_read \
 	tests/progs/setid-prog tests/progs/pdprog tests/progs/pd-fixture \
-	tests/progs/inlprog tests/progs/pltprog
+	tests/progs/inlprog tests/progs/pltprog tests/progs/standby
 # a JIT that registers N functions (and can be killed halfway)
 tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_jitload_LDFLAGS = -no-install
@@ -113,6 +113,9 @@ tests_progs_jitload_LDFLAGS = -no-install
 tests_progs_jdverify_SOURCES = tests/progs/jdverify.c
 # a JIT of known behaviour (exact names and call counts) for tests/cmd/
 tests_progs_jitrun_LDADD = lib/libjitperf.la
+# both ends of JITPERF=standby: a JIT in standby that forks, a recorder's knock
+tests_progs_standby_LDADD = lib/libjitperf.la
+tests_progs_standby_LDFLAGS = -no-install
 # the jitdump of known layout that tests/cmd/dump.test takes apart
 tests_progs_jd_fixture_SOURCES = tests/progs/jd-fixture.c $(JDBUILD)
 tests_progs_instr_prog_LDADD = lib/libjitperf.la
@@ -142,11 +145,12 @@ tests_progs_inlprog_CFLAGS = $(AM_CFLAGS) -O2 -g -fno-omit-frame-pointer
 SCRIPT_TESTS = \
 	tests/lib/symbols.test tests/lib/pkgconfig.test tests/lib/strerror-coverage.test \
 	tests/lib/crash.test tests/lib/crash-perf.test tests/lib/exit-open.test tests/lib/paced.test tests/lib/fork.test tests/lib/threads.test tests/lib/twins.test \
-	tests/lib/jitdump-perf.test tests/lib/perf-attach.test \
+	tests/lib/jitdump-perf.test tests/lib/perf-attach.test tests/lib/standby.test \
 	tests/lib/instr-env.test tests/lib/instr-sigkill.test \
 	tests/lib/cyg-preload.test tests/lib/cyg-linked.test tests/lib/setid-env.test \
 	tests/cmd/dump.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
 	tests/cmd/filesafety.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
+	tests/cmd/attach.test \
 	tests/convert/stackcollapse.test tests/convert/chrome.test tests/convert/svg.test \
 	tests/convert/errors.test tests/convert/record.test tests/convert/viewer.test \
 	tests/convert/outfile.test tests/convert/chrome-max.test tests/convert/perfdata.test \

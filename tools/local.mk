@@ -6,7 +6,7 @@ noinst_LTLIBRARIES += tools/libcommand.la
 tools_libcommand_la_SOURCES = tools/cmds.h tools/msg.c tools/perf.c tools/perf.h \
 	tools/pathsafe.c tools/pathsafe.h tools/stagedir.c tools/stagedir.h \
 	tools/sigcleanup.c tools/sigcleanup.h \
-	tools/record.c tools/report.c tools/report.h tools/report_instr.c tools/rundir.c tools/rundir.h \
+	tools/record.c tools/attach.c tools/attach.h tools/report.c tools/report.h tools/report_instr.c tools/rundir.c tools/rundir.h \
 	tools/jitsym.c tools/jitsym.h tools/collect.c tools/collect.h \
 	tools/dump/dump.c tools/dump/dump.h tools/dump/check.c tools/dump/elfwrite.c \
 	tools/convert/convert.c tools/convert/convert.h \

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "cmds.h"
 #include "collect.h"
 #include "pathsafe.h"
@@ -35,12 +36,15 @@ static const char usage_text[] =
 	"usage: jitperf record [-o DIR] [-e EVENT] [-F FREQ] [-g | --call-graph fp|dwarf]\n"
 	"                      [--instrument[=N|0|auto[:R]]] [--trace-max SIZE] [--trace-ring SIZE]\n"
 	"                      [--trace-min TIME] [--counters LIST] [--no-perf] -- COMMAND [ARG...]\n"
+	"       jitperf record -p PID[,PID...] [options] [-- COMMAND [ARG...]]\n"
 	"\n"
 	"Run COMMAND under perf record -k 1 with JITPERF=perfmap,jitdump and\n"
 	"JITPERF_DIR=DIR, then perf inject --jit.  DIR gets perf.data, perf.jit.data\n"
 	"and the jitdump, trace and stats files of every process of the run, and\n"
 	"copies of the perf maps and jitdumps runtimes wrote elsewhere (node, java, ...).\n"
 	"\n"
+	"  -p, --pid PID,...     attach to running processes until COMMAND ends or\n"
+	"                        Ctrl-C; those in JITPERF=standby write their code then\n"
 	"  -o, --output DIR      record directory (default jitperf.data; an existing\n"
 	"                        one is renamed DIR.old)\n"
 	"  -e, --event EVENT     perf event (default cycles, or cpu-clock where hardware\n"
@@ -69,6 +73,7 @@ struct record_opts {
 	const char *dir, *event, *freq, *callgraph, *counters;
 	const char *sample;      /* --instrument=S */
 	const char *trace_max, *trace_ring, *trace_min;
+	const char *pids;        /* -p: attach (tools/attach.c) */
 	int         instrument, no_perf, quiet;
 	char      **cmd;
 };
@@ -628,6 +633,7 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 	       OPT_TRACE_RING, OPT_TRACE_MIN };
 	static const struct option opts[] = {
 		{ "output",     required_argument, NULL, 'o' },
+		{ "pid",        required_argument, NULL, 'p' },
 		{ "event",      required_argument, NULL, 'e' },
 		{ "freq",       required_argument, NULL, 'F' },
 		{ "call-graph", required_argument, NULL, OPT_CALLGRAPH },
@@ -647,9 +653,10 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 	optind = 1;
 	opterr = 0;
 	/* "+": options end at the command's name; ":": a missing argument is ':' */
-	while ((c = getopt_long(argc, argv, "+:o:e:F:gqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:p:e:F:gqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->dir = optarg; break;
+		case 'p': o->pids = optarg; break;
 		case 'e': o->event = optarg; break;
 		case 'F':
 			/* checked here: a typo must not rotate DIR to DIR.old first */
@@ -709,6 +716,20 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 			return -EINVAL;
 		}
 	}
+	if (o->pids && o->no_perf) {
+		cmd_err("-p attaches perf: it cannot go with --no-perf");
+		return *status = 2, -EINVAL;
+	}
+	if (o->pids && o->instrument) {
+		/* they are environment variables of a process jitperf starts */
+		cmd_err("-p: --instrument and the trace options cannot reach a running process "
+			"(start it with JITPERF=trace,stats instead)");
+		return *status = 2, -EINVAL;
+	}
+	if (o->pids) {
+		o->cmd = optind < argc ? argv + optind : NULL;
+		return 0;
+	}
 	if (optind >= argc) {
 		cmd_err("no command given");
 		fputs(usage_text, stderr);
@@ -721,6 +742,7 @@ static int parse(int argc, char **argv, struct record_opts *o, int *status)
 /* One recording: what the steps of cmd_record share, freed in one place. */
 struct record {
 	struct record_opts o;
+	struct attach      attach;     /* -p */
 	struct collect     collected;  /* what the run left outside DIR, brought in */
 	struct timespec    since;      /* when the run began (the clock of file times) */
 	char       *perf;          /* NULL with --no-perf */
@@ -739,6 +761,17 @@ static int check_programs(struct record *r)
 		cmd_err("perf not found: " PERF_INSTALL_HINT " (or use --no-perf)");
 		r->status = 127;
 		return -ENOENT;
+	}
+	if (r->o.pids) {
+		int err = attach_parse(r->o.pids, &r->attach);
+
+		err = err ?: attach_check(&r->attach);
+		if (err) {
+			r->status = 2;
+			return err;
+		}
+		if (!r->o.cmd)
+			return 0;
 	}
 	cmd = find_exec(r->o.cmd[0]);
 	if (!cmd) {
@@ -813,8 +846,19 @@ static int run_command(struct record *r)
 	int err;
 
 	clock_gettime(CLOCK_REALTIME_COARSE, &r->since);
-	err = r->o.no_perf ? run(r->o.cmd, &r->status)
-			   : record_with_perf(&r->o, r->perf, r->event, r->data, &r->status);
+	if (r->o.pids) {
+		struct attach_perf ap = { r->perf, r->data, r->event, r->o.freq, r->o.callgraph,
+					  r->absdir, r->o.cmd };
+
+		/* the processes wrote their files before the recording began */
+		attach_since(&r->attach, &r->since);
+		err = attach_record(&r->attach, &ap, &r->status);
+		if (err)
+			return err;
+	} else {
+		err = r->o.no_perf ? run(r->o.cmd, &r->status)
+				   : record_with_perf(&r->o, r->perf, r->event, r->data, &r->status);
+	}
 	if (err) {
 		cmd_err("cannot run %s: %s", r->o.no_perf ? r->o.cmd[0] : r->perf, strerror(-err));
 		r->status = 1;
@@ -907,6 +951,7 @@ int cmd_record(int argc, char **argv)
 			r.status = 128 + interrupted;
 	}
 	collect_free(&r.collected);
+	attach_free(&r.attach);
 	free(r.data);
 	free(r.jitdata);
 	free(r.absdir);

@@ -8,6 +8,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "tests/check-subr.h"
@@ -157,6 +160,10 @@ START_TEST(test_env_outputs)
 	ck_assert_uint_eq(out, JITPERF_PERFMAP | JITPERF_JITDUMP | JITPERF_TRACE | JITPERF_STATS);
 	ck_assert_int_eq(open_env("trace,stats", &out), 0);
 	ck_assert_uint_eq(out, JITPERF_TRACE | JITPERF_STATS);
+	ck_assert_int_eq(open_env("standby", &out), 0);
+	ck_assert_uint_eq(out, JITPERF_STANDBY | JITPERF_PERFMAP | JITPERF_JITDUMP);
+	ck_assert_int_eq(open_env("standby,stats", &out), 0);
+	ck_assert_uint_eq(out, JITPERF_STANDBY | JITPERF_PERFMAP | JITPERF_JITDUMP | JITPERF_STATS);
 	ck_assert_int_eq(open_env("bogus", &out), -EINVAL);
 	ck_assert_int_eq(open_env("perfmap,bogus", &out), -EINVAL);
 	ck_assert_int_eq(open_env("perfmaps", &out), -EINVAL);
@@ -311,7 +318,7 @@ START_TEST(test_debug_messages)
 	text = stderr_of_open(&err);
 	ck_assert_int_eq(err, -EINVAL);
 	ck_assert_str_eq(text, "jitperf: JITPERF: unknown output 'bogus' "
-			 "(expected perfmap, jitdump, trace, stats or all)\n");
+			 "(expected perfmap, jitdump, trace, stats, all or standby)\n");
 	free(text);
 	setenv("JITPERF", "jitdump", 1);
 	setenv("JITPERF_DIR", "/dev/null/dir", 1);     /* cannot be made */
@@ -481,7 +488,7 @@ START_TEST(test_env_dir_made_or_said)
 	text = (char *)slurp(err_path, &len);
 	ck_assert_ptr_nonnull(text);
 	ck_assert_str_eq(text, "jitperf: JITPERF=trace,bogus: nothing is recorded: unknown output "
-			 "'bogus' (expected perfmap, jitdump, trace, stats or all)\n");
+			 "'bogus' (expected perfmap, jitdump, trace, stats, all or standby)\n");
 	free(text);
 	setenv("JITPERF", "stats", 1);
 	setenv("JITPERF_TRACE_MAX", "lots", 1);
@@ -629,6 +636,134 @@ START_TEST(test_strerror_busy)
 }
 END_TEST
 
+/* ---- standby */
+
+/* A recorder's knock on this process's socket: the reply, or "" when nothing listens. */
+static void knock(const char *req, char *reply, size_t len)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "jitperf-standby-%d",
+			 (int)getpid());
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	size_t have = 0;
+	ssize_t r;
+
+	reply[0] = '\0';
+	ck_assert_int_ge(fd, 0);
+	if (connect(fd, (struct sockaddr *)&a,
+		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n))) {
+		close(fd);
+		return;
+	}
+	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	while (have < len - 1 && (r = read(fd, reply + have, len - 1 - have)) > 0)
+		have += (size_t)r;
+	reply[have] = '\0';
+	close(fd);
+}
+
+static off_t size_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : st.st_size;
+}
+
+START_TEST(test_standby_writes_nothing)
+{
+	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_STANDBY };
+	char sub[4096], map[64];
+	uint64_t a, b;
+	jitperf *jp, *jp2;
+
+	snprintf(sub, sizeof(sub), "%s/not-yet", dir);
+	o.dir = sub;
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	ck_assert_int_eq(jitperf_open(&jp, &o), 0);
+	ck_assert_uint_eq(jitperf_outputs(jp), JITPERF_STANDBY | JITPERF_PERFMAP | JITPERF_JITDUMP);
+	ck_assert_int_eq(jitperf_code_load(jp, "f", code, 16, &a), 0);
+	ck_assert_int_eq(jitperf_code_load(jp, "g", code + 16, 16, &b), 0);
+	ck_assert_uint_eq(a, 1);
+	ck_assert_uint_eq(b, 2);
+	ck_assert_int_eq(jitperf_code_move(jp, a, code + 32), 0);
+	ck_assert_int_eq(jitperf_code_unload(jp, b), 0);
+	ck_assert_int_eq(jitperf_code_unload(jp, b), -ENOENT);
+	/* a second standby session shares the process's listener */
+	ck_assert_int_eq(jitperf_open(&jp2, &o), 0);
+	ck_assert_int_eq(jitperf_close(jp2), 0);
+	ck_assert_int_eq(files_in(dir), 0);     /* not even its directory */
+	ck_assert_int_eq(access(map, F_OK), -1);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(files_in(dir), 0);
+	ck_assert_int_eq(access(map, F_OK), -1);
+}
+END_TEST
+
+START_TEST(test_standby_wake)
+{
+	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_STANDBY,
+				     .dir = "/nonexistent" };
+	char req[4200], reply[4200], want[4200], dump[4200], map[64];
+	uint64_t a, b, c;
+	off_t size;
+	jitperf *jp;
+
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	snprintf(dump, sizeof(dump), "%s/jit-%d.dump", dir, (int)getpid());
+	ck_assert_int_eq(jitperf_open(&jp, &o), 0);
+	ck_assert_int_eq(jitperf_code_load(jp, "f", code, 16, &a), 0);
+	ck_assert_int_eq(jitperf_code_load(jp, "g", code + 16, 16, &b), 0);
+	ck_assert_int_eq(jitperf_code_unload(jp, b), 0);
+	/* not a request: nothing happens */
+	knock("hello\n", reply, sizeof(reply));
+	ck_assert_str_eq(reply, "error expected \"attach [DIR]\"\n");
+	ck_assert_uint_eq(jitperf_outputs(jp), JITPERF_STANDBY | JITPERF_PERFMAP | JITPERF_JITDUMP);
+	/* its own directory cannot be made: the error, still in standby */
+	knock("attach\n", reply, sizeof(reply));
+	ck_assert_int_eq(strncmp(reply, "error ", 6), 0);
+	ck_assert_int_eq(access(map, F_OK), -1);
+	ck_assert_uint_eq(jitperf_outputs(jp), JITPERF_STANDBY | JITPERF_PERFMAP | JITPERF_JITDUMP);
+	/* the recorder's directory: the live function written, the answer after */
+	snprintf(req, sizeof(req), "attach %s\n", dir);
+	knock(req, reply, sizeof(reply));
+	snprintf(want, sizeof(want), "ok 1 %s\n", dump);
+	ck_assert_str_eq(reply, want);
+	ck_assert_uint_eq(jitperf_outputs(jp), JITPERF_PERFMAP | JITPERF_JITDUMP);
+	ck_assert_int_gt(size_of(map), 0);
+	size = size_of(dump);
+	ck_assert_int_gt(size, 40);
+	/* then a load writes as it comes, with the next index */
+	ck_assert_int_eq(jitperf_code_load(jp, "h", code + 32, 16, &c), 0);
+	ck_assert_uint_eq(c, 3);
+	ck_assert_int_gt(size_of(dump), size);
+	knock(req, reply, sizeof(reply));
+	ck_assert_str_eq(reply, "ok 0\n");
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	unlink(dump);
+}
+END_TEST
+
+/* Someone else holds @jitperf-standby-<pid>: the session is not opened, nothing written. */
+START_TEST(test_standby_name_taken)
+{
+	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_STANDBY, .dir = dir };
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "jitperf-standby-%d",
+			 (int)getpid());
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	jitperf *jp = (jitperf *)1;
+
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a,
+			      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)), 0);
+	ck_assert_int_eq(jitperf_open(&jp, &o), -EADDRINUSE);
+	ck_assert_ptr_null(jp);
+	ck_assert_str_eq(jitperf_strerror(-EADDRINUSE), "standby: another process holds this "
+			 "process's socket name (@jitperf-standby-<pid>)");
+	ck_assert_int_eq(files_in(dir), 0);
+	close(fd);
+}
+END_TEST
+
 static Suite *session_suite(void)
 {
 	Suite *s = suite_create("session");
@@ -647,6 +782,13 @@ static Suite *session_suite(void)
 	tcase_add_test(tc, test_env_dir);
 	tcase_add_test(tc, test_env_sample_counters_clock);
 	tcase_add_test(tc, test_debug_messages);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("Standby");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_standby_writes_nothing);
+	tcase_add_test(tc, test_standby_wake);
+	tcase_add_test(tc, test_standby_name_taken);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Inactive session");
