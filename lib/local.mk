@@ -20,6 +20,5 @@ lib_libjitperf_la_LDFLAGS = -version-info $(LT_VERSION_INFO) -no-undefined \
 EXTRA_lib_libjitperf_la_DEPENDENCIES = lib/libjitperf.map
 EXTRA_DIST += lib/libjitperf.map
 # the design of the write path (one write() per record)
-EXTRA_DIST += doc/registration.md
 # JITPERF=standby and jitperf record -p: the trigger, the order with perf
 EXTRA_DIST += doc/attach.md
