@@ -142,14 +142,20 @@ struct jp_jitdump_unit {
 	unsigned char *heap;      /* buf, when it did not fit the caller's space */
 	const char    *name;      /* for debug messages */
 };
+#define JP_TWIN_TAIL 8               /* room after a unit for a twin's tail */
 /* one write() per unit */
 JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid);
+/* the bytes of ld's unit without a tail; -E2BIG when a record would not fit its header */
+JP_HIDDEN int  jp_jitdump_unit_size(const struct jp_jitdump_load *ld, size_t *size);
 /* space is the caller's buffer (may be NULL); a bigger unit is malloc'ed */
 JP_HIDDEN int  jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *ld,
 				  void *space, size_t space_len);
 JP_HIDDEN void jp_jitdump_prefetch(const struct jp_jitdump *jd, const struct jp_jitdump_unit *u);
 JP_HIDDEN int  jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u,
 				 uint64_t index, uint64_t ts);
+/* n units back to back in memory with one write (writev when twins get tails); iov: 2 n + 1 */
+JP_HIDDEN int  jp_jitdump_commit_many(struct jp_jitdump *jd, struct jp_jitdump_unit *u, size_t n,
+				      const uint64_t *index, uint64_t ts, struct iovec *iov);
 JP_HIDDEN void jp_jitdump_unit_free(struct jp_jitdump_unit *u);
 /* prepare + commit at once (the fork child's re-announcement) */
 JP_HIDDEN int  jp_jitdump_load(struct jp_jitdump *jd, const struct jp_jitdump_load *ld);
