@@ -213,12 +213,12 @@ static int dump_room(struct batch *b, size_t need)
 	return 0;
 }
 
-/* Code i's jitdump unit at the end of b->dump; its buf is set once all are made. */
+/* Code c's jitdump unit at the end of b->dump; its buf is set once all are made. */
 static int batch_unit(struct batch *b, const struct jitperf_code *c, struct jp_jitdump_unit *u)
 {
 	unsigned char hdr_space[HDR_SPACE], *hdr = NULL;
 	struct jp_jitdump_load ld;
-	size_t hdr_len = 0, size;
+	size_t hdr_len = 0;
 	int err;
 
 	if (c->eh_frame_len) {
@@ -237,14 +237,16 @@ static int batch_unit(struct batch *b, const struct jitperf_code *c, struct jp_j
 	ld.eh_frame_len = c->eh_frame_len;
 	ld.eh_hdr = hdr;
 	ld.eh_hdr_len = hdr_len;
-	err = jp_jitdump_unit_size(&ld, &size);
-	if (!err)
-		err = dump_room(b, size);
-	if (!err) {
-		/* fits: prepare allocates nothing */
-		err = jp_jitdump_prepare(u, &ld, b->dump + b->dump_len, size + JP_TWIN_TAIL);
-		b->dump_len += u->len;
+	err = jp_jitdump_prepare(u, &ld, b->dump + b->dump_len, b->dump_cap - b->dump_len);
+	if (!err && u->heap) {
+		/* it did not fit: the buffer grows, and the unit moves in */
+		err = dump_room(b, u->len);
+		if (!err)
+			memcpy(b->dump + b->dump_len, u->heap, u->len);
+		jp_jitdump_unit_free(u);
 	}
+	if (!err)
+		b->dump_len += u->len;
 	if (hdr != hdr_space)
 		free(hdr);
 	return err;

@@ -145,8 +145,6 @@ struct jp_jitdump_unit {
 #define JP_TWIN_TAIL 8               /* room after a unit for a twin's tail */
 /* one write() per unit */
 JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid);
-/* the bytes of ld's unit without a tail; -E2BIG when a record would not fit its header */
-JP_HIDDEN int  jp_jitdump_unit_size(const struct jp_jitdump_load *ld, size_t *size);
 /* space is the caller's buffer (may be NULL); a bigger unit is malloc'ed */
 JP_HIDDEN int  jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *ld,
 				  void *space, size_t space_len);

@@ -201,18 +201,6 @@ static unsigned char *put_unwinding(unsigned char *p, const struct jp_jitdump_lo
 	return start + size;
 }
 
-int jp_jitdump_unit_size(const struct jp_jitdump_load *ld, size_t *size)
-{
-	size_t dsize = ld->nlines ? debug_info_size(ld) : 0;
-	size_t usize = ld->eh_frame_len ? unwinding_size(ld) : 0;
-	uint64_t total = sizeof(struct jitdump_code_load) + strlen(ld->name) + 1 + ld->len;
-
-	if (total > UINT32_MAX || dsize > UINT32_MAX || usize > UINT32_MAX)
-		return -E2BIG;
-	*size = dsize + usize + (size_t)total;
-	return 0;
-}
-
 /*
  * Build the unit of a load: DEBUG_INFO, UNWINDING_INFO, then the CODE_LOAD
  * with the name and the code, copied and hashed in one pass.  Timestamps
