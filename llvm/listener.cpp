@@ -4,11 +4,13 @@
  * libjitperf.  LLVM hands over each object once RuntimeDyld has loaded,
  * relocated and made it executable; everything is read from the object's
  * bytes and the run-time address of each of its sections (llvm/object.c):
- * no debug object copy, no DWARFContext, no LLVM symbol iteration.  Each
- * function then goes through jitperf_code_load_ex, so the perf map, the
- * jitdump, crash safety and the cost of writing are libjitperf's.  All of
- * it happens in the callback, on the JIT's thread: when it returns, every
- * function of the object is in the files, with its lines and unwind info.
+ * no debug object copy, no DWARFContext, no LLVM symbol iteration.  The
+ * object's functions then go to libjitperf together
+ * (jitperf__code_load_batch, lib/codebatch.h): the records
+ * jitperf_code_load_ex would write for each, with one write() per file for
+ * the whole object.  All of it happens in the callback, on the JIT's
+ * thread: when it returns, every function of the object is in the files,
+ * with its lines and unwind info.
  */
 #include "config.h"
 
@@ -160,10 +162,15 @@ void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile 
 		for (size_t i = 0; i < o.nfuncs; i++)
 			if (idx[i])
 				idx[n++] = idx[i];      /* 0: the session was closed meanwhile */
-	} else {
-		jpl_debug("cannot register the object's %zu functions at once: %s", o.nfuncs,
+	} else if (err != -EINVAL && err != -E2BIG && err != -ENOMEM) {
+		/* a write failed (full disk): neither file holds any of the object */
+		jpl_debug("cannot register the object's %zu functions: %s", o.nfuncs,
 			  jitperf_strerror(err));
-		/* one by one: a function whose lines or unwind info are refused keeps its name */
+	} else {
+		/* one by one: a function whose lines or unwind info are refused keeps its
+		 * name, and each needs less memory than the whole object */
+		jpl_debug("the object's %zu functions refused at once (%s): one by one",
+			  o.nfuncs, jitperf_strerror(err));
 		for (size_t i = 0; i < o.nfuncs; i++) {
 			err = load(jp, code[i], &idx[n]);
 			if (err)
