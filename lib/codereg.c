@@ -12,6 +12,7 @@
 
 #include "core.h"
 #include "lib/codebatch.h"
+#include "jitdump_format.h"
 
 /* Read without the lock (jitperf_close may clear it): an atomic load. */
 static unsigned outputs_of(const jitperf *jp)
@@ -252,6 +253,24 @@ static int batch_unit(struct batch *b, const struct jitperf_code *c, struct jp_j
 	return err;
 }
 
+/*
+ * About the size of c's jitdump unit, without walking its lines: the
+ * buffer of a big object is sized once, not grown and copied over and
+ * over.  Rows mostly name the file of the first.
+ */
+static size_t unit_estimate(const struct jitperf_code *c)
+{
+	size_t n = sizeof(struct jitdump_code_load) + strlen(c->name) + 1 + c->len + JP_TWIN_TAIL;
+
+	if (c->nlines)
+		n += sizeof(struct jitdump_debug_info) + 8 +
+		     c->nlines * (sizeof(struct jitdump_debug_entry) + 1 +
+				  (c->lines[0].file ? strlen(c->lines[0].file) : 0));
+	if (c->eh_frame_len)
+		n += sizeof(struct jitdump_unwinding_info) + 8 + 2 * c->eh_frame_len + 16;
+	return n;
+}
+
 /* Both outputs' records of the n functions, in b. */
 static int batch_prepare(struct batch *b, const struct jitperf_code *c, size_t n,
 			 unsigned outputs, unsigned char *meta, unsigned char *dump)
@@ -283,6 +302,16 @@ static int batch_prepare(struct batch *b, const struct jitperf_code *c, size_t n
 		return 0;
 	b->dump = dump;
 	b->dump_cap = BATCH_DUMP;
+	if (n > 1) {
+		size_t est = 0;
+
+		for (size_t i = 0; i < n; i++)
+			est += unit_estimate(&c[i]);
+		if (est > BATCH_DUMP && (b->dump_heap = malloc(est))) {
+			b->dump = b->dump_heap;
+			b->dump_cap = est;
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		err = batch_unit(b, &c[i], &b->u[i]);
 		if (err)
