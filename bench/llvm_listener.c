@@ -19,6 +19,12 @@
  * map and a jitdump (what jitperf record asks for), and a jitdump only
  * (what LLVM's listener writes).
  *
+ * The floor, in the same run: a listener that only writes as many bytes
+ * per object as jitperf wrote on average, with one write() to a perf map
+ * and one to a jitdump, and does nothing else, timed against LLVM's like
+ * jitperf's.  No listener that writes both files in its callback can cost
+ * less.
+ *
  * In the same run: what registering one such function with
  * jitperf_code_load costs by itself, one bare write() of its jitdump
  * record, and what opening a libdw handle costs (dwarf_begin_elf on an ELF
@@ -313,6 +319,43 @@ static jitperf *open_run(struct run *r, const char *dir, unsigned outputs, size_
 	return jp;
 }
 
+static size_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : (size_t)st.st_size;
+}
+
+/* LLVM's listener against the floor: map_len and dump_len bytes written per object. */
+static struct cost floor_run(struct jc_prog *p, const char *dir, size_t map_len, size_t dump_len,
+			     int rounds, int dwarf, struct cost *llvm)
+{
+	struct run f = { 0 };
+	char path[4096];
+	int mfd, dfd;
+	struct cost c;
+
+	snprintf(path, sizeof(path), "%s/floor.map", dir);
+	mfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	snprintf(path, sizeof(path), "%s/floor.dump", dir);
+	dfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	if (mfd < 0 || dfd < 0)
+		die(path, NULL);
+	f.cap = (size_t)p->nfn * (size_t)rounds;
+	if (!(f.laps = calloc(f.cap, sizeof(*f.laps))))
+		die("out of memory", NULL);
+	f.timed = bench_timed(LLVMCreatePerfJITEventListener(),
+			      bench_floor(mfd, map_len, dfd, dump_len), f.laps, f.cap, &f.nlaps);
+	for (int i = 0; i < rounds; i++)
+		load_all(&f, p, 1, dwarf);
+	*llvm = costs(&f, 0, 0, 1);
+	c = costs(&f, 0, 1, 1);
+	close(mfd);
+	close(dfd);
+	free(f.laps);
+	return c;
+}
+
 static double proc_ns(void)
 {
 	struct timespec ts;
@@ -334,7 +377,8 @@ int main(int argc, char **argv)
 	int dwarf = argc > 3 ? atoi(argv[3]) : 4;
 	char dir[] = "/tmp/jitperf-bench.XXXXXX", path[4096];
 	struct run r = { 0 }, rd = { 0 };
-	struct cost each[2], eachd[2], one[2], bare[2];
+	struct cost each[2], eachd[2], one[2], bare[2], flo[2];
+	size_t map_len, dump_len;
 	double reg, wr, dw, t0, close_ns, closed_ns, full[2], fulld[2];
 	struct jc_prog *p;
 	size_t mark, cap;
@@ -370,6 +414,12 @@ int main(int argc, char **argv)
 		load_all(&r, p, 1, dwarf);
 	each[0] = costs(&r, mark, 0, 1);
 	each[1] = costs(&r, mark, 1, 1);
+	/* what jitperf wrote per object so far (all its objects held one function) */
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	map_len = file_size(path) / r.nlaps;
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)getpid());
+	dump_len = file_size(path) / r.nlaps;
+	flo[1] = floor_run(p, dir, map_len, dump_len, rounds, dwarf, &flo[0]);
 	mark = rd.nlaps;
 	for (int i = 0; i < rounds; i++)
 		load_all(&rd, p, 1, dwarf);
@@ -410,6 +460,12 @@ int main(int argc, char **argv)
 	print_row("jitperf: perf map + jitdump", full[1], &each[1], full[0]);
 	print_row("LLVM PerfJITEventListener", fulld[0], &eachd[0], fulld[0]);
 	print_row("jitperf: jitdump only", fulld[1], &eachd[1], fulld[0]);
+	print_row("LLVM PerfJITEventListener", flo[0].sum / flo[0].functions, &flo[0],
+		  flo[0].sum / flo[0].functions);
+	print_row("floor: 2 bare write()s", flo[1].sum / flo[1].functions, &flo[1],
+		  flo[0].sum / flo[0].functions);
+	printf("  (the floor writes %zu + %zu bytes per object, jitperf's average)\n",
+	       map_len, dump_len);
 	printf("The same objects' functions as one object (DWARF), and one object per function\n"
 	       "without debug info (perf map + jitdump):\n");
 	print_row("LLVM, one object for all", one[0].sum / one[0].functions, &one[0],

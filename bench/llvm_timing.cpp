@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include <time.h>
+#include <unistd.h>
+#include <vector>
 
 #include <llvm/ExecutionEngine/JITEventListener.h>
 
@@ -70,6 +72,27 @@ private:
 	double clock_cost;
 };
 
+class Floor final : public llvm::JITEventListener {
+public:
+	Floor(int mfd, size_t mlen, int dfd, size_t dlen)
+		: map_fd(mfd), dump_fd(dfd), map_len(mlen), dump_len(dlen),
+		  bytes(mlen > dlen ? mlen : dlen, 'x') {}
+
+	void notifyObjectLoaded(ObjectKey, const llvm::object::ObjectFile &,
+				const llvm::RuntimeDyld::LoadedObjectInfo &) override
+	{
+		if (map_len && write(map_fd, bytes.data(), map_len) < 0)
+			return;
+		if (write(dump_fd, bytes.data(), dump_len) < 0)
+			return;
+	}
+
+private:
+	int map_fd, dump_fd;
+	size_t map_len, dump_len;
+	std::vector<char> bytes;
+};
+
 } /* namespace */
 
 LLVMJITEventListenerRef bench_timed(LLVMJITEventListenerRef a, LLVMJITEventListenerRef b,
@@ -77,4 +100,10 @@ LLVMJITEventListenerRef bench_timed(LLVMJITEventListenerRef a, LLVMJITEventListe
 {
 	return llvm::wrap(static_cast<llvm::JITEventListener *>(
 		new Timed(llvm::unwrap(a), llvm::unwrap(b), laps, c, count)));
+}
+
+LLVMJITEventListenerRef bench_floor(int map_fd, size_t map_len, int dump_fd, size_t dump_len)
+{
+	return llvm::wrap(static_cast<llvm::JITEventListener *>(
+		new Floor(map_fd, map_len, dump_fd, dump_len)));
 }

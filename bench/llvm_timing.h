@@ -27,6 +27,13 @@ struct bench_lap {
 LLVMJITEventListenerRef bench_timed(LLVMJITEventListenerRef a, LLVMJITEventListenerRef b,
 				    struct bench_lap *laps, size_t cap, size_t *n);
 
+/*
+ * The floor of a listener that writes a perf map and a jitdump: for each
+ * object, one write() of map_len bytes to map_fd (none when map_len is 0)
+ * and one of dump_len bytes to dump_fd, and nothing else.  Never freed.
+ */
+LLVMJITEventListenerRef bench_floor(int map_fd, size_t map_len, int dump_fd, size_t dump_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "core.h"
+#include "lib/codebatch.h"
+#include "jitdump_format.h"
 
 /* Read without the lock (jitperf_close may clear it): an atomic load. */
 static unsigned outputs_of(const jitperf *jp)
@@ -192,6 +194,221 @@ int jitperf_code_load_ex(jitperf *jp, const struct jitperf_code *code, uint64_t 
 	if (err)
 		return err;
 	return load(jp, &c, index);
+}
+
+/*
+ * The batch (lib/codebatch.h): the same records as n loads, made before
+ * the lock into two buffers, the perf map lines back to back and the
+ * jitdump units back to back, and written under it with one write() each.
+ * A typical object's records fit on the stack; bigger ones grow on the heap.
+ */
+#define BATCH_META  4096
+#define BATCH_DUMP  12288
+
+struct batch {
+	struct jp_jitdump_unit *u;
+	struct iovec           *iov;
+	char                   *lines;
+	size_t                  lines_len;
+	unsigned char          *dump, *dump_heap;
+	size_t                  dump_len, dump_cap;
+	void                   *meta_heap;
+};
+
+/* Room for need more bytes of jitdump units (and a twin's tail after them). */
+static int dump_room(struct batch *b, size_t need)
+{
+	size_t cap;
+	unsigned char *p;
+
+	need += JP_TWIN_TAIL;
+	if (b->dump_cap - b->dump_len >= need)
+		return 0;
+	if (need > SIZE_MAX / 2 - b->dump_len)
+		return -ENOMEM;
+	cap = 2 * (b->dump_len + need);
+	if (!(p = malloc(cap)))
+		return -ENOMEM;
+	memcpy(p, b->dump, b->dump_len);
+	free(b->dump_heap);
+	b->dump = b->dump_heap = p;
+	b->dump_cap = cap;
+	return 0;
+}
+
+/* Code c's jitdump unit at the end of b->dump; its buf is set once all are made. */
+static int batch_unit(struct batch *b, const struct jitperf_code *c, struct jp_jitdump_unit *u)
+{
+	unsigned char hdr_space[HDR_SPACE], *hdr = NULL;
+	struct jp_jitdump_load ld;
+	size_t hdr_len = 0;
+	int err;
+
+	if (c->eh_frame_len) {
+		err = jp_ehframe_hdr(c->eh_frame, c->eh_frame_len, (uintptr_t)c->addr, c->len,
+				     hdr_space, sizeof(hdr_space), &hdr, &hdr_len);
+		if (err)
+			return err;
+	}
+	memset(&ld, 0, sizeof(ld));
+	ld.name = c->name;
+	ld.addr = (uintptr_t)c->addr;
+	ld.len = c->len;
+	ld.lines = c->lines;
+	ld.nlines = c->nlines;
+	ld.eh_frame = c->eh_frame;
+	ld.eh_frame_len = c->eh_frame_len;
+	ld.eh_hdr = hdr;
+	ld.eh_hdr_len = hdr_len;
+	err = jp_jitdump_prepare(u, &ld, b->dump + b->dump_len, b->dump_cap - b->dump_len);
+	if (!err && u->heap) {
+		/* it did not fit: the buffer grows, and the unit moves in */
+		err = dump_room(b, u->len);
+		if (!err)
+			memcpy(b->dump + b->dump_len, u->heap, u->len);
+		jp_jitdump_unit_free(u);
+	}
+	if (!err)
+		b->dump_len += u->len;
+	if (hdr != hdr_space)
+		free(hdr);
+	return err;
+}
+
+/*
+ * About the size of c's jitdump unit, without walking its lines: the
+ * buffer of a big object is sized once, not grown and copied over and
+ * over.  Rows mostly name the file of the first.
+ */
+static size_t unit_estimate(const struct jitperf_code *c)
+{
+	size_t n = sizeof(struct jitdump_code_load) + strlen(c->name) + 1 + c->len + JP_TWIN_TAIL;
+
+	if (c->nlines)
+		n += sizeof(struct jitdump_debug_info) + 8 +
+		     c->nlines * (sizeof(struct jitdump_debug_entry) + 1 +
+				  (c->lines[0].file ? strlen(c->lines[0].file) : 0));
+	if (c->eh_frame_len)
+		n += sizeof(struct jitdump_unwinding_info) + 8 + 2 * c->eh_frame_len + 16;
+	return n;
+}
+
+/* Both outputs' records of the n functions, in b. */
+static int batch_prepare(struct batch *b, const struct jitperf_code *c, size_t n,
+			 unsigned outputs, unsigned char *meta, unsigned char *dump)
+{
+	size_t map_need = 0, need, at = 0;
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].size != sizeof(c[i]))
+			return -EINVAL;
+		err = jp_code_check(&c[i]);
+		if (err)
+			return err;
+		if (outputs & JITPERF_PERFMAP)
+			map_need += strlen(c[i].name) + JP_PERFMAP_LINE_EXTRA;
+	}
+	need = n * sizeof(*b->u) + (2 * n + 1) * sizeof(*b->iov) + map_need;
+	if (need > BATCH_META && !(meta = b->meta_heap = malloc(need)))
+		return -ENOMEM;
+	b->u = (struct jp_jitdump_unit *)meta;
+	b->iov = (struct iovec *)(b->u + n);
+	b->lines = (char *)(b->iov + 2 * n + 1);
+	if (outputs & JITPERF_PERFMAP)
+		for (size_t i = 0; i < n; i++)
+			b->lines_len += jp_perfmap_line(b->lines + b->lines_len,
+							(uintptr_t)c[i].addr, c[i].len, c[i].name,
+							strlen(c[i].name));
+	if (!(outputs & JITPERF_JITDUMP))
+		return 0;
+	b->dump = dump;
+	b->dump_cap = BATCH_DUMP;
+	if (n > 1) {
+		size_t est = 0;
+
+		for (size_t i = 0; i < n; i++)
+			est += unit_estimate(&c[i]);
+		if (est > BATCH_DUMP && (b->dump_heap = malloc(est))) {
+			b->dump = b->dump_heap;
+			b->dump_cap = est;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		err = batch_unit(b, &c[i], &b->u[i]);
+		if (err)
+			return err;
+	}
+	/* the buffer may have moved while it grew */
+	for (size_t i = 0; i < n; i++) {
+		b->u[i].buf = b->dump + at;
+		at += b->u[i].len;
+	}
+	return 0;
+}
+
+int jitperf__code_load_batch(jitperf *jp, const struct jitperf_code *c, size_t n,
+			     uint64_t *index)
+{
+	unsigned char meta[BATCH_META] __attribute__((aligned(16))), dump[BATCH_DUMP];
+	struct batch b = { 0 };
+	uint64_t map_mark = 0;
+	unsigned outputs;
+	size_t added = 0;
+	int err;
+
+	if (!jp || (n && (!c || !index)))
+		return -EINVAL;
+	if (n > JITPERF__BATCH_MAX)
+		return -E2BIG;
+	if (n)
+		memset(index, 0, n * sizeof(*index));
+	outputs = outputs_of(jp);
+	if (!outputs || !n)
+		return 0;       /* inactive: a cheap no-op */
+	err = batch_prepare(&b, c, n, outputs, meta, dump);
+	if (err)
+		goto out;
+
+	pthread_mutex_lock(&jp->lock);
+	if (!jp->outputs)               /* closed meanwhile */
+		goto unlock;
+	for (; added < n && !err; added++) {
+		if (jp->jitdump && b.dump)
+			jp_jitdump_prefetch(jp->jitdump, &b.u[added]);
+		err = jp_codetab_add(&jp->codes, (uintptr_t)c[added].addr, c[added].len,
+				     c[added].name, strlen(c[added].name), &index[added]);
+	}
+	if (err)
+		added--;                /* the failed one added nothing */
+	if (!err && jp->perfmap && b.lines_len) {
+		map_mark = jp_perfmap_mark(jp->perfmap);
+		err = jp_perfmap_append(jp->perfmap, b.lines, b.lines_len);
+	}
+	if (!err && jp->jitdump && b.dump) {
+		/* one clock read for the object: its records share one time */
+		err = jp_jitdump_commit_many(jp->jitdump, b.u, n, index, jp_monotonic_ns(), b.iov);
+		if (err && jp->perfmap && b.lines_len)
+			jp_perfmap_rollback(jp->perfmap, map_mark);
+	}
+	if (err) {
+		while (added--)
+			jp_codetab_undo(jp->codes);
+		memset(index, 0, n * sizeof(*index));
+	}
+unlock:
+	pthread_mutex_unlock(&jp->lock);
+out:
+	free(b.meta_heap);
+	free(b.dump_heap);
+	if (err) {
+		jp_debug("cannot register a batch of %zu functions: %s", n, jitperf_strerror(err));
+		return err;
+	}
+	for (size_t i = 0; i < n && index[i]; i++)
+		jp_instr_code_event(jp, JPT_CODE_LOAD, index[i], (uintptr_t)c[i].addr, c[i].len,
+				    c[i].name);
+	return 0;
 }
 
 int jitperf_code_move(jitperf *jp, uint64_t index, const void *new_addr)

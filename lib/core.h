@@ -152,6 +152,7 @@ struct jp_jitdump_unit {
 	unsigned char *heap;      /* buf, when it did not fit the caller's space */
 	const char    *name;      /* for debug messages */
 };
+#define JP_TWIN_TAIL 8               /* room after a unit for a twin's tail */
 /* one write() per unit */
 JP_HIDDEN int  jp_jitdump_open(struct jp_jitdump **out, const char *dir, pid_t pid);
 JP_HIDDEN int  jp_jitdump_open_at(struct jp_jitdump **out, const char *dir, pid_t pid,
@@ -162,6 +163,9 @@ JP_HIDDEN int  jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jit
 JP_HIDDEN void jp_jitdump_prefetch(const struct jp_jitdump *jd, const struct jp_jitdump_unit *u);
 JP_HIDDEN int  jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u,
 				 uint64_t index, uint64_t ts);
+/* n units back to back in memory with one write (writev when twins get tails); iov: 2 n + 1 */
+JP_HIDDEN int  jp_jitdump_commit_many(struct jp_jitdump *jd, struct jp_jitdump_unit *u, size_t n,
+				      const uint64_t *index, uint64_t ts, struct iovec *iov);
 JP_HIDDEN void jp_jitdump_unit_free(struct jp_jitdump_unit *u);
 /* commit in two steps, for many units in one write(): stamp (its length), then put */
 JP_HIDDEN size_t jp_jitdump_stamp(struct jp_jitdump *jd, struct jp_jitdump_unit *u,

@@ -225,7 +225,7 @@ int jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *
 	memset(u, 0, sizeof(*u));
 	if (total > UINT32_MAX || dsize > UINT32_MAX || usize > UINT32_MAX)
 		return -E2BIG;
-	need = dsize + usize + (size_t)total + 8;       /* 8: a twin's tail */
+	need = dsize + usize + (size_t)total + JP_TWIN_TAIL;
 	u->buf = space;
 	if (need > space_len) {
 		u->buf = u->heap = malloc(need);
@@ -305,13 +305,13 @@ static size_t tell_twins_apart(struct jp_jitdump *jd, const struct jp_jitdump_un
 			 "that is a multiple of 8 it is written unchanged", u->name);
 		return 0;
 	}
-	memcpy(u->buf + u->code + u->code_len, &index, k);  /* low bytes first on x86 */
+	/* the tail's bytes are the first k of the index in memory (low bytes first on x86) */
 	cl->code_size += k;
 	cl->p.total_size += (uint32_t)k;
 	return k;
 }
 
-/* Stamp the unit with ts and index: its length, with a twin's tail. */
+/* Stamp the unit with ts and index: the length of a twin's tail, 0 for none. */
 static size_t stamp(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t index, uint64_t ts)
 {
 	struct jitdump_record_header h;
@@ -330,14 +330,47 @@ static size_t stamp(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t i
 	cl.code_index = index;
 	tail = tell_twins_apart(jd, u, &cl, index);
 	memcpy(u->buf + u->load, &cl, sizeof(cl));
-	return u->len + tail;
+	return tail;
 }
 
 /* Under the session lock: stamp the unit with ts and index, and write it. */
 int jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t index,
 		      uint64_t ts)
 {
-	return put(jd, u->buf, stamp(jd, u, index, ts));
+	size_t tail = stamp(jd, u, index, ts);
+
+	memcpy(u->buf + u->len, &index, tail);  /* into the room prepare left */
+	return put(jd, u->buf, u->len + tail);
+}
+
+/*
+ * Under the session lock: n units that lie back to back in memory, stamped
+ * with ts and index[i], written with one write() (one writev() when twins
+ * get tails: each tail is an iovec of its own, pointing at index[i], so no
+ * unit moves).  iov has room for 2 n + 1 entries.
+ */
+int jp_jitdump_commit_many(struct jp_jitdump *jd, struct jp_jitdump_unit *u, size_t n,
+			   const uint64_t *index, uint64_t ts, struct iovec *iov)
+{
+	unsigned char *from = u[0].buf, *end = u[n - 1].buf + u[n - 1].len;
+	int niov = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t tail = stamp(jd, &u[i], index[i], ts);
+
+		if (!tail)
+			continue;
+		iov[niov].iov_base = from;
+		iov[niov++].iov_len = (size_t)(u[i].buf + u[i].len - from);
+		iov[niov].iov_base = (void *)&index[i];
+		iov[niov++].iov_len = tail;
+		from = u[i].buf + u[i].len;
+	}
+	if (from < end) {
+		iov[niov].iov_base = from;
+		iov[niov++].iov_len = (size_t)(end - from);
+	}
+	return jp_write_whole(jd->fd, iov, niov, &jd->size);
 }
 
 size_t jp_jitdump_stamp(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t index,

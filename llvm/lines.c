@@ -134,33 +134,49 @@ static size_t first_seq(const struct jpl_lines *l, uint64_t lo)
 	return a < l->nseqs && holds(&l->seqs[a], lo) ? a : l->nseqs;
 }
 
+/* Rows first..last of sequence k, the ones that may describe [lo, hi). */
+static void span(const struct jpl_lines *l, size_t a, size_t k, uint64_t lo, uint64_t hi,
+		 size_t *first, size_t *last)
+{
+	const struct seq *s = &l->seqs[k];
+
+	*first = k == a ? row_at(l, s, lo) : s->first;
+	*last = holds(s, hi - 1) ? row_at(l, s, hi - 1) : s->end;
+}
+
 /*
- * The rows of [lo, hi) into out (NULL: only counted); returns how many.
- * Two passes over a few rows cost less than growing the array: the rows
- * are cache-cold by now, the allocator's state even more so.
+ * How many rows take may give: the rows of the spans, found by binary
+ * search alone.  At most the span's last row (at or past hi) is too many.
  */
+static size_t bound(const struct jpl_lines *l, size_t a, uint64_t lo, uint64_t hi)
+{
+	size_t n = 0, first, last;
+
+	for (size_t k = a; k < l->nseqs && l->seqs[k].lo < hi; k++) {
+		span(l, a, k, lo, hi, &first, &last);
+		n += last - first + 1;
+	}
+	return n;
+}
+
+/* The rows of [lo, hi) into out; returns how many. */
 static size_t take(const struct jpl_lines *l, size_t a, uint64_t lo, uint64_t hi,
 		   struct jitperf_line *out)
 {
-	size_t n = 0;
+	size_t n = 0, first, last;
 
 	for (size_t k = a; k < l->nseqs && l->seqs[k].lo < hi; k++) {
-		const struct seq *s = &l->seqs[k];
-		size_t first = k == a ? row_at(l, s, lo) : s->first;
-		size_t last = holds(s, hi - 1) ? row_at(l, s, hi - 1) : s->end;
-
+		span(l, a, k, lo, hi, &first, &last);
 		for (size_t i = first; i <= last; i++) {
 			const struct jpl_line_row *r = &l->rows.v[i];
 
 			if (r->addr >= hi)
 				continue;
-			if (out) {
-				/* a row that starts before the code still describes its first bytes */
-				out[n].addr = r->addr < lo ? lo : r->addr;
-				out[n].line = r->line;
-				out[n].discrim = r->discrim;
-				out[n].file = r->file;
-			}
+			/* a row that starts before the code still describes its first bytes */
+			out[n].addr = r->addr < lo ? lo : r->addr;
+			out[n].line = r->line;
+			out[n].discrim = r->discrim;
+			out[n].file = r->file;
 			n++;
 		}
 	}
@@ -175,12 +191,13 @@ int jpl_lines_of(struct jpl_lines *l, uint64_t lo, uint64_t hi,
 
 	*rows = NULL;
 	*n = 0;
-	if (hi <= lo || (a = first_seq(l, lo)) == l->nseqs || !(count = take(l, a, lo, hi, NULL)))
+	if (hi <= lo || (a = first_seq(l, lo)) == l->nseqs || !(count = bound(l, a, lo, hi)))
 		return 0;
-	/* one more for the closing row */
+	/* one more for the closing row; one pass over the rows, which are cache-cold */
 	if (!(out = jpl_alloc(l->rows.arena, (count + 1) * sizeof(*out))))
 		return -ENOMEM;
-	take(l, a, lo, hi, out);
+	if (!(count = take(l, a, lo, hi, out)))
+		return 0;
 	/*
 	 * perf inject --jit ends its line table at the last row's address, so
 	 * the code of the last row would have no line; a closing copy of that

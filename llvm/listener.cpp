@@ -4,11 +4,13 @@
  * libjitperf.  LLVM hands over each object once RuntimeDyld has loaded,
  * relocated and made it executable; everything is read from the object's
  * bytes and the run-time address of each of its sections (llvm/object.c):
- * no debug object copy, no DWARFContext, no LLVM symbol iteration.  Each
- * function then goes through jitperf_code_load_ex, so the perf map, the
- * jitdump, crash safety and the cost of writing are libjitperf's.  All of
- * it happens in the callback, on the JIT's thread: when it returns, every
- * function of the object is in the files, with its lines and unwind info.
+ * no debug object copy, no DWARFContext, no LLVM symbol iteration.  The
+ * object's functions then go to libjitperf together
+ * (jitperf__code_load_batch, lib/codebatch.h): the records
+ * jitperf_code_load_ex would write for each, with one write() per file for
+ * the whole object.  All of it happens in the callback, on the JIT's
+ * thread: when it returns, every function of the object is in the files,
+ * with its lines and unwind info.
  */
 #include "config.h"
 
@@ -24,6 +26,7 @@
 /* after LLVM's headers: its llvm::ELF enumerators have the names of these macros */
 #include <elf.h>
 
+#include "lib/codebatch.h"
 #include "llvm/jitperf-llvm.h"
 #include "llvm/llvm.h"
 
@@ -51,24 +54,26 @@ private:
 	struct jpl_keys *keys = nullptr;
 };
 
-/* One function; an .eh_frame or lines it refuses do not cost the name. */
-int load(jitperf *jp, const struct jpl_func &f, uint64_t *index)
+void to_code(const struct jpl_func &f, struct jitperf_code *c)
 {
-	struct jitperf_code c;
-	int err;
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->name = f.name;
+	c->addr = reinterpret_cast<const void *>(static_cast<uintptr_t>(f.addr));
+	c->len = f.len;
+	c->lines = f.lines;
+	c->nlines = f.nlines;
+	c->eh_frame = f.eh_frame;
+	c->eh_frame_len = f.eh_frame_len;
+}
 
-	memset(&c, 0, sizeof(c));
-	c.size = sizeof(c);
-	c.name = f.name;
-	c.addr = reinterpret_cast<const void *>(static_cast<uintptr_t>(f.addr));
-	c.len = f.len;
-	c.lines = f.lines;
-	c.nlines = f.nlines;
-	c.eh_frame = f.eh_frame;
-	c.eh_frame_len = f.eh_frame_len;
-	err = jitperf_code_load_ex(jp, &c, index);
+/* One function; an .eh_frame or lines it refuses do not cost the name. */
+int load(jitperf *jp, struct jitperf_code c, uint64_t *index)
+{
+	int err = jitperf_code_load_ex(jp, &c, index);
+
 	if (err == -EINVAL && (c.eh_frame || c.lines)) {
-		jpl_debug("%s: unwind info or lines refused, registered without them", f.name);
+		jpl_debug("%s: unwind info or lines refused, registered without them", c.name);
 		c.eh_frame = nullptr;
 		c.eh_frame_len = 0;
 		c.lines = nullptr;
@@ -85,6 +90,7 @@ void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile 
 	unsigned char space[ARENA_SPACE];
 	struct jpl_arena arena;
 	struct jpl_object o;
+	struct jitperf_code *code;
 	uint64_t *addr, *idx;
 	size_t nsec = 0, n = 0;
 	llvm::StringRef data = obj.getData();
@@ -144,14 +150,35 @@ void Listener::notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile 
 		jpl_debug("cannot read a loaded object: %s", jitperf_strerror(err));
 		goto out;
 	}
-	if (!(idx = static_cast<uint64_t *>(jpl_alloc(&arena, o.nfuncs * sizeof(*idx)))))
+	if (!(idx = static_cast<uint64_t *>(jpl_alloc(&arena, o.nfuncs * sizeof(*idx)))) ||
+	    !(code = static_cast<struct jitperf_code *>(jpl_alloc(&arena,
+								   o.nfuncs * sizeof(*code)))))
 		goto out;
-	for (size_t i = 0; i < o.nfuncs; i++) {
-		err = load(jp, o.funcs[i], &idx[n]);
-		if (err)
-			jpl_debug("cannot register %s: %s", o.funcs[i].name, jitperf_strerror(err));
-		else if (idx[n])
-			n++;                    /* 0: the session was closed meanwhile */
+	for (size_t i = 0; i < o.nfuncs; i++)
+		to_code(o.funcs[i], &code[i]);
+	/* the whole object: one write() per file (lib/codebatch.h) */
+	err = jitperf__code_load_batch(jp, code, o.nfuncs, idx);
+	if (!err) {
+		for (size_t i = 0; i < o.nfuncs; i++)
+			if (idx[i])
+				idx[n++] = idx[i];      /* 0: the session was closed meanwhile */
+	} else if (err != -EINVAL && err != -E2BIG && err != -ENOMEM) {
+		/* a write failed (full disk): neither file holds any of the object */
+		jpl_debug("cannot register the object's %zu functions: %s", o.nfuncs,
+			  jitperf_strerror(err));
+	} else {
+		/* one by one: a function whose lines or unwind info are refused keeps its
+		 * name, and each needs less memory than the whole object */
+		jpl_debug("the object's %zu functions refused at once (%s): one by one",
+			  o.nfuncs, jitperf_strerror(err));
+		for (size_t i = 0; i < o.nfuncs; i++) {
+			err = load(jp, code[i], &idx[n]);
+			if (err)
+				jpl_debug("cannot register %s: %s", o.funcs[i].name,
+					  jitperf_strerror(err));
+			else if (idx[n])
+				n++;
+		}
 	}
 	if (n) {
 		pthread_mutex_lock(&lock);

@@ -61,6 +61,11 @@ static const char *const dwarf_names[] = {
 	".debug_str_offsets",
 };
 #define NDWARF (sizeof(dwarf_names) / sizeof(*dwarf_names))
+/* their sizes, with the NUL */
+static const unsigned char dwarf_sizes[NDWARF] = {
+	sizeof(".debug_info"), sizeof(".debug_abbrev"), sizeof(".debug_line"),
+	sizeof(".debug_str"), sizeof(".debug_line_str"), sizeof(".debug_str_offsets"),
+};
 
 static void set_dwarf(struct jpl_dwarf_sections *s, const unsigned char *const *sec,
 		      const size_t *len)
@@ -109,8 +114,8 @@ static int dwarf_kind(const char *strs, size_t strsize, size_t at)
 
 		if (k < 0)
 			continue;
-		n = strlen(dwarf_names[k]) + 1;
-		if (room >= n && !memcmp(s, dwarf_names[k], n))
+		n = dwarf_sizes[k];
+		if (room >= n && !memcmp(s + 7, dwarf_names[k] + 7, n - 7))
 			return k;
 	}
 	return -1;

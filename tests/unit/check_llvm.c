@@ -147,7 +147,7 @@ static jitperf *session(unsigned outputs)
 
 /* What the jitdump says about one function. */
 struct seen {
-	uint64_t addr, size, index;
+	uint64_t addr, size, index, ts;
 	int      lines[16];         /* lines[k]: source line k has a row */
 	size_t   nrows;
 	int      rows_inside;       /* every row lies in [addr, addr + size) */
@@ -203,6 +203,7 @@ static int find_load(const char *name, struct seen *s)
 				s->addr = r.code_addr;
 				s->size = r.code_size;
 				s->index = r.code_index;
+				s->ts = r.timestamp;
 				found = 1;
 			}
 			memset(&pend, 0, sizeof(pend));
@@ -258,14 +259,48 @@ START_TEST(test_listener_registers)
 }
 END_TEST
 
+static size_t lines_in(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
 START_TEST(test_listener_one_object)
 {
 	/* one object of three functions, DWARF 5: each gets only its own rows */
-	jitperf *jp = session(JITPERF_JITDUMP);
+	jitperf *jp = session(JITPERF_PERFMAP | JITPERF_JITDUMP);
 	LLVMOrcLLJITRef jit = jit_of(jitperf_llvm_event_listener(jp), 3, 5, NULL);
-	struct seen add, fib;
+	struct seen add, fib, run;
+	char path[64], want[64];
+	unsigned char *map;
+	size_t len;
 
 	check_loaded(jit, &add, &fib);
+	/*
+	 * Registered together (lib/codebatch.h): in both files once LLVM's
+	 * lookup returned, the session still open, with consecutive indices
+	 * and the one timestamp of their batch.
+	 */
+	ck_assert(find_load("run", &run));
+	ck_assert_uint_eq(run.addr, lookup(jit, "run"));
+	ck_assert_uint_eq(add.ts, fib.ts);
+	ck_assert_uint_eq(add.ts, run.ts);
+	ck_assert_uint_eq(add.index + fib.index + run.index, 6);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	map = slurp(path, &len);
+	ck_assert_ptr_nonnull(map);
+	for (int k = 0; k < 3; k++) {
+		const struct seen *f = k == 0 ? &add : k == 1 ? &fib : &run;
+
+		snprintf(want, sizeof(want), "%llx %llx %s\n", (unsigned long long)f->addr,
+			 (unsigned long long)f->size, k == 0 ? "add" : k == 1 ? "fib" : "run");
+		ck_assert_msg(strstr((char *)map, want), "no '%s' in %s", want, map);
+	}
+	ck_assert_uint_eq(lines_in((char *)map), 3);
+	free(map);
 	ok(LLVMOrcDisposeLLJIT(jit));
 	ck_assert_int_eq(jitperf_close(jp), 0);
 }
