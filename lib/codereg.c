@@ -347,6 +347,26 @@ static int batch_prepare(struct batch *b, const struct jitperf_code *c, size_t n
 	return 0;
 }
 
+/*
+ * In standby nothing is written: each load keeps, with its own time, what
+ * the wake needs (jitperf_code_load_ex).  All or nothing, as a batch.
+ */
+static int load_each(jitperf *jp, const struct jitperf_code *c, size_t n, uint64_t *index)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++)
+		err = jitperf_code_load_ex(jp, &c[i], &index[i]);
+	if (err) {
+		for (i = 0; i < n; i++)
+			if (index[i])
+				jitperf_code_unload(jp, index[i]);
+		memset(index, 0, n * sizeof(*index));
+	}
+	return err;
+}
+
 int jitperf__code_load_batch(jitperf *jp, const struct jitperf_code *c, size_t n,
 			     uint64_t *index)
 {
@@ -366,6 +386,8 @@ int jitperf__code_load_batch(jitperf *jp, const struct jitperf_code *c, size_t n
 	outputs = outputs_of(jp);
 	if (!outputs || !n)
 		return 0;       /* inactive: a cheap no-op */
+	if (outputs & JITPERF_STANDBY)
+		return load_each(jp, c, n, index);
 	err = batch_prepare(&b, c, n, outputs, meta, dump);
 	if (err)
 		goto out;

@@ -376,7 +376,10 @@ int jp_jitdump_commit_many(struct jp_jitdump *jd, struct jp_jitdump_unit *u, siz
 size_t jp_jitdump_stamp(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t index,
 			uint64_t ts)
 {
-	return stamp(jd, u, index, ts);
+	size_t tail = stamp(jd, u, index, ts);
+
+	memcpy(u->buf + u->len, &index, tail);  /* into the room prepare left */
+	return u->len + tail;
 }
 
 int jp_jitdump_put(struct jp_jitdump *jd, const void *buf, size_t n)

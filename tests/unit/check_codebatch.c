@@ -11,7 +11,10 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "tests/check-subr.h"
@@ -241,6 +244,70 @@ START_TEST(test_same_bytes_many)
 }
 END_TEST
 
+/* A recorder's knock on this process's standby socket; its reply. */
+static void knock(const char *req, char *reply, size_t len)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "jitperf-standby-%d",
+			 (int)getpid());
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	size_t have = 0;
+	ssize_t r;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a,
+				 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)), 0);
+	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	while (have < len - 1 && (r = read(fd, reply + have, len - 1 - have)) > 0)
+		have += (size_t)r;
+	reply[have] = '\0';
+	close(fd);
+}
+
+/*
+ * In standby a batch writes nothing and keeps what each function needs: the
+ * wake writes all of them with their lines and unwind info, in time order.
+ */
+START_TEST(test_standby_batch)
+{
+	char *d = subdir("standby"), req[1200], reply[1200], want[1200];
+	unsigned char *buf;
+	uint64_t idx[6], last = 0;
+	size_t len, off, loads = 0, debug = 0, unwind = 0;
+	jitperf *jp;
+
+	make_funcs(6);
+	jp = open_in(d, JITPERF_STANDBY | JITPERF_PERFMAP | JITPERF_JITDUMP);
+	ck_assert_int_eq(jitperf__code_load_batch(jp, funcs, 6, idx), 0);
+	for (size_t i = 0; i < 6; i++)
+		ck_assert_uint_eq(idx[i], i + 1);
+	ck_assert_ptr_null(read_dump(d, getpid(), &len));
+	ck_assert_ptr_null(read_map(getpid(), &len));
+	snprintf(req, sizeof(req), "attach %s\n", d);
+	knock(req, reply, sizeof(reply));
+	snprintf(want, sizeof(want), "ok 6 %s/jit-%d.dump\n", d, (int)getpid());
+	ck_assert_str_eq(reply, want);
+	buf = read_dump(d, getpid(), &len);
+	ck_assert_ptr_nonnull(buf);
+	for (off = sizeof(struct jitdump_file_header); off < len;) {
+		struct jitdump_record_header r;
+
+		memcpy(&r, buf + off, sizeof(r));
+		ck_assert_uint_ge(r.timestamp, last);
+		last = r.timestamp;
+		loads += r.id == JIT_CODE_LOAD;
+		debug += r.id == JIT_CODE_DEBUG_INFO;
+		unwind += r.id == JIT_CODE_UNWINDING_INFO;
+		off += r.total_size;
+	}
+	ck_assert_uint_eq(loads, 6);
+	ck_assert_uint_eq(debug, 2);            /* functions 0 and 3 have lines */
+	ck_assert_uint_eq(unwind, 1);           /* function 0 has an .eh_frame */
+	free(buf);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+}
+END_TEST
+
 /* A kill right after the call: plain perf still finds every function. */
 START_TEST(test_killed_after_batch)
 {
@@ -381,6 +448,7 @@ static Suite *codebatch_suite(void)
 	tcase_add_test(tc, test_killed_after_batch);
 	tcase_add_test(tc, test_refused_writes_nothing);
 	tcase_add_test(tc, test_full_disk);
+	tcase_add_test(tc, test_standby_batch);
 	suite_add_tcase(s, tc);
 	return s;
 }
