@@ -151,6 +151,7 @@ struct jp_thread {
 	uint32_t            blkseq;
 	uint32_t            blk_calls;          /* entries written in blk */
 	int                 trace_full;         /* no more blocks: stop writing */
+	uint32_t            meta_fns;           /* ids up to this have their name in the file */
 	uint64_t           *ring;               /* ring mode: block indexes, oldest at ring_cur */
 	uint32_t           *ring_calls;         /* entries written in each */
 	uint32_t            nring, ring_max, ring_cur, ring_slot;
@@ -241,10 +242,7 @@ JP_HIDDEN void jp_probe_fork_trace(struct jp_instr *in) JP_NOINSTR;
 JP_HIDDEN void jp_thread_free(struct jp_thread *t) JP_NOINSTR;
 JP_HIDDEN void jp_threads_release(struct jp_instr *in) JP_NOINSTR;
 
-/* timed.c: the calls sampling picks; busy is held by the caller */
-JP_HIDDEN int  jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
-			      struct jitperf__count *c) JP_NOINSTR;
-JP_HIDDEN void jp_timed_exit(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now) JP_NOINSTR;
+/* timed.c: the calls sampling picks (their entry and exit: timed.h) */
 JP_HIDDEN uint64_t jp_first_next(struct jp_thread *t, uint64_t n) JP_NOINSTR;
 JP_HIDDEN void jp_sampling_reset(struct jp_thread *t) JP_NOINSTR;
 

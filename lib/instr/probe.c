@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "instr.h"
+#include "timed.h"
 
 #define barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #define COUNT_BYTES ((size_t)JITPERF__FN_LIMIT * sizeof(struct jitperf__count))
@@ -329,14 +330,26 @@ static void enter_slow(jitperf_fn fn, uint32_t framed)
 		return;
 	}
 	push(T, d, fn | framed | JITPERF__TIMED);
-	if (!jp_timed_enter(t, fn, d, n, c))
+	if (!jp_timed_enter(t, fn, d, n, c, framed))
 		T->stack[d] = fn | framed;
 	busy_leave(t);
 }
 
-/* unwind: the matched call did not return either (longjmp over a thunk). */
-static void exit_slow(jitperf_fn fn, int unwind) JP_NOINSTR __attribute__((noinline));
-static void exit_slow(jitperf_fn fn, int unwind)
+/* The timed call at stack entry sd ends at now, out of line: repairs,
+ * thread exits. */
+static void timed_exit_cold(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now)
+	JP_NOINSTR __attribute__((noinline));
+static void timed_exit_cold(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now)
+{
+	jp_timed_exit(t, sd, repaired, now);
+}
+
+/* An exit that is not the return of the timed call on top of the stack:
+ * the thread's first event, the exit of a call too deep to be pushed, a
+ * mismatched exit.  unwind: the matched call did not return either
+ * (longjmp over a thunk). */
+static void exit_other(jitperf_fn fn, int unwind) JP_NOINSTR __attribute__((noinline));
+static void exit_other(jitperf_fn fn, int unwind)
 {
 	struct jitperf__tls *T = &jitperf__tls;
 	unsigned a = (unsigned)__atomic_load_n(&jitperf__probe_active, __ATOMIC_RELAXED);
@@ -360,16 +373,6 @@ static void exit_slow(jitperf_fn fn, int unwind)
 	d = T->depth;
 	if (d > JP_STACK_MAX) {
 		T->depth = d - 1;       /* the exit of a call too deep to be pushed */
-		return;
-	}
-	/* A timed call returns: its entry has JITPERF__TIMED. */
-	if (!unwind && d && (T->stack[d - 1] & ~JITPERF__FRAMED) == (fn | JITPERF__TIMED)) {
-		now = jp_ticks();
-		if (busy_enter(t)) {
-			jp_timed_exit(t, d - 1, 0, now);
-			busy_leave(t);
-		}
-		T->depth = d - 1;
 		return;
 	}
 	/* The innermost call of fn; above it, calls whose exit was skipped
@@ -396,17 +399,42 @@ static void exit_slow(jitperf_fn fn, int unwind)
 	while (d > i) {
 		e = T->stack[--d];
 		if (e & JITPERF__TIMED)
-			jp_timed_exit(t, d, 1, now);
+			timed_exit_cold(t, d, 1, now);
 		else
 			unbalanced(t, e & ~JITPERF__FRAMED);
 	}
 	e = T->stack[i - 1];
 	if (e & JITPERF__TIMED)
-		jp_timed_exit(t, i - 1, unwind, now);
+		timed_exit_cold(t, i - 1, unwind, now);
 	else if (unwind)
 		unbalanced(t, fn);
 	T->depth = i - 1;
 	busy_leave(t);
+}
+
+/* The exit the caller's counting path did not take: mostly a timed call
+ * that returns (its entry has JITPERF__TIMED). */
+static void exit_slow(jitperf_fn fn) JP_NOINSTR __attribute__((noinline));
+static void exit_slow(jitperf_fn fn)
+{
+	struct jitperf__tls *T = &jitperf__tls;
+	unsigned a = (unsigned)__atomic_load_n(&jitperf__probe_active, __ATOMIC_RELAXED);
+	uint32_t d = T->depth;
+	struct jp_thread *t;
+	uint64_t now;
+
+	if (__builtin_expect(!a || T->gen != a || d - 1 >= JP_STACK_MAX ||
+			     (T->stack[d - 1] & ~JITPERF__FRAMED) != (fn | JITPERF__TIMED), 0)) {
+		exit_other(fn, 0);
+		return;
+	}
+	now = jp_ticks();
+	t = self;
+	if (busy_enter(t)) {
+		jp_timed_exit(t, d - 1, 0, now);
+		busy_leave(t);
+	}
+	T->depth = d - 1;
 }
 
 /* ---- the probes */
@@ -437,7 +465,7 @@ void jitperf_exit(jitperf_fn fn)
 	unsigned a = (unsigned)jitperf__probe_active;
 
 	if (__builtin_expect(a != 0, 0) && !jitperf__exit_fast(a, fn))
-		exit_slow(fn, 0);
+		exit_slow(fn);
 }
 
 /* The slow paths of jitperf.h's inline code (and of libjitperf-cyg and
@@ -457,7 +485,7 @@ void jitperf__enter_framed(jitperf_fn fn)
 void jitperf__exit_slow(jitperf_fn fn) JP_NOINSTR;
 void jitperf__exit_slow(jitperf_fn fn)
 {
-	exit_slow(fn, 0);
+	exit_slow(fn);
 }
 
 void jp_probe_enter(jitperf_fn fn)
@@ -472,7 +500,7 @@ void jp_probe_exit(jitperf_fn fn)
 
 void jp_probe_unwind(jitperf_fn fn)
 {
-	exit_slow(fn, 1);
+	exit_other(fn, 1);
 }
 
 /* ---- thread exit, close, fork */
@@ -500,7 +528,7 @@ static void thread_gone(void *unused)
 			uint32_t e = T->stack[--d];
 
 			if (e & JITPERF__TIMED)
-				jp_timed_exit(t, d, 1, now);
+				timed_exit_cold(t, d, 1, now);
 			else
 				unbalanced(t, e & ~JITPERF__FRAMED);
 		}

@@ -36,6 +36,7 @@
 
 #include "lib/core.h"
 #include "instr.h"
+#include "trace_put.h"
 
 #define MAP_RESERVE   (UINT64_C(4) << 30)    /* largest trace: 4 GiB */
 #define GROW_BLOCKS   64u                    /* file grows by 4 MiB at a time */
@@ -326,6 +327,7 @@ void jp_trace_thread_reset(struct jp_thread *t)
 	t->blk_calls = 0;
 	t->trace_full = 0;
 	t->last_tick = 0;
+	t->meta_fns = 0;
 }
 
 int jp_trace_new_block(struct jp_instr *in, struct jp_thread *t)
@@ -378,40 +380,10 @@ int jp_trace_new_block(struct jp_instr *in, struct jp_thread *t)
 	return 0;
 }
 
-/* One event word (and a TIME event first when the delta does not fit). */
-static inline __attribute__((always_inline, no_instrument_function))
-uint64_t *put_event(struct jp_thread *t, uint64_t *w, unsigned type, uint32_t fn,
-		    uint64_t tick, const uint64_t *ctr)
-{
-	uint64_t delta = tick - t->last_tick;   /* a clock going back wraps: > max too */
-
-	if (__builtin_expect(delta > JPT_EV_DELTA_MAX, 0)) {
-		*w++ = JPT_EV_X;                /* JPT_X_TIME */
-		*w++ = tick;
-		delta = 0;
-	}
-	t->last_tick = tick;
-	*w++ = type | (uint64_t)fn << 2 | delta << JPT_EV_DELTA_SHIFT;
-	for (unsigned i = 0; ctr && i < t->nctr; i++)
-		*w++ = ctr[i];
-	return w;
-}
-
 /* Room for bytes more in the current block, or a new block. */
-static inline __attribute__((always_inline, no_instrument_function))
-int room(struct jp_thread *t, size_t bytes)
+static int room(struct jp_thread *t, size_t bytes)
 {
-	if (__builtin_expect((size_t)(t->end - t->pos) >= bytes + 16u, 1))
-		return 0;
-	return jp_trace_new_block(t->in, t);
-}
-
-static inline __attribute__((always_inline, no_instrument_function))
-void commit(struct jp_thread *t, uint64_t *w)
-{
-	t->pos = (char *)w;
-	__atomic_store_n(&t->blk->used, (uint32_t)(t->pos - (char *)(t->blk + 1)),
-			 __ATOMIC_RELEASE);
+	return jp_trace_fits(t, bytes) ? 0 : jp_trace_new_block(t->in, t);
 }
 
 void *jp_trace_scratch(struct jp_thread *t)
@@ -440,7 +412,8 @@ int jp_trace_entry(struct jp_thread *t, const struct jp_frame *f)
 	uint64_t *w;
 
 	/* an id without its FN record yet (the file's metadata is full) */
-	if (f->fn > __atomic_load_n(&t->in->trace->meta_fns, __ATOMIC_ACQUIRE))
+	if (f->fn > t->meta_fns &&
+	    f->fn > (t->meta_fns = __atomic_load_n(&t->in->trace->meta_fns, __ATOMIC_ACQUIRE)))
 		return -1;
 	while (p > t->frames && !p[-1].written)
 		p--;
@@ -463,8 +436,8 @@ int jp_trace_entry(struct jp_thread *t, const struct jp_frame *f)
 			ids[listed] = 0;
 		w += (listed + 1) / 2;
 	}
-	w = put_event(t, w, JPT_EV_ENTER, f->fn, f->start, t->nctr ? f->ctr : NULL);
-	commit(t, w);
+	w = jp_trace_put(t, w, JPT_EV_ENTER, f->fn, f->start, t->nctr ? f->ctr : NULL);
+	jp_trace_commit(t, w);
 	t->blk_calls++;
 	t->traced++;
 	return 0;
@@ -477,9 +450,9 @@ int jp_trace_exit(struct jp_thread *t, const struct jp_frame *f, uint64_t now,
 
 	if (room(t, t->event_size))
 		return -1;
-	w = put_event(t, (uint64_t *)t->pos, repaired ? JPT_EV_EXIT_REPAIRED : JPT_EV_EXIT,
+	w = jp_trace_put(t, (uint64_t *)t->pos, repaired ? JPT_EV_EXIT_REPAIRED : JPT_EV_EXIT,
 		      f->fn, now, ctr);
-	commit(t, w);
+	jp_trace_commit(t, w);
 	return 0;
 }
 
