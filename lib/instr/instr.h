@@ -131,6 +131,7 @@ struct jp_thread {
 	uint32_t            nfns;               /* ids up to this are known to be valid */
 	/* copies of the session's settings */
 	uint8_t             stats_on, trace_on, nctr, mode;
+	uint8_t             net_on;             /* timed calls need their net duration */
 	uint8_t             calibrating;        /* fn 0 is timed, nothing recorded */
 	uint64_t            cal_raw;            /* calibrating: the last timed call's ticks */
 	uint32_t            event_size;         /* bytes per entry/exit event */

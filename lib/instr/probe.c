@@ -194,6 +194,7 @@ static void thread_settings(struct jp_thread *t, struct jp_instr *in)
 		(uint64_t)((double)in->trace_min_ns * (double)in->ticks_per_sec / 1e9) : 0;
 	if (in->trace_min_ns && !t->min_ticks)
 		t->min_ticks = 1;
+	t->net_on = t->stats_on || t->min_ticks;
 	jp_sampling_reset(t);
 }
 
@@ -306,7 +307,7 @@ static void enter_slow(jitperf_fn fn, uint32_t framed)
 	unsigned a = (unsigned)__atomic_load_n(&jitperf__probe_active, __ATOMIC_RELAXED);
 	struct jitperf__count *c;
 	struct jp_thread *t;
-	uint64_t n;
+	uint64_t n, now;
 	uint32_t d;
 
 	if (!a || (T->gen != a && !attach(a)))
@@ -329,8 +330,10 @@ static void enter_slow(jitperf_fn fn, uint32_t framed)
 		jitperf__inc(&T->lib_calls);    /* priced as a counted call */
 		return;
 	}
+	/* the clock first: the rest of the entry runs while it is read */
+	now = jp_ticks();
 	push(T, d, fn | framed | JITPERF__TIMED);
-	if (!jp_timed_enter(t, fn, d, n, c, framed))
+	if (!jp_timed_enter(t, fn, d, n, c, framed, now))
 		T->stack[d] = fn | framed;
 	busy_leave(t);
 }

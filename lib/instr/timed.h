@@ -41,17 +41,16 @@ uint64_t jp_draw(struct jp_thread *t, uint64_t n)
 
 /*
  * Call n of fn, counted in c, whose stack entry is sd, starts as a timed
- * call; framed: JITPERF__FRAMED when jitperf__enter_framed entered it.
+ * call at now; framed: JITPERF__FRAMED when jitperf__enter_framed entered it.
  * 1, or 0 when it cannot be timed (the caller makes it a counted call).
  */
 static inline __attribute__((always_inline, no_instrument_function))
 int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
-		   struct jitperf__count *c, uint32_t framed)
+		   struct jitperf__count *c, uint32_t framed, uint64_t now)
 {
 	struct jitperf__tls *T = &jitperf__tls;
 	struct jp_fstat *st;
 	struct jp_frame *f;
-	uint64_t now;
 
 	/* (id 0 is calibration's: it costs what any call costs) */
 	if (__builtin_expect(t->ntimed >= JP_STACK_MAX, 0) || !(st = jp_stat(t, fn)))
@@ -64,14 +63,18 @@ int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
 	 * may be missing from the stack, unless every call is timed (then
 	 * every call came through here) */
 	f->framed = framed && (t->mode != JP_SAMPLE_FIXED || t->every > 1);
-	f->w = (double)(int64_t)(n - st->last_n);
-	if (__builtin_expect(t->nctr != 0, 0))
-		jp_counters_read(&t->in->counters, &t->ctrs, f->ctr);
-	f->lib0 = T->lib_calls;
-	f->inl0 = T->inline_calls;
-	f->frm0 = T->framed_calls;
 	f->timed0 = t->timed_calls++;
-	now = jp_ticks();
+	/* what its net duration needs (statistics, a trace's minimum) */
+	if (t->net_on) {
+		f->w = (double)(int64_t)(n - st->last_n);
+		f->lib0 = T->lib_calls;
+		f->inl0 = T->inline_calls;
+		f->frm0 = T->framed_calls;
+	}
+	if (__builtin_expect(t->nctr != 0, 0)) {
+		jp_counters_read(&t->in->counters, &t->ctrs, f->ctr);
+		now = jp_ticks();       /* the counters' interval inside the clock's */
+	}
 	f->start = now;
 	st->last_n = n;
 	if (__builtin_expect(t->mode == JP_SAMPLE_ADAPTIVE, 0))
@@ -132,9 +135,9 @@ void jp_timed_exit(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now)
 	f = &t->frames[--k];
 	if (__builtin_expect(t->nctr != 0, 0))
 		jp_counters_read(&t->in->counters, &t->ctrs, cur);
-	net = jp_net_ticks(t, f, now);
 	if (__builtin_expect(t->calibrating, 0))
 		t->cal_raw = now - f->start;
+	net = t->net_on ? jp_net_ticks(t, f, now) : 0;
 	if (t->stats_on && (st = jp_stat(t, f->fn))) {
 		int64_t whole = (int64_t)(net + 0.5);
 
