@@ -32,11 +32,18 @@ uint64_t jp_rnd(struct jp_thread *t)
 	return x * UINT64_C(2685821657736338717);
 }
 
-/* Calls until the next timed one, for a mean of n: uniform in [1, 2n-1]. */
+/* Calls until the next timed one, for a mean of n: uniform in [1, 2n-1]
+ * (the high half of a product, not a division: one per timed call). */
 static inline __attribute__((always_inline, no_instrument_function))
 uint64_t jp_draw(struct jp_thread *t, uint64_t n)
 {
-	return n <= 1 ? 1 : 1 + jp_rnd(t) % (2 * n - 1);
+	if (n <= 1)
+		return 1;
+#if defined(__SIZEOF_INT128__)
+	return 1 + (uint64_t)((__extension__(unsigned __int128)jp_rnd(t) * (2 * n - 1)) >> 64);
+#else
+	return 1 + jp_rnd(t) % (2 * n - 1);
+#endif
 }
 
 /*
