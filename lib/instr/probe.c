@@ -316,8 +316,8 @@ static void enter_slow(jitperf_fn fn, uint32_t framed)
 	if (fn >= JITPERF__FN_LIMIT || (fn - 1 >= t->nfns && !known_fn(t, fn)))
 		return;                 /* not an id of this session: ignored */
 	c = &T->count[fn];
-	jitperf__inc(&c->calls);
-	n = c->calls;
+	n = c->calls + 1;               /* its number (a handler's calls in between only */
+	jitperf__inc(&c->calls);        /* shift which call is timed; the count stays exact) */
 	d = T->depth;
 	if (__builtin_expect(d >= JP_STACK_MAX, 0)) {
 		T->depth = d + 1;       /* too deep: counted, its exit only lowers depth */
