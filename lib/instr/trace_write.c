@@ -11,8 +11,9 @@
  * Faulting in each new 4 KiB page of that mapping costs the writing thread
  * more than its events do, so a filler thread of the session does it
  * ahead of the writers (as uftrace leaves the writing to a recorder): it
- * grows the file and populates the pages of the next FILL_AHEAD blocks,
- * polling while the trace grows and sleeping when it does not.  A writer
+ * grows the file and populates the pages of the next blocks (a lead that
+ * grows with the rate the writers claim blocks at), polling while the
+ * trace grows and sleeping when it does not.  A writer
  * that outruns it still works (it takes the faults itself).
  *
  * Limits.  The file holds at most max_blocks blocks (trace_max); the last
@@ -40,8 +41,8 @@
 
 #define MAP_RESERVE   (UINT64_C(4) << 30)    /* largest trace: 4 GiB */
 #define GROW_BLOCKS   64u                    /* file grows by 4 MiB at a time */
-#define FILL_AHEAD    64u                    /* blocks kept populated past next_block */
-#define FILL_CHUNK    8u                     /* blocks per madvise */
+#define FILL_AHEAD    64u                    /* most blocks kept populated past next_block */
+#define FILL_CHUNK    8u                     /* blocks per madvise, and the first lead */
 #define POLL_NS       1000000L               /* filler poll while the trace grows ... */
 #define IDLE_ROUNDS   50u                    /* ... until it has not for this many polls */
 
@@ -68,18 +69,29 @@ static void populate(struct jp_trace *tr, uint64_t from, uint64_t to)
 		__atomic_fetch_add((int *)(p + off), 0, __ATOMIC_RELAXED);
 }
 
+/*
+ * The lead (blocks populated past the writers) starts at one chunk and
+ * doubles, up to FILL_AHEAD, whenever the writers are found to have used
+ * more than half of it: a process that traces little does not have
+ * megabytes of pages made, and truncated at close, for nothing.
+ */
 static void *filler_main(void *arg)
 {
 	struct jp_trace *tr = arg;
-	uint64_t max = tr->max_blocks;
-	unsigned quiet = 0;
+	uint64_t max = tr->max_blocks, lead = FILL_CHUNK;
+	unsigned quiet = 0, waited = 0;
 
 	while (!__atomic_load_n(&tr->stop, __ATOMIC_ACQUIRE)) {
 		int seen = __atomic_load_n(&tr->wake, __ATOMIC_ACQUIRE);
-		uint64_t want = __atomic_load_n(&tr->next_block, __ATOMIC_RELAXED) + FILL_AHEAD;
-		uint64_t have = tr->ready;
+		uint64_t next = __atomic_load_n(&tr->next_block, __ATOMIC_RELAXED);
+		uint64_t have = tr->ready, want;
 		struct timespec poll = { 0, POLL_NS };
 
+		/* back from a wait with less than half the lead left */
+		if (waited && have < next + lead / 2 && lead < FILL_AHEAD)
+			lead *= 2;
+		waited = 0;
+		want = next + lead;
 		if (want > max)
 			want = max;
 		if (have < want) {
@@ -92,13 +104,14 @@ static void *filler_main(void *arg)
 			quiet = 0;
 			continue;
 		}
+		waited = 1;
 		if (++quiet < IDLE_ROUNDS) {
 			jp_futex_wait(&tr->wake, seen, &poll);
 			continue;
 		}
 		/* Nothing written for a while: sleep until a writer claims a block. */
 		__atomic_store_n(&tr->idle, 1, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&tr->next_block, __ATOMIC_SEQ_CST) + FILL_AHEAD <= have &&
+		if (__atomic_load_n(&tr->next_block, __ATOMIC_SEQ_CST) + lead <= have &&
 		    !__atomic_load_n(&tr->stop, __ATOMIC_SEQ_CST))
 			jp_futex_wait(&tr->wake, seen, NULL);
 		__atomic_store_n(&tr->idle, 0, __ATOMIC_RELAXED);
