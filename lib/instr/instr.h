@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * State shared by the files of the instrumentation runtime (instrument.c,
- * probe.c, timed.c, calibrate.c, stats.c, trace_write.c, counters.c,
- * tsc.c).  Internal.
+ * probe.c, timed.c and timed.h, calibrate.c, stats.c, trace_write.c and
+ * trace_put.h, counters.c, tsc.c).  Internal.
  *
  * Two paths serve every call:
  *  - the counting path (jitperf.h's inline code, jitperf_enter/exit, and
  *    generated code that does the same): bump the thread's counter of the
  *    function and push or pop its id on the thread's stack (struct
  *    jitperf__tls).  No clock, no branch taken.
- *  - the slow path (probe.c, then timed.c for the calls sampling picks):
+ *  - the slow path (probe.c, with timed.h inline for the calls sampling picks):
  *    a thread's first call, a call to time, a mismatched exit.  It reads
  *    the clock, keeps per-function statistics, writes the trace.
  * Everything a thread touches is its own: struct jp_thread and the arrays

@@ -9,9 +9,9 @@
  * the function's next call to time, so the one comparison that keeps a
  * call on the counting path is also the sampling decision.  The slow path
  * (a call to time, a thread's first call, a mismatched exit) counts and
- * pushes the same way and hands timed calls to timed.c; a timed call's
- * stack entry carries JITPERF__TIMED, so its exit never matches the
- * counting path's test and comes here too.
+ * pushes the same way and times the calls sampling picks (timed.h, inline
+ * here); a timed call's stack entry carries JITPERF__TIMED, so its exit
+ * never matches the counting path's test and comes here too.
  *
  * Signals: the count is one increment a handler cannot split, the stack
  * depth is raised before the entry is written, so a handler's calls,
