@@ -299,9 +299,10 @@ static void unbalanced(struct jp_thread *t, uint32_t fn)
 
 /* ---- the slow paths */
 
-/* framed: JITPERF__FRAMED (jitperf__enter_framed) or 0 */
-static void enter_slow(jitperf_fn fn, uint32_t framed) JP_NOINSTR __attribute__((noinline));
-static void enter_slow(jitperf_fn fn, uint32_t framed)
+/* framed: JITPERF__FRAMED (jitperf__enter_framed) or 0; a constant in
+ * each of the two functions below */
+static inline __attribute__((always_inline, no_instrument_function))
+void enter_any(jitperf_fn fn, uint32_t framed)
 {
 	struct jitperf__tls *T = &jitperf__tls;
 	unsigned a = (unsigned)__atomic_load_n(&jitperf__probe_active, __ATOMIC_RELAXED);
@@ -336,6 +337,12 @@ static void enter_slow(jitperf_fn fn, uint32_t framed)
 	if (!jp_timed_enter(t, fn, d, n, c, framed, now))
 		T->stack[d] = fn | framed;
 	busy_leave(t);
+}
+
+static void enter_slow(jitperf_fn fn) JP_NOINSTR __attribute__((noinline));
+static void enter_slow(jitperf_fn fn)
+{
+	enter_any(fn, 0);
 }
 
 /* The timed call at stack entry sd ends at now, out of line: repairs,
@@ -458,7 +465,7 @@ void jitperf_enter(jitperf_fn fn)
 		if (jitperf__enter_fast(a, fn))
 			jitperf__inc(&jitperf__tls.lib_calls);
 		else
-			enter_slow(fn, 0);
+			enter_slow(fn);
 	}
 }
 
@@ -476,13 +483,13 @@ void jitperf_exit(jitperf_fn fn)
 void jitperf__enter_slow(jitperf_fn fn) JP_NOINSTR;
 void jitperf__enter_slow(jitperf_fn fn)
 {
-	enter_slow(fn, 0);
+	enter_slow(fn);
 }
 
 void jitperf__enter_framed(jitperf_fn fn) JP_NOINSTR;
 void jitperf__enter_framed(jitperf_fn fn)
 {
-	enter_slow(fn, JITPERF__FRAMED);
+	enter_any(fn, JITPERF__FRAMED);
 }
 
 void jitperf__exit_slow(jitperf_fn fn) JP_NOINSTR;

@@ -65,7 +65,6 @@ int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
 	f = &t->frames[t->ntimed];
 	f->fn = fn;
 	f->sdepth = sd;
-	f->written = 0;
 	/* entered by code that counts calls without the stack: its callers
 	 * may be missing from the stack, unless every call is timed (then
 	 * every call came through here) */
@@ -92,11 +91,13 @@ int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
 		c->next = n + 1;        /* every call */
 	t->ntimed++;
 	if (t->trace_on && !t->min_ticks) {
-		if (!t->trace_full && !jp_trace_entry_put(t, f))
+		if (!t->trace_full && !jp_trace_entry_put(t, f)) {
 			f->written = 1;
-		else
-			t->drop_full++;
+			return 1;
+		}
+		t->drop_full++;
 	}
+	f->written = 0;
 	return 1;
 }
 
