@@ -20,6 +20,7 @@ jitcalc="$build/examples/jitcalc"
 cpurun="$build/bench/cpurun"
 [ -x "$jitcalc" ] || { echo "jitcalc-stats.sh: $jitcalc not built (x86-64 only)" >&2; exit 1; }
 [ -x "$cpurun" ] || { echo "jitcalc-stats.sh: $cpurun not built (run make)" >&2; exit 1; }
+load0=$(cut -d" " -f1 /proc/loadavg)   # figures beside other work are higher
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jitcalc-stats.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -52,3 +53,4 @@ for m in plain inactive stats stats_call count; do
 		printf "  %-12s %6.3f s (%6.3f)  %5.2fx%s\n", m, v, w, v / p,
 			m == "stats" ? "  (goal <= 1.3x)" : "" }'
 done
+echo "(load average $load0 at start, $(cut -d" " -f1 /proc/loadavg) at end)"

@@ -26,6 +26,7 @@ n=${N:-35}
 prog="$build/bench/jitshape"
 jitperf="$build/tools/jitperf"
 [ -x "$prog" ] || { echo "jitshape.sh: $prog not built (x86-64 only; run make)" >&2; exit 1; }
+load0=$(cut -d" " -f1 /proc/loadavg)   # figures beside other work are higher
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jitshape.XXXXXX")
 . "$(dirname "$0")/../tests/jitfiles.sh"    # remove_runs: the runs and their files in /tmp
 trap 'remove_runs "$tmp"' EXIT
@@ -129,3 +130,4 @@ awk -v c="$(median rec_stack 1)" -v p="$(median rec_plain 1)" \
 	printf "  %-30s %5.2f (%5.2f) ns/call  %+5.2f\n", "CPU, all threads, to close", c, xc, c - p }'
 echo "  jitperf report: f called ${report_calls:-?} times (exact: $calls)"
 echo "  record directory ${dir_mib} MiB (goal <= 100), Chrome trace ${json_mib:-?} MiB (goal <= 256)"
+echo "(load average $load0 at start, $(cut -d" " -f1 /proc/loadavg) at end)"

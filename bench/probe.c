@@ -124,6 +124,21 @@ static void nest_bare(int iters)
 	nest_calls(iters, empty_fn, empty_fn);
 }
 
+/* The machine's 1-minute load average: figures measured beside other work
+ * are higher, references included. */
+static double loadavg(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double v = -1;
+
+	if (f) {
+		if (fscanf(f, "%lf", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
 static int cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -229,8 +244,8 @@ int main(int argc, char **argv)
 	}
 	unsetenv("JITPERF");
 	printf("ns per enter/exit pair, nested 3 deep: CPU time of the whole process (all threads),\n"
-	       "jitperf_close included; median and worst of %d runs, each with a session of its own\n",
-	       RUNS);
+	       "jitperf_close included; median and worst of %d runs, each with a session of its own\n"
+	       "(load average %.2f at start)\n", RUNS, loadavg());
 	/* the references, measured again around every mode below */
 	for (int i = 0; i < RUNS; i++) {
 		ref.v[i] = one_run(NULL, nest_rdtsc, ITERS, d, NULL);
@@ -266,6 +281,7 @@ int main(int argc, char **argv)
 			printf("%-16s %7.2f bytes/event\n", "  trace",
 			       (double)bytes / (1.1 * m->iters * 6));
 	}
+	printf("(load average %.2f at end)\n", loadavg());
 	if (d == dir)
 		rmdir(dir);
 	return 0;

@@ -19,6 +19,7 @@ build=$(cd "$(dirname "$JITPERF")/.." && pwd)
 jitcalc=$build/examples/jitcalc
 cpurun=$build/bench/cpurun
 [ -x "$cpurun" ] || { echo "record-overhead.sh: $cpurun not built (run make)" >&2; exit 1; }
+load0=$(cut -d" " -f1 /proc/loadavg)   # figures beside other work are higher
 work=$(mktemp -d "${TMPDIR:-/tmp}/jitperf-bench.XXXXXX")
 . "$(dirname "$0")/../tests/jitfiles.sh"    # remove_runs: the runs and their files in /tmp
 trap 'remove_runs "$work"' EXIT
@@ -51,3 +52,4 @@ echo "profiled run, wall: perf by hand $(fig run-perf 1), jitperf record $(fig r
 echo "profiled run, CPU:  perf by hand $(fig run-perf 2), jitperf record $(fig run-jitperf 2)"
 echo "whole command, wall: perf record + inject $(fig total-perf 1), jitperf record $(fig total-jitperf 1)"
 echo "whole command, CPU:  perf record + inject $(fig total-perf 2), jitperf record $(fig total-jitperf 2)"
+echo "(load average $load0 at start, $(cut -d" " -f1 /proc/loadavg) at end)"

@@ -25,6 +25,7 @@ cyg="$build/cyg/.libs/libjitperf-cyg.so"
 [ -f "$cyg" ] || { echo "uftrace-compare: $cyg not built (run make)" >&2; exit 1; }
 command -v uftrace >/dev/null || { echo "uftrace-compare: uftrace not installed (apt-get install uftrace)" >&2; exit 1; }
 
+load0=$(cut -d" " -f1 /proc/loadavg)   # figures beside other work are higher
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/uftrace-compare.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -82,3 +83,4 @@ awk -v calls="$calls" -v runs="$runs" -v bytes="$bytes" \
 	printf "  ratio jitperf/uftrace, CPU: %.2f (goal <= 0.35); wall: %.2f\n", \
 		(u > 0 ? j / u : 0), (uw > bw ? (jw - bw) / (uw - bw) : 0)
 }'
+echo "(load average $load0 at start, $(cut -d" " -f1 /proc/loadavg) at end)"
