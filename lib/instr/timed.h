@@ -56,11 +56,15 @@ int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
 		   struct jitperf__count *c, uint32_t framed, uint64_t now)
 {
 	struct jitperf__tls *T = &jitperf__tls;
-	struct jp_fstat *st;
+	struct jp_fstat *st = NULL;
 	struct jp_frame *f;
 
-	/* (id 0 is calibration's: it costs what any call costs) */
-	if (__builtin_expect(t->ntimed >= JP_STACK_MAX, 0) || !(st = jp_stat(t, fn)))
+	/* The function's statistics keep the number of its last timed call
+	 * (the next one's weight) and adaptive sampling's state: a trace
+	 * with fixed sampling needs neither.  (Id 0 is calibration's: it
+	 * costs what any call costs.) */
+	if (__builtin_expect(t->ntimed >= JP_STACK_MAX, 0) ||
+	    ((t->net_on || t->mode == JP_SAMPLE_ADAPTIVE) && !(st = jp_stat(t, fn))))
 		return 0;
 	f = &t->frames[t->ntimed];
 	f->fn = fn;
@@ -82,7 +86,8 @@ int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
 		now = jp_ticks();       /* the counters' interval inside the clock's */
 	}
 	f->start = now;
-	st->last_n = n;
+	if (st)
+		st->last_n = n;
 	if (__builtin_expect(t->mode == JP_SAMPLE_ADAPTIVE, 0))
 		c->next = n + jp_draw(t, jp_timed_adapt(t, st, now));
 	else
