@@ -21,7 +21,9 @@
  *	         the library must see, jitperf__exit_slow when the flag says so
  *
  * usage: jitshape VARIANT [N]   (N = 35; prints "VARIANT calls=C ns=T cpu_ns=U
- * cpu_ns/call=P": wall and thread CPU time of the root call)
+ * proc_ns=V cpu_ns/call=P": the wall and thread CPU time of the root call
+ * as the JIT's client sees it, and the CPU time of every thread of the
+ * process from the root call to the end of jitperf_close)
  * The environment (JITPERF, JITPERF_SAMPLE, ...) decides what records.
  * bench/jitshape.sh runs the variants against each other and under
  * jitperf record.
@@ -300,7 +302,7 @@ int main(int argc, char **argv)
 	jitperf_fn id;
 	uint64_t (*f)(uint64_t), calls;
 	void *code;
-	double t0, t1, c0, c1;
+	double t0, t1, c0, c1, p0, p1;
 	int err;
 
 	for (v = 0; argc > 1 && v < 5 && strcmp(argv[1], names[v]); v++)
@@ -328,16 +330,18 @@ int main(int argc, char **argv)
 	if ((err = jitperf_code_load(jp, "f", code, o.n, NULL)))
 		fprintf(stderr, "jitshape: jitperf_code_load: %s\n", jitperf_strerror(err));
 	memcpy(&f, &code, sizeof(f));
+	p0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	t0 = now_ns(CLOCK_MONOTONIC);
 	c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	calls = f((uint64_t)n);         /* f(n) = fib(n + 1) ... */
 	c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	t1 = now_ns(CLOCK_MONOTONIC);
 	calls = 2 * calls - 1;          /* ... and it makes 2 fib(n + 1) - 1 calls */
-	printf("%s calls=%llu ns=%.0f cpu_ns=%.0f cpu_ns/call=%.3f\n", names[v],
-	       (unsigned long long)calls, t1 - t0, c1 - c0, (c1 - c0) / (double)calls);
-	fflush(stdout);
 	err = jitperf_close(jp);
+	p1 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	printf("%s calls=%llu ns=%.0f cpu_ns=%.0f proc_ns=%.0f cpu_ns/call=%.3f\n", names[v],
+	       (unsigned long long)calls, t1 - t0, c1 - c0, p1 - p0, (c1 - c0) / (double)calls);
+	fflush(stdout);
 	munmap(code, 4096);
 	return err ? 1 : 0;
 }

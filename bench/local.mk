@@ -1,6 +1,6 @@
 # bench/ - benchmarks: built by make, run by hand, never by make check.
 # Each prints medians beside a reference measured in the same run.
-noinst_PROGRAMS += bench/code_load bench/probe bench/wrap bench/recurse
+noinst_PROGRAMS += bench/code_load bench/probe bench/wrap bench/recurse bench/cpurun
 bench_code_load_SOURCES = bench/code_load.c
 bench_code_load_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 bench_code_load_LDFLAGS = -no-install
@@ -8,6 +8,8 @@ bench_probe_SOURCES = bench/probe.c
 bench_probe_LDADD = lib/libjitperf.la
 bench_wrap_SOURCES = bench/wrap.c
 bench_wrap_LDADD = lib/libjitperf.la
+# runs a command, prints its wall time and the CPU of all its threads and children
+bench_cpurun_SOURCES = bench/cpurun.c
 if ARCH_X86_64
 # a JIT's machine code calling the probes (bench/jitshape.sh)
 noinst_PROGRAMS += bench/jitshape

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * bench/probe: cost of jitperf_enter/jitperf_exit per enter/exit pair, in
- * one run, beside what a bare pair of calls costs.  Calls are nested 3 deep
- * (the shape of real call trees); each figure is the median of several
- * runs of the thread's CPU time, so other processes on a loaded machine do
- * not count:
+ * bench/probe: cost of jitperf_enter/jitperf_exit per enter/exit pair,
+ * beside references measured in the same run.  Calls are nested 3 deep
+ * (the shape of real call trees).  A figure is the CPU time of the whole
+ * process (every thread: the trace's filler thread counts) from the first
+ * timed iteration to the end of jitperf_close (what is left to close
+ * counts too), divided by the pairs; each is given as the median and the
+ * worst of RUNS runs, each run with a session of its own:
+ *   rdtsc        two rdtsc instructions: the clock reads a timed call
+ *                cannot avoid (the reference of the timed figures)
  *   bare         a pair of calls of an empty function through a pointer
  *   inactive     no session counts calls: jitperf.h's inline test (inline)
  *                and the exported functions called through a pointer (call)
@@ -12,7 +16,7 @@
  *   sampled      the defaults: counted, timed adaptively (10000 timed
  *                calls a second)
  *   timed-all    JITPERF_SAMPLE=1: every call timed, with statistics,
- *                with a trace, with both
+ *                with a trace, with both (as uftrace records every call)
  * and the trace's bytes per event.  Run it with nice:
  *   nice bench/probe [DIR [MODE]]
  * DIR receives the trace files (default: a new directory under /tmp);
@@ -46,15 +50,47 @@ static double now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);   /* not the time others ran */
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);  /* every thread of the process */
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-/* 3 pairs per iteration, nested a > b > c: the shape of real call trees. */
-static double nest_inline(int iters)
+static inline uint64_t rdtsc(void)
 {
-	double t0 = now_ns();
+#if defined(__x86_64__)
+	uint32_t lo, hi;
 
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_nsec;
+#endif
+}
+
+static volatile uint64_t sink;
+
+/* The reference: the two clock reads of a timed call, 3 times per iteration. */
+static void nest_rdtsc(int iters)
+{
+	uint64_t s = 0;
+
+	for (int i = 0; i < iters; i++) {
+		s += rdtsc();
+		s += rdtsc();
+		s += rdtsc();
+		s += rdtsc();
+		s += rdtsc();
+		s += rdtsc();
+		__asm__ volatile("" : "+r"(s) :: "memory");
+	}
+	sink = s;
+}
+
+/* 3 pairs per iteration, nested a > b > c: the shape of real call trees. */
+static void nest_inline(int iters)
+{
 	for (int i = 0; i < iters; i++) {
 		jitperf_enter(fa);
 		jitperf_enter(fb);
@@ -64,13 +100,10 @@ static double nest_inline(int iters)
 		jitperf_exit(fb);
 		jitperf_exit(fa);
 	}
-	return (now_ns() - t0) / (3.0 * iters);
 }
 
-static double nest_calls(int iters, void (*en)(jitperf_fn), void (*ex)(jitperf_fn))
+static void nest_calls(int iters, void (*en)(jitperf_fn), void (*ex)(jitperf_fn))
 {
-	double t0 = now_ns();
-
 	for (int i = 0; i < iters; i++) {
 		en(fa);
 		en(fb);
@@ -79,17 +112,31 @@ static double nest_calls(int iters, void (*en)(jitperf_fn), void (*ex)(jitperf_f
 		ex(fb);
 		ex(fa);
 	}
-	return (now_ns() - t0) / (3.0 * iters);
 }
 
-static double nest_call(int iters)
+static void nest_call(int iters)
 {
-	return nest_calls(iters, enter_fn, exit_fn);
+	nest_calls(iters, enter_fn, exit_fn);
 }
 
-static double nest_bare(int iters)
+static void nest_bare(int iters)
 {
-	return nest_calls(iters, empty_fn, empty_fn);
+	nest_calls(iters, empty_fn, empty_fn);
+}
+
+/* The machine's 1-minute load average: figures measured beside other work
+ * are higher, references included. */
+static double loadavg(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double v = -1;
+
+	if (f) {
+		if (fscanf(f, "%lf", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
 }
 
 static int cmp(const void *a, const void *b)
@@ -97,17 +144,6 @@ static int cmp(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-static double median(double (*fn)(int), int iters)
-{
-	double v[RUNS];
-
-	fn(iters / 10);                        /* warm up: first events, page faults */
-	for (int i = 0; i < RUNS; i++)
-		v[i] = fn(iters);
-	qsort(v, RUNS, sizeof(v[0]), cmp);
-	return v[RUNS / 2];
 }
 
 static jitperf *open_session(const char *dir, unsigned outputs, unsigned sample)
@@ -135,10 +171,9 @@ static const struct mode {
 	unsigned    outputs;              /* 0: no session */
 	unsigned    sample_every;
 	int         iters;
-	double    (*run)(int);
+	void      (*run)(int);
 	const char *what;
 } modes[] = {
-	{ "bare",              0, 1, ITERS * 10, nest_bare, "two calls of an empty function" },
 	{ "inactive/inline",   0, 1, ITERS * 10, nest_inline, "nothing counts, jitperf.h inline" },
 	{ "inactive/call",     0, 1, ITERS * 10, nest_call, "nothing counts, exported functions" },
 	{ "counting/inline",   JITPERF_STATS, NONE, ITERS * 10, nest_inline, "JITPERF_SAMPLE=0" },
@@ -153,48 +188,100 @@ static const struct mode {
 	  "JITPERF_SAMPLE=1, trace+statistics" },
 };
 
+/* One run of m (or of run alone): ns per pair, from the first timed
+ * iteration to the end of jitperf_close, CPU of every thread. */
+static double one_run(const struct mode *m, void (*run)(int), int iters, const char *dir,
+		      long long *trace_bytes)
+{
+	char trace[4200], stats[4200];
+	jitperf *jp = NULL;
+	struct stat st;
+	double t0, t1;
+
+	snprintf(trace, sizeof(trace), "%s/jitperf-%d.trace", dir, (int)getpid());
+	snprintf(stats, sizeof(stats), "%s/jitperf-%d.stats", dir, (int)getpid());
+	if (m && m->outputs)
+		jp = open_session(dir, m->outputs, m->sample_every);
+	run(iters / 10);                       /* warm up: first events, first pages */
+	t0 = now_ns();
+	run(iters);
+	jitperf_close(jp);
+	t1 = now_ns();
+	if (trace_bytes && !stat(trace, &st))
+		*trace_bytes = (long long)st.st_size;
+	unlink(trace);
+	unlink(stats);
+	return (t1 - t0) / (3.0 * iters);
+}
+
+struct fig {
+	double v[RUNS];
+};
+
+static double med(struct fig *f)
+{
+	qsort(f->v, RUNS, sizeof(f->v[0]), cmp);
+	return f->v[RUNS / 2];
+}
+
+static double worst(struct fig *f)
+{
+	qsort(f->v, RUNS, sizeof(f->v[0]), cmp);
+	return f->v[RUNS - 1];
+}
+
 int main(int argc, char **argv)
 {
-	char dir[] = "/tmp/jitperf-bench.XXXXXX", trace[4200], stats[4200];
+	char dir[] = "/tmp/jitperf-bench.XXXXXX";
 	const char *d = argc > 1 ? argv[1] : mkdtemp(dir);
 	const char *only = argc > 2 ? argv[2] : NULL;
-	double bare = 0;
+	struct fig ref, bare, fig;
+	double r, b;
 
 	if (!d) {
 		perror("bench/probe: mkdtemp");
 		return 1;
 	}
 	unsetenv("JITPERF");
-	snprintf(trace, sizeof(trace), "%s/jitperf-%d.trace", d, (int)getpid());
-	snprintf(stats, sizeof(stats), "%s/jitperf-%d.stats", d, (int)getpid());
-	printf("ns per enter/exit pair, nested 3 deep (medians of %d runs, thread CPU time)\n", RUNS);
+	printf("ns per enter/exit pair, nested 3 deep: CPU time of the whole process (all threads),\n"
+	       "jitperf_close included; median and worst of %d runs, each with a session of its own\n"
+	       "(load average %.2f at start)\n", RUNS, loadavg());
+	/* the references, measured again around every mode below */
+	for (int i = 0; i < RUNS; i++) {
+		ref.v[i] = one_run(NULL, nest_rdtsc, ITERS, d, NULL);
+		bare.v[i] = one_run(NULL, nest_bare, ITERS * 10, d, NULL);
+	}
+	printf("%-16s %7s %7s\n", "", "median", "worst");
+	printf("%-16s %7.2f %7.2f  (reference: two rdtsc)\n", "rdtsc", med(&ref), worst(&ref));
+	printf("%-16s %7.2f %7.2f  (reference: two calls of an empty function)\n", "bare", med(&bare),
+	       worst(&bare));
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		const struct mode *m = &modes[i];
-		jitperf *jp = NULL;
-		struct stat st;
-		double v;
+		long long bytes = -1;
 
-		if (only && strncmp(m->name, only, strlen(only)) && strcmp(m->name, "bare"))
+		if (only && strncmp(m->name, only, strlen(only)))
 			continue;
-		if (m->outputs)
-			jp = open_session(d, m->outputs, m->sample_every);
-		v = median(m->run, m->iters);
-		jitperf_close(jp);
-		if (!strcmp(m->name, "bare"))
-			bare = v;
-		if (m->run == nest_call)
-			printf("%-16s %6.2f  %+6.2f over the bare calls  (%s)\n", m->name, v, v - bare,
-			       m->what);
-		else
-			printf("%-16s %6.2f                          (%s)\n", m->name, v, m->what);
-		/* warm-up + RUNS runs of iters x 6 events, all traced */
-		if (m->outputs == JITPERF_TRACE && m->sample_every == 1 && !stat(trace, &st))
-			printf("%-16s %6.2f bytes/event (%lld bytes, %.0f events)\n", "  trace",
-			       (double)st.st_size / ((RUNS + 0.1) * m->iters * 6),
-			       (long long)st.st_size, (RUNS + 0.1) * m->iters * 6);
-		unlink(trace);
-		unlink(stats);
+		/* runs of the mode interleaved with the references: a busy
+		 * spell of the machine slows both */
+		for (int k = 0; k < RUNS; k++) {
+			ref.v[k] = one_run(NULL, nest_rdtsc, ITERS, d, NULL);
+			bare.v[k] = one_run(NULL, nest_bare, ITERS * 10, d, NULL);
+			fig.v[k] = one_run(m, m->run, m->iters, d, &bytes);
+		}
+		r = med(&ref);
+		b = med(&bare);
+		printf("%-16s %7.2f %7.2f", m->name, med(&fig), worst(&fig));
+		if (m->sample_every == 1 && m->outputs)
+			printf("  %.2fx two rdtsc (%.2f)", med(&fig) / r, r);
+		else if (m->run == nest_call)
+			printf("  %+.2f over the bare calls (%.2f)", med(&fig) - b, b);
+		printf("  (%s)\n", m->what);
+		/* warm-up + a run of iters x 6 events, all traced */
+		if (m->outputs == JITPERF_TRACE && m->sample_every == 1 && bytes > 0)
+			printf("%-16s %7.2f bytes/event\n", "  trace",
+			       (double)bytes / (1.1 * m->iters * 6));
 	}
+	printf("(load average %.2f at end)\n", loadavg());
 	if (d == dir)
 		rmdir(dir);
 	return 0;

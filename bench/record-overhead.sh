@@ -1,6 +1,10 @@
 #!/bin/bash
-# jitperf record against perf by hand: the profiled run's own time, and the
-# whole command (record + inject + summary), medians of RUNS alternating runs.
+# jitperf record against perf by hand (the reference, in the same rounds):
+# the profiled run as its own process sees it, and the whole command
+# (record + inject + summary), medians and worst of RUNS alternating runs.
+# Each figure is wall time and the CPU time of every thread and process
+# involved up to its exit (bench/cpurun: user + system, waited-for
+# children included).
 #
 #   bench/record-overhead.sh
 #
@@ -11,35 +15,41 @@
 set -euo pipefail
 JITPERF=$(realpath "${JITPERF:-./tools/jitperf}")   # absolute: the runs cd away
 RUNS=${RUNS:-5}
-jitcalc=$(cd "$(dirname "$JITPERF")/../examples" && pwd)/jitcalc
+build=$(cd "$(dirname "$JITPERF")/.." && pwd)
+jitcalc=$build/examples/jitcalc
+cpurun=$build/bench/cpurun
+[ -x "$cpurun" ] || { echo "record-overhead.sh: $cpurun not built (run make)" >&2; exit 1; }
+load0=$(cut -d" " -f1 /proc/loadavg)   # figures beside other work are higher
 work=$(mktemp -d "${TMPDIR:-/tmp}/jitperf-bench.XXXXXX")
 . "$(dirname "$0")/../tests/jitfiles.sh"    # remove_runs: the runs and their files in /tmp
 trap 'remove_runs "$work"' EXIT
 cd "$work"
-# the profiled command times itself (ns) into a file
+# the profiled command measures itself (wall and CPU ns) into a file
 cat >timed <<EOT
 #!/bin/sh
-a=\$(date +%s%N); "$jitcalc" ${WORK:-} >/dev/null; b=\$(date +%s%N)
-echo \$((b - a)) >>"\$1"
+exec "$cpurun" "\$1" "$jitcalc" ${WORK:-}
 EOT
 chmod +x timed
 event=cpu-clock
 perf stat -e cycles:u -x, true 2>&1 | grep -q 'not supported' || event=cycles
 
-now() { date +%s%N; }
 for _ in $(seq "$RUNS"); do
 	remove_runs byhand && mkdir byhand
-	a=$(now)
-	JITPERF=perfmap,jitdump JITPERF_DIR=$work/byhand nice perf record -q -k 1 -e $event \
-		-o byhand/perf.data -- ./timed "$work/run-perf" 2>/dev/null
-	nice perf inject --jit -i byhand/perf.data -o byhand/perf.jit.data
-	echo $(($(now) - a)) >>total-perf
+	JITPERF=perfmap,jitdump JITPERF_DIR=$work/byhand "$cpurun" total-perf sh -c "
+		nice perf record -q -k 1 -e $event -o byhand/perf.data -- ./timed '$work/run-perf' \
+			>/dev/null 2>&1 &&
+		nice perf inject --jit -i byhand/perf.data -o byhand/perf.jit.data"
 	# jitperf record replaces jp.old with jp: the maps of jp.old's runs go first
 	remove_jit_tmp $(jit_pids jp.old)
-	a=$(now)
-	nice "$JITPERF" record -q -o jp -e $event -- ./timed "$work/run-jitperf" 2>/dev/null
-	echo $(($(now) - a)) >>total-jitperf
+	"$cpurun" total-jitperf nice "$JITPERF" record -q -o jp -e $event -- ./timed "$work/run-jitperf" \
+		>/dev/null 2>&1
 done
-median() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] / 1e6 }'; }
-echo "profiled run, median of $RUNS: perf by hand $(median run-perf) ms, jitperf record $(median run-jitperf) ms"
-echo "whole command, median of $RUNS: perf record + inject $(median total-perf) ms, jitperf record $(median total-jitperf) ms"
+# fig FILE COLUMN: "median (worst)" in ms
+fig() { sort -n -k "$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END {
+	printf "%.1f (%.1f)", v[int((NR + 1) / 2)] / 1e6, v[NR] / 1e6 }'; }
+echo "ms, medians (worst) of $RUNS runs; CPU of all threads and processes"
+echo "profiled run, wall: perf by hand $(fig run-perf 1), jitperf record $(fig run-jitperf 1)"
+echo "profiled run, CPU:  perf by hand $(fig run-perf 2), jitperf record $(fig run-jitperf 2)"
+echo "whole command, wall: perf record + inject $(fig total-perf 1), jitperf record $(fig total-jitperf 1)"
+echo "whole command, CPU:  perf record + inject $(fig total-perf 2), jitperf record $(fig total-jitperf 2)"
+echo "(load average $load0 at start, $(cut -d" " -f1 /proc/loadavg) at end)"

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * State shared by the files of the instrumentation runtime (instrument.c,
- * probe.c, timed.c, calibrate.c, stats.c, trace_write.c, counters.c,
- * tsc.c).  Internal.
+ * probe.c, timed.c and timed.h, calibrate.c, stats.c, trace_write.c and
+ * trace_put.h, counters.c, tsc.c).  Internal.
  *
  * Two paths serve every call:
  *  - the counting path (jitperf.h's inline code, jitperf_enter/exit, and
  *    generated code that does the same): bump the thread's counter of the
  *    function and push or pop its id on the thread's stack (struct
  *    jitperf__tls).  No clock, no branch taken.
- *  - the slow path (probe.c, then timed.c for the calls sampling picks):
+ *  - the slow path (probe.c, with timed.h inline for the calls sampling picks):
  *    a thread's first call, a call to time, a mismatched exit.  It reads
  *    the clock, keeps per-function statistics, writes the trace.
  * Everything a thread touches is its own: struct jp_thread and the arrays
@@ -131,6 +131,7 @@ struct jp_thread {
 	uint32_t            nfns;               /* ids up to this are known to be valid */
 	/* copies of the session's settings */
 	uint8_t             stats_on, trace_on, nctr, mode;
+	uint8_t             net_on;             /* timed calls need their net duration */
 	uint8_t             calibrating;        /* fn 0 is timed, nothing recorded */
 	uint64_t            cal_raw;            /* calibrating: the last timed call's ticks */
 	uint32_t            event_size;         /* bytes per entry/exit event */
@@ -151,6 +152,7 @@ struct jp_thread {
 	uint32_t            blkseq;
 	uint32_t            blk_calls;          /* entries written in blk */
 	int                 trace_full;         /* no more blocks: stop writing */
+	uint32_t            meta_fns;           /* ids up to this have their name in the file */
 	uint64_t           *ring;               /* ring mode: block indexes, oldest at ring_cur */
 	uint32_t           *ring_calls;         /* entries written in each */
 	uint32_t            nring, ring_max, ring_cur, ring_slot;
@@ -241,10 +243,7 @@ JP_HIDDEN void jp_probe_fork_trace(struct jp_instr *in) JP_NOINSTR;
 JP_HIDDEN void jp_thread_free(struct jp_thread *t) JP_NOINSTR;
 JP_HIDDEN void jp_threads_release(struct jp_instr *in) JP_NOINSTR;
 
-/* timed.c: the calls sampling picks; busy is held by the caller */
-JP_HIDDEN int  jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
-			      struct jitperf__count *c) JP_NOINSTR;
-JP_HIDDEN void jp_timed_exit(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now) JP_NOINSTR;
+/* timed.c: the calls sampling picks (their entry and exit: timed.h) */
 JP_HIDDEN uint64_t jp_first_next(struct jp_thread *t, uint64_t n) JP_NOINSTR;
 JP_HIDDEN void jp_sampling_reset(struct jp_thread *t) JP_NOINSTR;
 

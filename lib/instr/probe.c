@@ -9,9 +9,9 @@
  * the function's next call to time, so the one comparison that keeps a
  * call on the counting path is also the sampling decision.  The slow path
  * (a call to time, a thread's first call, a mismatched exit) counts and
- * pushes the same way and hands timed calls to timed.c; a timed call's
- * stack entry carries JITPERF__TIMED, so its exit never matches the
- * counting path's test and comes here too.
+ * pushes the same way and times the calls sampling picks (timed.h, inline
+ * here); a timed call's stack entry carries JITPERF__TIMED, so its exit
+ * never matches the counting path's test and comes here too.
  *
  * Signals: the count is one increment a handler cannot split, the stack
  * depth is raised before the entry is written, so a handler's calls,
@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "instr.h"
+#include "timed.h"
 
 #define barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #define COUNT_BYTES ((size_t)JITPERF__FN_LIMIT * sizeof(struct jitperf__count))
@@ -193,6 +194,7 @@ static void thread_settings(struct jp_thread *t, struct jp_instr *in)
 		(uint64_t)((double)in->trace_min_ns * (double)in->ticks_per_sec / 1e9) : 0;
 	if (in->trace_min_ns && !t->min_ticks)
 		t->min_ticks = 1;
+	t->net_on = t->stats_on || t->min_ticks;
 	jp_sampling_reset(t);
 }
 
@@ -297,15 +299,16 @@ static void unbalanced(struct jp_thread *t, uint32_t fn)
 
 /* ---- the slow paths */
 
-/* framed: JITPERF__FRAMED (jitperf__enter_framed) or 0 */
-static void enter_slow(jitperf_fn fn, uint32_t framed) JP_NOINSTR __attribute__((noinline));
-static void enter_slow(jitperf_fn fn, uint32_t framed)
+/* framed: JITPERF__FRAMED (jitperf__enter_framed) or 0; a constant in
+ * each of the two functions below */
+static inline __attribute__((always_inline, no_instrument_function))
+void enter_any(jitperf_fn fn, uint32_t framed)
 {
 	struct jitperf__tls *T = &jitperf__tls;
 	unsigned a = (unsigned)__atomic_load_n(&jitperf__probe_active, __ATOMIC_RELAXED);
 	struct jitperf__count *c;
 	struct jp_thread *t;
-	uint64_t n;
+	uint64_t n, now;
 	uint32_t d;
 
 	if (!a || (T->gen != a && !attach(a)))
@@ -314,8 +317,8 @@ static void enter_slow(jitperf_fn fn, uint32_t framed)
 	if (fn >= JITPERF__FN_LIMIT || (fn - 1 >= t->nfns && !known_fn(t, fn)))
 		return;                 /* not an id of this session: ignored */
 	c = &T->count[fn];
-	jitperf__inc(&c->calls);
-	n = c->calls;
+	n = c->calls + 1;               /* its number (a handler's calls in between only */
+	jitperf__inc(&c->calls);        /* shift which call is timed; the count stays exact) */
 	d = T->depth;
 	if (__builtin_expect(d >= JP_STACK_MAX, 0)) {
 		T->depth = d + 1;       /* too deep: counted, its exit only lowers depth */
@@ -328,15 +331,35 @@ static void enter_slow(jitperf_fn fn, uint32_t framed)
 		jitperf__inc(&T->lib_calls);    /* priced as a counted call */
 		return;
 	}
+	/* the clock first: the rest of the entry runs while it is read */
+	now = jp_ticks();
 	push(T, d, fn | framed | JITPERF__TIMED);
-	if (!jp_timed_enter(t, fn, d, n, c))
+	if (!jp_timed_enter(t, fn, d, n, c, framed, now))
 		T->stack[d] = fn | framed;
 	busy_leave(t);
 }
 
-/* unwind: the matched call did not return either (longjmp over a thunk). */
-static void exit_slow(jitperf_fn fn, int unwind) JP_NOINSTR __attribute__((noinline));
-static void exit_slow(jitperf_fn fn, int unwind)
+static void enter_slow(jitperf_fn fn) JP_NOINSTR __attribute__((noinline));
+static void enter_slow(jitperf_fn fn)
+{
+	enter_any(fn, 0);
+}
+
+/* The timed call at stack entry sd ends at now, out of line: repairs,
+ * thread exits. */
+static void timed_exit_cold(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now)
+	JP_NOINSTR __attribute__((noinline));
+static void timed_exit_cold(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now)
+{
+	jp_timed_exit(t, sd, repaired, now);
+}
+
+/* An exit that is not the return of the timed call on top of the stack:
+ * the thread's first event, the exit of a call too deep to be pushed, a
+ * mismatched exit.  unwind: the matched call did not return either
+ * (longjmp over a thunk). */
+static void exit_other(jitperf_fn fn, int unwind) JP_NOINSTR __attribute__((noinline));
+static void exit_other(jitperf_fn fn, int unwind)
 {
 	struct jitperf__tls *T = &jitperf__tls;
 	unsigned a = (unsigned)__atomic_load_n(&jitperf__probe_active, __ATOMIC_RELAXED);
@@ -360,16 +383,6 @@ static void exit_slow(jitperf_fn fn, int unwind)
 	d = T->depth;
 	if (d > JP_STACK_MAX) {
 		T->depth = d - 1;       /* the exit of a call too deep to be pushed */
-		return;
-	}
-	/* A timed call returns: its entry has JITPERF__TIMED. */
-	if (!unwind && d && (T->stack[d - 1] & ~JITPERF__FRAMED) == (fn | JITPERF__TIMED)) {
-		now = jp_ticks();
-		if (busy_enter(t)) {
-			jp_timed_exit(t, d - 1, 0, now);
-			busy_leave(t);
-		}
-		T->depth = d - 1;
 		return;
 	}
 	/* The innermost call of fn; above it, calls whose exit was skipped
@@ -396,17 +409,42 @@ static void exit_slow(jitperf_fn fn, int unwind)
 	while (d > i) {
 		e = T->stack[--d];
 		if (e & JITPERF__TIMED)
-			jp_timed_exit(t, d, 1, now);
+			timed_exit_cold(t, d, 1, now);
 		else
 			unbalanced(t, e & ~JITPERF__FRAMED);
 	}
 	e = T->stack[i - 1];
 	if (e & JITPERF__TIMED)
-		jp_timed_exit(t, i - 1, unwind, now);
+		timed_exit_cold(t, i - 1, unwind, now);
 	else if (unwind)
 		unbalanced(t, fn);
 	T->depth = i - 1;
 	busy_leave(t);
+}
+
+/* The exit the caller's counting path did not take: mostly a timed call
+ * that returns (its entry has JITPERF__TIMED). */
+static void exit_slow(jitperf_fn fn) JP_NOINSTR __attribute__((noinline));
+static void exit_slow(jitperf_fn fn)
+{
+	struct jitperf__tls *T = &jitperf__tls;
+	unsigned a = (unsigned)__atomic_load_n(&jitperf__probe_active, __ATOMIC_RELAXED);
+	uint32_t d = T->depth;
+	struct jp_thread *t;
+	uint64_t now;
+
+	if (__builtin_expect(!a || T->gen != a || d - 1 >= JP_STACK_MAX ||
+			     (T->stack[d - 1] & ~JITPERF__FRAMED) != (fn | JITPERF__TIMED), 0)) {
+		exit_other(fn, 0);
+		return;
+	}
+	now = jp_ticks();
+	t = self;
+	if (busy_enter(t)) {
+		jp_timed_exit(t, d - 1, 0, now);
+		busy_leave(t);
+	}
+	T->depth = d - 1;
 }
 
 /* ---- the probes */
@@ -427,7 +465,7 @@ void jitperf_enter(jitperf_fn fn)
 		if (jitperf__enter_fast(a, fn))
 			jitperf__inc(&jitperf__tls.lib_calls);
 		else
-			enter_slow(fn, 0);
+			enter_slow(fn);
 	}
 }
 
@@ -437,7 +475,7 @@ void jitperf_exit(jitperf_fn fn)
 	unsigned a = (unsigned)jitperf__probe_active;
 
 	if (__builtin_expect(a != 0, 0) && !jitperf__exit_fast(a, fn))
-		exit_slow(fn, 0);
+		exit_slow(fn);
 }
 
 /* The slow paths of jitperf.h's inline code (and of libjitperf-cyg and
@@ -445,19 +483,19 @@ void jitperf_exit(jitperf_fn fn)
 void jitperf__enter_slow(jitperf_fn fn) JP_NOINSTR;
 void jitperf__enter_slow(jitperf_fn fn)
 {
-	enter_slow(fn, 0);
+	enter_slow(fn);
 }
 
 void jitperf__enter_framed(jitperf_fn fn) JP_NOINSTR;
 void jitperf__enter_framed(jitperf_fn fn)
 {
-	enter_slow(fn, JITPERF__FRAMED);
+	enter_any(fn, JITPERF__FRAMED);
 }
 
 void jitperf__exit_slow(jitperf_fn fn) JP_NOINSTR;
 void jitperf__exit_slow(jitperf_fn fn)
 {
-	exit_slow(fn, 0);
+	exit_slow(fn);
 }
 
 void jp_probe_enter(jitperf_fn fn)
@@ -472,7 +510,7 @@ void jp_probe_exit(jitperf_fn fn)
 
 void jp_probe_unwind(jitperf_fn fn)
 {
-	exit_slow(fn, 1);
+	exit_other(fn, 1);
 }
 
 /* ---- thread exit, close, fork */
@@ -500,7 +538,7 @@ static void thread_gone(void *unused)
 			uint32_t e = T->stack[--d];
 
 			if (e & JITPERF__TIMED)
-				jp_timed_exit(t, d, 1, now);
+				timed_exit_cold(t, d, 1, now);
 			else
 				unbalanced(t, e & ~JITPERF__FRAMED);
 		}

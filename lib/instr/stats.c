@@ -5,7 +5,7 @@
  * atomics); at close every thread's, those of exited threads included,
  * are merged and written to <dir>/jitperf-<pid>.stats (format:
  * jitperf-stats(5)).  Counts are exact; times are estimated from the
- * timed calls (timed.c) unless every call was timed.
+ * timed calls (timed.c, timed.h) unless every call was timed.
  */
 #include "config.h"
 

@@ -11,8 +11,9 @@
  * Faulting in each new 4 KiB page of that mapping costs the writing thread
  * more than its events do, so a filler thread of the session does it
  * ahead of the writers (as uftrace leaves the writing to a recorder): it
- * grows the file and populates the pages of the next FILL_AHEAD blocks,
- * polling while the trace grows and sleeping when it does not.  A writer
+ * grows the file and populates the pages of the next blocks (a lead that
+ * grows with the rate the writers claim blocks at), polling while the
+ * trace grows and sleeping when it does not.  A writer
  * that outruns it still works (it takes the faults itself).
  *
  * Limits.  The file holds at most max_blocks blocks (trace_max); the last
@@ -36,11 +37,12 @@
 
 #include "lib/core.h"
 #include "instr.h"
+#include "trace_put.h"
 
 #define MAP_RESERVE   (UINT64_C(4) << 30)    /* largest trace: 4 GiB */
 #define GROW_BLOCKS   64u                    /* file grows by 4 MiB at a time */
-#define FILL_AHEAD    64u                    /* blocks kept populated past next_block */
-#define FILL_CHUNK    8u                     /* blocks per madvise */
+#define FILL_AHEAD    64u                    /* most blocks kept populated past next_block */
+#define FILL_CHUNK    8u                     /* blocks per madvise, and the first lead */
 #define POLL_NS       1000000L               /* filler poll while the trace grows ... */
 #define IDLE_ROUNDS   50u                    /* ... until it has not for this many polls */
 
@@ -67,18 +69,29 @@ static void populate(struct jp_trace *tr, uint64_t from, uint64_t to)
 		__atomic_fetch_add((int *)(p + off), 0, __ATOMIC_RELAXED);
 }
 
+/*
+ * The lead (blocks populated past the writers) starts at one chunk and
+ * doubles, up to FILL_AHEAD, whenever the writers are found to have used
+ * more than half of it: a process that traces little does not have
+ * megabytes of pages made, and truncated at close, for nothing.
+ */
 static void *filler_main(void *arg)
 {
 	struct jp_trace *tr = arg;
-	uint64_t max = tr->max_blocks;
-	unsigned quiet = 0;
+	uint64_t max = tr->max_blocks, lead = FILL_CHUNK;
+	unsigned quiet = 0, waited = 0;
 
 	while (!__atomic_load_n(&tr->stop, __ATOMIC_ACQUIRE)) {
 		int seen = __atomic_load_n(&tr->wake, __ATOMIC_ACQUIRE);
-		uint64_t want = __atomic_load_n(&tr->next_block, __ATOMIC_RELAXED) + FILL_AHEAD;
-		uint64_t have = tr->ready;
+		uint64_t next = __atomic_load_n(&tr->next_block, __ATOMIC_RELAXED);
+		uint64_t have = tr->ready, want;
 		struct timespec poll = { 0, POLL_NS };
 
+		/* back from a wait with less than half the lead left */
+		if (waited && have < next + lead / 2 && lead < FILL_AHEAD)
+			lead *= 2;
+		waited = 0;
+		want = next + lead;
 		if (want > max)
 			want = max;
 		if (have < want) {
@@ -91,13 +104,14 @@ static void *filler_main(void *arg)
 			quiet = 0;
 			continue;
 		}
+		waited = 1;
 		if (++quiet < IDLE_ROUNDS) {
 			jp_futex_wait(&tr->wake, seen, &poll);
 			continue;
 		}
 		/* Nothing written for a while: sleep until a writer claims a block. */
 		__atomic_store_n(&tr->idle, 1, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&tr->next_block, __ATOMIC_SEQ_CST) + FILL_AHEAD <= have &&
+		if (__atomic_load_n(&tr->next_block, __ATOMIC_SEQ_CST) + lead <= have &&
 		    !__atomic_load_n(&tr->stop, __ATOMIC_SEQ_CST))
 			jp_futex_wait(&tr->wake, seen, NULL);
 		__atomic_store_n(&tr->idle, 0, __ATOMIC_RELAXED);
@@ -326,6 +340,7 @@ void jp_trace_thread_reset(struct jp_thread *t)
 	t->blk_calls = 0;
 	t->trace_full = 0;
 	t->last_tick = 0;
+	t->meta_fns = 0;
 }
 
 int jp_trace_new_block(struct jp_instr *in, struct jp_thread *t)
@@ -378,40 +393,10 @@ int jp_trace_new_block(struct jp_instr *in, struct jp_thread *t)
 	return 0;
 }
 
-/* One event word (and a TIME event first when the delta does not fit). */
-static inline __attribute__((always_inline, no_instrument_function))
-uint64_t *put_event(struct jp_thread *t, uint64_t *w, unsigned type, uint32_t fn,
-		    uint64_t tick, const uint64_t *ctr)
-{
-	uint64_t delta = tick - t->last_tick;   /* a clock going back wraps: > max too */
-
-	if (__builtin_expect(delta > JPT_EV_DELTA_MAX, 0)) {
-		*w++ = JPT_EV_X;                /* JPT_X_TIME */
-		*w++ = tick;
-		delta = 0;
-	}
-	t->last_tick = tick;
-	*w++ = type | (uint64_t)fn << 2 | delta << JPT_EV_DELTA_SHIFT;
-	for (unsigned i = 0; ctr && i < t->nctr; i++)
-		*w++ = ctr[i];
-	return w;
-}
-
 /* Room for bytes more in the current block, or a new block. */
-static inline __attribute__((always_inline, no_instrument_function))
-int room(struct jp_thread *t, size_t bytes)
+static int room(struct jp_thread *t, size_t bytes)
 {
-	if (__builtin_expect((size_t)(t->end - t->pos) >= bytes + 16u, 1))
-		return 0;
-	return jp_trace_new_block(t->in, t);
-}
-
-static inline __attribute__((always_inline, no_instrument_function))
-void commit(struct jp_thread *t, uint64_t *w)
-{
-	t->pos = (char *)w;
-	__atomic_store_n(&t->blk->used, (uint32_t)(t->pos - (char *)(t->blk + 1)),
-			 __ATOMIC_RELEASE);
+	return jp_trace_fits(t, bytes) ? 0 : jp_trace_new_block(t->in, t);
 }
 
 void *jp_trace_scratch(struct jp_thread *t)
@@ -440,7 +425,8 @@ int jp_trace_entry(struct jp_thread *t, const struct jp_frame *f)
 	uint64_t *w;
 
 	/* an id without its FN record yet (the file's metadata is full) */
-	if (f->fn > __atomic_load_n(&t->in->trace->meta_fns, __ATOMIC_ACQUIRE))
+	if (f->fn > t->meta_fns &&
+	    f->fn > (t->meta_fns = __atomic_load_n(&t->in->trace->meta_fns, __ATOMIC_ACQUIRE)))
 		return -1;
 	while (p > t->frames && !p[-1].written)
 		p--;
@@ -463,8 +449,8 @@ int jp_trace_entry(struct jp_thread *t, const struct jp_frame *f)
 			ids[listed] = 0;
 		w += (listed + 1) / 2;
 	}
-	w = put_event(t, w, JPT_EV_ENTER, f->fn, f->start, t->nctr ? f->ctr : NULL);
-	commit(t, w);
+	w = jp_trace_put(t, w, JPT_EV_ENTER, f->fn, f->start, t->nctr ? f->ctr : NULL);
+	jp_trace_commit(t, w);
 	t->blk_calls++;
 	t->traced++;
 	return 0;
@@ -477,9 +463,9 @@ int jp_trace_exit(struct jp_thread *t, const struct jp_frame *f, uint64_t now,
 
 	if (room(t, t->event_size))
 		return -1;
-	w = put_event(t, (uint64_t *)t->pos, repaired ? JPT_EV_EXIT_REPAIRED : JPT_EV_EXIT,
+	w = jp_trace_put(t, (uint64_t *)t->pos, repaired ? JPT_EV_EXIT_REPAIRED : JPT_EV_EXIT,
 		      f->fn, now, ctr);
-	commit(t, w);
+	jp_trace_commit(t, w);
 	return 0;
 }
 

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The entry and exit of a timed call (what sampling and estimates mean:
+ * timed.c).  Inline in the probes' slow paths (probe.c), which are their
+ * only callers: with JITPERF_SAMPLE=1 every call comes here, and a call
+ * per step (slow path, timed call, trace writer) cost more in saved
+ * registers and reloaded state than the work itself.  The rare parts
+ * (adaptive sampling, traces with a minimum duration) stay in timed.c.
+ * The caller holds busy.  Internal.
+ */
+#ifndef JITPERF_INSTR_TIMED_H
+#define JITPERF_INSTR_TIMED_H
+
+#include "instr.h"
+#include "trace_put.h"
+
+/* timed.c */
+JP_HIDDEN uint64_t jp_timed_adapt(struct jp_thread *t, struct jp_fstat *st, uint64_t now) JP_NOINSTR;
+JP_HIDDEN void jp_timed_write_pending(struct jp_thread *t, uint32_t k, uint64_t now,
+				      const uint64_t *ctr, int repaired) JP_NOINSTR;
+
+/* xorshift64*: the gaps between timed calls. */
+static inline __attribute__((always_inline, no_instrument_function))
+uint64_t jp_rnd(struct jp_thread *t)
+{
+	uint64_t x = t->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	t->rng = x;
+	return x * UINT64_C(2685821657736338717);
+}
+
+/* Calls until the next timed one, for a mean of n: uniform in [1, 2n-1]
+ * (the high half of a product, not a division: one per timed call). */
+static inline __attribute__((always_inline, no_instrument_function))
+uint64_t jp_draw(struct jp_thread *t, uint64_t n)
+{
+	if (n <= 1)
+		return 1;
+#if defined(__SIZEOF_INT128__)
+	return 1 + (uint64_t)((__extension__(unsigned __int128)jp_rnd(t) * (2 * n - 1)) >> 64);
+#else
+	return 1 + jp_rnd(t) % (2 * n - 1);
+#endif
+}
+
+/*
+ * Call n of fn, counted in c, whose stack entry is sd, starts as a timed
+ * call at now; framed: JITPERF__FRAMED when jitperf__enter_framed entered it.
+ * 1, or 0 when it cannot be timed (the caller makes it a counted call).
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
+		   struct jitperf__count *c, uint32_t framed, uint64_t now)
+{
+	struct jitperf__tls *T = &jitperf__tls;
+	struct jp_fstat *st = NULL;
+	struct jp_frame *f;
+
+	/* The function's statistics keep the number of its last timed call
+	 * (the next one's weight) and adaptive sampling's state: a trace
+	 * with fixed sampling needs neither.  (Id 0 is calibration's: it
+	 * costs what any call costs.) */
+	if (__builtin_expect(t->ntimed >= JP_STACK_MAX, 0) ||
+	    ((t->net_on || t->mode == JP_SAMPLE_ADAPTIVE) && !(st = jp_stat(t, fn))))
+		return 0;
+	f = &t->frames[t->ntimed];
+	f->fn = fn;
+	f->sdepth = sd;
+	/* entered by code that counts calls without the stack: its callers
+	 * may be missing from the stack, unless every call is timed (then
+	 * every call came through here) */
+	f->framed = framed && (t->mode != JP_SAMPLE_FIXED || t->every > 1);
+	f->timed0 = t->timed_calls++;
+	/* what its net duration needs (statistics, a trace's minimum) */
+	if (t->net_on) {
+		f->w = (double)(int64_t)(n - st->last_n);
+		f->lib0 = T->lib_calls;
+		f->inl0 = T->inline_calls;
+		f->frm0 = T->framed_calls;
+	}
+	if (__builtin_expect(t->nctr != 0, 0)) {
+		jp_counters_read(&t->in->counters, &t->ctrs, f->ctr);
+		now = jp_ticks();       /* the counters' interval inside the clock's */
+	}
+	f->start = now;
+	if (st)
+		st->last_n = n;
+	if (__builtin_expect(t->mode == JP_SAMPLE_ADAPTIVE, 0))
+		c->next = n + jp_draw(t, jp_timed_adapt(t, st, now));
+	else
+		c->next = n + jp_draw(t, t->every);
+	if (__builtin_expect(t->calibrating, 0))
+		c->next = n + 1;        /* every call */
+	t->ntimed++;
+	if (t->trace_on && !t->min_ticks) {
+		if (!t->trace_full && !jp_trace_entry_put(t, f)) {
+			f->written = 1;
+			return 1;
+		}
+		t->drop_full++;
+	}
+	f->written = 0;
+	return 1;
+}
+
+/* The net duration of f ending at now: minus the probes inside it.  (The
+ * counts are differences of a few calls: signed conversions are one
+ * instruction, unsigned ones a branch.) */
+static inline __attribute__((always_inline, no_instrument_function))
+double jp_net_ticks(struct jp_thread *t, const struct jp_frame *f, uint64_t now)
+{
+	const struct jitperf__tls *T = &jitperf__tls;
+	const double *c = t->in->cost.c;
+	double d = (double)(int64_t)(now - f->start);
+
+	d -= c[JPT_COST_SELF] + (double)(int64_t)(T->lib_calls - f->lib0) * c[JPT_COST_LIB] +
+	     (double)(int64_t)(T->inline_calls - f->inl0) * c[JPT_COST_INLINE] +
+	     (double)(int64_t)(T->framed_calls - f->frm0) * c[JPT_COST_FRAMED] +
+	     (double)(int64_t)(t->timed_calls - f->timed0 - 1) * c[JPT_COST_TIMED];
+	return d > 0 ? d : 0;
+}
+
+/*
+ * The timed call whose stack entry is sd returns at now (repaired: its
+ * exit was skipped, or it ends with its thread).  Timed calls above it are
+ * gone; a call without a frame here (it could not be timed) is ignored.
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+void jp_timed_exit(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now)
+{
+	const struct jitperf__tls *T = &jitperf__tls;
+	uint64_t cur[JPT_MAX_COUNTERS];
+	struct jp_frame *f;
+	struct jp_fstat *st;
+	uint32_t k = t->ntimed;
+	double net;
+
+	/* its frame: frames above it belong to calls that are gone */
+	while (k > 0 && t->frames[k - 1].sdepth > sd)
+		k--;
+	if (__builtin_expect(k == 0 || t->frames[k - 1].sdepth != sd, 0)) {
+		t->ntimed = k;
+		return;
+	}
+	f = &t->frames[--k];
+	if (__builtin_expect(t->nctr != 0, 0))
+		jp_counters_read(&t->in->counters, &t->ctrs, cur);
+	if (__builtin_expect(t->calibrating, 0))
+		t->cal_raw = now - f->start;
+	net = t->net_on ? jp_net_ticks(t, f, now) : 0;
+	if (t->stats_on && (st = jp_stat(t, f->fn))) {
+		int64_t whole = (int64_t)(net + 0.5);
+
+		if (!st->timed || (uint64_t)whole < st->min)
+			st->min = (uint64_t)whole;
+		if ((uint64_t)whole > st->max)
+			st->max = (uint64_t)whole;
+		st->timed++;
+		st->w += f->w;
+		st->total += net * f->w;
+		st->unbalanced += (unsigned)repaired;
+		st->framed += f->framed;
+		for (unsigned i = 0; i < t->nctr; i++)
+			st->ctr[i] += (double)(int64_t)(cur[i] - f->ctr[i]) * f->w;
+		/* the caller's share of time spent in its callees (not known
+		 * when the call was entered by code that keeps no stack) */
+		if (sd > 0 && !f->framed) {
+			uint32_t caller = JP_ID(T->stack[sd - 1]);
+			struct jp_fstat *cs;
+
+			if (caller && caller - 1 < t->nfns && (cs = jp_stat(t, caller)))
+				cs->child += net * f->w;
+		}
+	}
+	if (f->written) {
+		if (jp_trace_exit_put(t, f, now, t->nctr ? cur : NULL, repaired)) {
+			t->traced--;
+			t->drop_full++;
+		}
+	} else if (t->min_ticks && t->trace_on) {
+		if (net >= (double)t->min_ticks)
+			jp_timed_write_pending(t, k, now, t->nctr ? cur : NULL, repaired);
+		else
+			t->drop_short++;
+	}
+	t->ntimed = k;
+}
+
+#endif /* JITPERF_INSTR_TIMED_H */
