@@ -185,6 +185,19 @@ bad:
 	return -EINVAL;
 }
 
+uint64_t ij_eh_size(const struct ij_image *im)
+{
+	if (!im->nfdes)
+		return 0;
+	/* .eh_frame, its terminator, 4-aligned .eh_frame_hdr of 12 + 8 per FDE */
+	return (im->eh.len + 4 + 3) / 4 * 4 + 12 + 8 * (uint64_t)im->nfdes;
+}
+
+uint64_t ij_eh_offset(const struct ij_image *im)
+{
+	return (IJ_TEXT_OFF + im->text.len + 7) / 8 * 8;
+}
+
 static int by_target(const void *a, const void *b)
 {
 	const struct ij_fde *x = a, *y = b;

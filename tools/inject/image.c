@@ -121,19 +121,23 @@ int ij_image_open(struct ij_image *im, const char *path, uint16_t machine)
 	return ij_buf_put(&im->strtab, "", 1);
 }
 
+int ij_image_fits(const struct ij_image *im, uint64_t addr)
+{
+	return !im->nsyms || (addr >= im->end && addr - im->end <= IJ_MAX_GAP);
+}
+
 int ij_image_add(struct ij_image *im, const struct ij_func *fn, uint64_t *vaddr)
 {
 	size_t namelen = strlen(fn->name) + 1;
-	uint64_t va, mapped;
+	uint64_t va;
 	int err;
 
-	err = ij_buf_pad(&im->text, 16);
-	va = IJ_TEXT_OFF + im->text.len;
+	if (!im->nsyms)
+		im->base = fn->code_addr;
+	va = IJ_TEXT_OFF + (fn->code_addr - im->base);
+	err = ij_buf_put(&im->text, NULL, va - IJ_TEXT_OFF - im->text.len);
 	err = err ?: ij_buf_put(&im->text, fn->code, fn->size);
-	if (!err && fn->unwind && fn->mapped_size) {
-		mapped = fn->mapped_size < fn->unwind_size ? fn->mapped_size : fn->unwind_size;
-		err = ij_buf_pad(&im->text, 8) ?: ij_buf_put(&im->text, fn->unwind, mapped);
-	}
+	im->end = fn->code_addr + fn->size;
 	if (!err && im->nsyms == im->symcap) {
 		size_t cap = im->symcap ? 2 * im->symcap : 1024;
 		struct ij_sym *s = realloc(im->syms, cap * sizeof(*s));
@@ -250,10 +254,14 @@ int ij_image_write(struct ij_image *im)
 	memcpy(note.name, "GNU", 4);
 	memcpy(note.id, im->build_id, 20);
 
-	/* the allocated part: .text, .eh_frame, .eh_frame_hdr, the note */
-	eh_va = align_up(IJ_TEXT_OFF + im->text.len, 8);
+	/*
+	 * The allocated part: .text, then .eh_frame and .eh_frame_hdr, whose
+	 * addresses are where inject.c maps them (a free range near the
+	 * code), then the note.
+	 */
+	eh_va = im->eh_vaddr;
 	hdr_va = align_up(eh_va + im->eh.len + 4, 4);
-	if (im->nfdes) {
+	if (im->nfdes && eh_va) {
 		err = ij_buf_put(&im->eh, NULL, 4);    /* the terminator */
 		err = err ?: ij_eh_finish(im, eh_va, hdr_va, &eh_hdr);
 	}
@@ -268,17 +276,18 @@ int ij_image_write(struct ij_image *im)
 	s[ns++] = (struct sect){ ".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 16, 0,
 				 im->text.p, im->text.len, ELF_T_BYTE, IJ_TEXT_OFF, 0, 0 };
 	off = IJ_TEXT_OFF + im->text.len;
-	if (im->nfdes) {
+	if (eh_hdr.len) {
 		ieh = ns;
 		s[ns++] = (struct sect){ ".eh_frame", SHT_PROGBITS, SHF_ALLOC, 8, 0,
-					 im->eh.p, im->eh.len, ELF_T_BYTE, eh_va, 0, 0 };
+					 im->eh.p, im->eh.len, ELF_T_BYTE, ij_eh_offset(im), 0, 0 };
 		ihdr = ns;
 		s[ns++] = (struct sect){ ".eh_frame_hdr", SHT_PROGBITS, SHF_ALLOC, 4, 0,
-					 eh_hdr.p, eh_hdr.len, ELF_T_BYTE, hdr_va, 0, 0 };
-		off = hdr_va + eh_hdr.len;
+					 eh_hdr.p, eh_hdr.len, ELF_T_BYTE,
+					 ij_eh_offset(im) + (hdr_va - eh_va), 0, 0 };
+		off = s[ihdr].off + eh_hdr.len;
 	}
 	off = align_up(off, 4);
-	s[ns++] = (struct sect){ ".note.gnu.build-id", SHT_NOTE, SHF_ALLOC, 4, 0,
+	s[ns++] = (struct sect){ ".note.gnu.build-id", SHT_NOTE, 0, 4, 0,
 				 &note, sizeof(note), ELF_T_BYTE, off, 0, 0 };
 	off += sizeof(note);
 	/* symbols: one global function each */
@@ -326,23 +335,34 @@ int ij_image_write(struct ij_image *im)
 	eh->e_phoff = sizeof(Elf64_Ehdr);
 	eh->e_shoff = off;
 	eh->e_shstrndx = (uint16_t)ns;     /* the last section (index ns: 0 is null) */
-	nph = im->nfdes ? 2 : 1;
+	/*
+	 * The code's segment first, from the file's start as a linker lays
+	 * out a shared object: perf 6.1 finds .eh_frame_hdr at the mapping's
+	 * start - pgoff, less the first PT_LOAD's page, plus its address.
+	 */
+	nph = ihdr ? 3 : 1;
 	ph = elf64_newphdr(elf, (size_t)nph);
 	if (!ph)
 		goto elf_fail;
 	ph[0].p_type = PT_LOAD;
 	ph[0].p_flags = PF_R | PF_X;
-	ph[0].p_offset = ph[0].p_vaddr = ph[0].p_paddr = IJ_TEXT_OFF;
-	ph[0].p_filesz = ph[0].p_memsz = s[itext + (im->nfdes ? 3 : 1)].off + sizeof(note) - IJ_TEXT_OFF;
+	ph[0].p_offset = ph[0].p_vaddr = ph[0].p_paddr = 0;
+	ph[0].p_filesz = ph[0].p_memsz = IJ_TEXT_OFF + im->text.len;
 	ph[0].p_align = 0x1000;
-	if (im->nfdes) {
-		ph[1].p_type = PT_GNU_EH_FRAME;
+	if (ihdr) {
+		ph[1].p_type = PT_LOAD;
 		ph[1].p_flags = PF_R;
-		ph[1].p_offset = ph[1].p_vaddr = ph[1].p_paddr = s[ihdr].off;
-		ph[1].p_filesz = ph[1].p_memsz = s[ihdr].size;
-		ph[1].p_align = 4;
+		ph[1].p_offset = s[ieh].off;
+		ph[1].p_vaddr = ph[1].p_paddr = eh_va;
+		ph[1].p_filesz = ph[1].p_memsz = s[ihdr].off + s[ihdr].size - s[ieh].off;
+		ph[1].p_align = 8;
+		ph[2].p_type = PT_GNU_EH_FRAME;
+		ph[2].p_flags = PF_R;
+		ph[2].p_offset = s[ihdr].off;
+		ph[2].p_vaddr = ph[2].p_paddr = hdr_va;
+		ph[2].p_filesz = ph[2].p_memsz = s[ihdr].size;
+		ph[2].p_align = 4;
 	}
-	(void)ieh;
 	for (i = 0; i < ns; i++) {
 		Elf_Scn *scn = elf_newscn(elf);
 		Elf64_Shdr *sh;
@@ -358,7 +378,8 @@ int ij_image_write(struct ij_image *im)
 		sh->sh_name = shname(s[i].name);
 		sh->sh_type = s[i].type;
 		sh->sh_flags = s[i].flags;
-		sh->sh_addr = (s[i].flags & SHF_ALLOC) ? s[i].off : 0;
+		sh->sh_addr = !(s[i].flags & SHF_ALLOC) ? 0 : i == ieh && ieh ? eh_va :
+			      i == ihdr && ihdr ? hdr_va : s[i].off;
 		sh->sh_offset = s[i].off;
 		sh->sh_size = s[i].size;
 		sh->sh_addralign = s[i].align;

@@ -42,16 +42,23 @@ struct file_header {               /* perf's struct perf_file_header */
 };
 
 struct code {                      /* a CODE_LOAD's place, found again by CODE_MOVE */
-	uint64_t index, vaddr;
+	uint64_t index, vaddr, size, addr;
+	uint32_t image, sym;
 	int      used;
 };
 
 struct jitdump {                   /* one jitdump injected, by its path in the marker */
 	char            *path;
 	uint32_t         pid;
-	size_t           image;    /* index in ctx.images */
+	size_t           first, nimages; /* its images: ctx.images[first ...] */
+	uint16_t         machine;
 	struct code     *codes;    /* open addressing on index */
 	size_t           ncodes, capcodes;
+};
+
+struct range {                     /* a mapping of a process, from the input's mmap records */
+	uint32_t pid;
+	uint64_t start, end;
 };
 
 struct ctx {
@@ -74,6 +81,8 @@ struct ctx {
 	size_t             ndumps;
 	uint32_t          *jitpids; /* processes whose anonymous mappings are dropped */
 	size_t             njitpids;
+	struct range      *ranges;  /* sorted by pid, start */
+	size_t             nranges, capranges;
 	uint64_t           functions, moves;
 };
 
@@ -119,7 +128,7 @@ static struct code *code_slot(struct jitdump *d, uint64_t index)
 	return &d->codes[i];
 }
 
-static int code_put(struct jitdump *d, uint64_t index, uint64_t vaddr)
+static int code_put(struct jitdump *d, const struct code *cd)
 {
 	struct code *s;
 
@@ -137,10 +146,11 @@ static int code_put(struct jitdump *d, uint64_t index, uint64_t vaddr)
 				*code_slot(d, old[i].index) = old[i];
 		free(old);
 	}
-	s = code_slot(d, index);
+	s = code_slot(d, cd->index);
 	if (!s->used)
 		d->ncodes++;
-	*s = (struct code){ index, vaddr, 1 };
+	*s = *cd;
+	s->used = 1;
 	return 0;
 }
 
@@ -224,6 +234,7 @@ static int open_jitdump(struct ctx *c, const char *path, struct jd_file **jd)
 
 static int new_image(struct ctx *c, uint32_t pid, uint16_t machine, size_t *idx)
 {
+	/* images of a jitdump are consecutive: one jitdump is walked at a time */
 	char path[PATH_MAX];
 	struct ij_image *im = realloc(c->images, (c->nimages + 1) * sizeof(*im));
 	int err;
@@ -235,6 +246,7 @@ static int new_image(struct ctx *c, uint32_t pid, uint16_t machine, size_t *idx)
 	err = ij_image_open(&c->images[c->nimages], path, machine);
 	if (err)
 		return err;
+	c->images[c->nimages].pid = pid;
 	*idx = c->nimages++;
 	return 0;
 }
@@ -267,17 +279,52 @@ static int read_lines(struct jd_file *jd, const struct jd_record *rec, struct ij
 	return r < 0 ? -EINVAL : 0;
 }
 
+/* the image of d a function at addr goes into: its last, or a new one */
+static int image_for(struct ctx *c, struct jitdump *d, uint64_t addr, size_t *idx)
+{
+	int err;
+
+	if (d->nimages && ij_image_fits(&c->images[d->first + d->nimages - 1], addr)) {
+		*idx = d->first + d->nimages - 1;
+		return 0;
+	}
+	err = new_image(c, d->pid, d->machine, idx);
+	if (!err && !d->nimages++)
+		d->first = *idx;
+	return err;
+}
+
+static int add_code(struct ctx *c, struct jitdump *d, const struct ij_func *fn, uint64_t index,
+		    uint64_t time, uint64_t *vaddr, size_t *img)
+{
+	struct ij_image *im;
+	struct code cd;
+	int err = image_for(c, d, fn->code_addr, img);
+
+	if (err)
+		return err;
+	im = &c->images[*img];
+	if (!im->nsyms)
+		im->first_time = time;
+	cd = (struct code){ .index = index, .size = fn->size, .addr = fn->code_addr,
+			    .image = (uint32_t)*img, .sym = (uint32_t)im->nsyms };
+	err = ij_image_add(im, fn, vaddr);
+	cd.vaddr = *vaddr;
+	return err ?: code_put(d, &cd);
+}
+
 /*
- * Walk a jitdump: each CODE_LOAD into the image with the DEBUG_INFO and
- * UNWINDING_INFO before it, an MMAP2 at its time; each CODE_MOVE an MMAP2
- * of the function's bytes at the new address.  A record that cannot be
- * read is named in one line; what came before it is kept.
+ * Walk a jitdump: each CODE_LOAD into an image with the DEBUG_INFO and
+ * UNWINDING_INFO before it, an MMAP2 at its time; each CODE_MOVE an
+ * MMAP2 of the function's bytes at the new address.  The
+ * mmap's length is perf inject's: with unwinding info, the code rounded
+ * to 8 bytes and the mapped size.  A record that cannot be read is named
+ * in one line; what came before it is kept.
  */
 static int walk_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd)
 {
-	struct ij_image *im = &c->images[d->image];
 	struct ij_srcline *lines = NULL;
-	size_t nlines = 0, capl = 0;
+	size_t nlines = 0, capl = 0, img;
 	struct jd_unwinding uw;
 	int have_uw = 0, warned = 0, r, err = 0;
 	struct jd_record rec;
@@ -316,10 +363,9 @@ static int walk_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd)
 				if (uw.mapped_size)
 					len = (rec.code_size + 7) / 8 * 8 + uw.mapped_size;
 			}
-			err = ij_image_add(im, &fn, &va);
-			err = err ?: code_put(d, rec.code_index, va);
-			err = err ?: emit_mmap(c, im, rec.pid, rec.tid, rec.code_addr, len, va,
-					       rec.timestamp);
+			err = add_code(c, d, &fn, rec.code_index, rec.timestamp, &va, &img);
+			err = err ?: emit_mmap(c, &c->images[img], rec.pid, rec.tid, rec.code_addr,
+					       len, va, rec.timestamp);
 			if (err)
 				goto out;
 			c->functions++;
@@ -328,6 +374,11 @@ static int walk_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd)
 			break;
 		}
 		case JIT_CODE_MOVE: {
+			/*
+			 * The function's own bytes and symbol at the new address,
+			 * as perf maps its one-function image again: perf counts
+			 * the moved code as the same symbol.
+			 */
 			struct code *s = d->capcodes ? code_slot(d, rec.code_index) : NULL;
 			uint64_t len = rec.code_size;
 
@@ -335,8 +386,8 @@ static int walk_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd)
 				break;       /* perf's would name a file that does not exist */
 			if (have_uw && uw.mapped_size)
 				len = (rec.code_size + 7) / 8 * 8 + uw.mapped_size;
-			err = emit_mmap(c, im, rec.pid, rec.tid, rec.new_code_addr, len, s->vaddr,
-					rec.timestamp);
+			err = emit_mmap(c, &c->images[s->image], rec.pid, rec.tid, rec.new_code_addr,
+					len, s->vaddr, rec.timestamp);
 			if (err)
 				goto out;
 			c->moves++;
@@ -351,6 +402,98 @@ out:
 	if (err == -ENOMEM)
 		cmd_err("%s: %s", jd_path(jd), strerror(ENOMEM));
 	return err;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int add_range(struct ctx *c, uint32_t pid, uint64_t start, uint64_t end)
+{
+	if (c->nranges == c->capranges) {
+		size_t cap = c->capranges ? 2 * c->capranges : 256;
+		struct range *r = realloc(c->ranges, cap * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		c->ranges = r;
+		c->capranges = cap;
+	}
+	c->ranges[c->nranges++] = (struct range){ pid, start, end };
+	return 0;
+}
+
+/* is [start, end) free of every mapping of pid the input names, and of every image's code? */
+static int is_free(const struct ctx *c, uint32_t pid, uint64_t start, uint64_t end, uint64_t *next)
+{
+	for (size_t i = 0; i < c->nranges; i++) {
+		const struct range *r = &c->ranges[i];
+
+		if (r->pid == pid && r->start < end && start < r->end) {
+			*next = r->end;
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < c->nimages; i++) {
+		const struct ij_image *im = &c->images[i];
+		uint64_t ehend = im->eh_vaddr ? im->eh_vaddr + (im->base - IJ_TEXT_OFF) + ij_eh_size(im) : 0;
+
+		/* an image's own tables follow its code: only others' are in the way */
+
+		if (im->pid != pid || !im->nsyms)
+			continue;
+		if (im->base < end && start < im->end) {
+			*next = im->end;
+			return 0;
+		}
+		if (ehend && ehend - ij_eh_size(im) < end && start < ehend) {
+			*next = ehend;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * The unwind tables of each image of d get a mapping of their own, as
+ * perf's unwinder reads them through the process's maps, at the image's
+ * load bias (the run-time address of the image's first byte): perf finds
+ * .eh_frame_hdr at that bias plus its place in the file.  They follow the
+ * code, in the first range above it that no mapping of the process and
+ * no JIT code ever used (zeros pad the file up to there, at most
+ * IJ_MAX_GAP), dated at the image's first load.  An image without such a
+ * range has no unwind tables; perf then walks its frames by frame pointer.
+ */
+static int map_unwind_tables(struct ctx *c, const struct jitdump *d)
+{
+	for (size_t i = d->first; i < d->first + d->nimages; i++) {
+		struct ij_image *im = &c->images[i];
+		uint64_t size = ij_eh_size(im), bias = im->base - IJ_TEXT_OFF, at, next = 0;
+		int err;
+
+		if (!size)
+			continue;
+		at = bias + ij_eh_offset(im);
+		while (!is_free(c, im->pid, at, at + size, &next) && next > at)
+			at = bias + (next - bias + 7) / 8 * 8;
+		if (at - im->end > IJ_MAX_GAP) {
+			im->eh_skipped += im->nfdes;
+			continue;
+		}
+		err = ij_buf_put(&im->text, NULL, at - bias - IJ_TEXT_OFF - im->text.len);
+		if (err)
+			return err;
+		im->eh_vaddr = ij_eh_offset(im);
+		err = emit_mmap(c, im, im->pid, im->pid, at, size, im->eh_vaddr, im->first_time);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /* jit-PID.dump with PID the mapping process's (0: any, perf's rule) */
@@ -425,21 +568,18 @@ static int marker(struct ctx *c, const char *path, uint32_t pid)
 		d = &c->dumps[c->ndumps];
 		memset(d, 0, sizeof(*d));
 		d->path = strdup(path);
-		d->pid = pid;
-		err = d->path ? new_image(c, jh->pid, (uint16_t)jh->elf_mach, &d->image) : -ENOMEM;
-		if (err) {
-			free(d->path);
+		d->pid = jh->pid;
+		d->machine = (uint16_t)jh->elf_mach;
+		if (!d->path) {
 			jd_close(jd);
-			return err;
+			return -ENOMEM;
 		}
 		c->ndumps++;
-		err = walk_jitdump(c, d, jd);
+		err = walk_jitdump(c, d, jd) ?: map_unwind_tables(c, d);
 	} else {
 		/* mapped again: the same functions at the same places, as perf injects twice */
-		struct ij_image *im = &c->images[d->image];
 		struct jd_record rec;
 		char msg[512];
-		uint64_t va = IJ_TEXT_OFF;
 		int r;
 
 		err = 0;
@@ -454,12 +594,11 @@ static int marker(struct ctx *c, const char *path, uint32_t pid)
 			if ((rec.id != JIT_CODE_LOAD && rec.id != JIT_CODE_MOVE) || !d->capcodes)
 				continue;
 			s = code_slot(d, rec.code_index);
-			if (!s->used)
+			if (!s->used || s->addr != (rec.id == JIT_CODE_LOAD ? rec.code_addr
+									    : rec.new_code_addr))
 				continue;
-			va = s->vaddr;
-			err = emit_mmap(c, im, rec.pid, rec.tid,
-					rec.id == JIT_CODE_LOAD ? rec.code_addr : rec.new_code_addr,
-					rec.code_size, va, rec.timestamp);
+			err = emit_mmap(c, &c->images[s->image], rec.pid, rec.tid, s->addr,
+					rec.code_size, s->vaddr, rec.timestamp);
 		}
 	}
 	jd_close(jd);
@@ -669,9 +808,40 @@ static int open_output(struct ctx *c)
 	return 0;
 }
 
+/* every mapping of every process, for map_unwind_tables to keep clear of */
+static int collect_ranges(struct ctx *c)
+{
+	const unsigned char *p = c->map + c->h.data.offset, *end = p + c->h.data.size;
+
+	while (end - p >= 8) {
+		struct perf_event_header hd;
+		uint32_t pid;
+		uint64_t start, len;
+
+		memcpy(&hd, p, sizeof(hd));
+		if (hd.size < 8 || hd.size > end - p)
+			break;
+		if ((hd.type == PERF_RECORD_MMAP || hd.type == PERF_RECORD_MMAP2) && hd.size >= 40) {
+			memcpy(&pid, p + 8, 4);
+			memcpy(&start, p + 16, 8);
+			memcpy(&len, p + 24, 8);
+			if (add_range(c, pid, start, start + len))
+				return -ENOMEM;
+		}
+		p += hd.size;
+	}
+	qsort(c->ranges, c->nranges, sizeof(*c->ranges), range_cmp);
+	return 0;
+}
+
 static int write_all(struct ctx *c)
 {
-	int err;
+	int err = collect_ranges(c);
+
+	if (err) {
+		cmd_err("%s", strerror(-err));
+		return err;
+	}
 
 	/* header, attributes and their ids as they are; the data section follows */
 	err = emit(c, c->map, c->h.data.offset);
@@ -747,6 +917,7 @@ int ij_inject(const char *in, const char *out, const char *imgdir)
 	free(c.images);
 	free(c.dumps);
 	free(c.jitpids);
+	free(c.ranges);
 	free(c.wbuf.p);
 	if (c.outfd >= 0)
 		close(c.outfd);

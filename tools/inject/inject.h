@@ -59,8 +59,16 @@ struct ij_image {
 	size_t         nfiles, filecap;
 	void          *filehash;   /* file name -> number (tsearch) */
 	uint64_t       eh_skipped; /* functions whose unwind info could not be used */
+	uint64_t       base;       /* run-time address of the first function (at IJ_TEXT_OFF) */
+	uint64_t       end;        /* run-time end of the last function */
+	uint64_t       first_time; /* its CODE_LOAD's time */
+	uint32_t       pid;
+	uint64_t       eh_vaddr;   /* where the unwind tables are mapped (0: not yet) */
 	uint8_t        build_id[20];
 };
+
+/* largest hole between two functions of an image (zeros in the file) */
+#define IJ_MAX_GAP (1u << 20)
 
 /* vaddr (= file offset) of an image's .text */
 #define IJ_TEXT_OFF 0x1000u
@@ -72,12 +80,18 @@ struct ij_image {
 int ij_image_open(struct ij_image *im, const char *path, uint16_t machine);
 
 /*
- * Add a function: its code at the next 16-byte boundary, then (8-aligned)
- * the first mapped bytes of its unwinding data, as perf's images lay them
- * out.  lines (may be NULL) are DEBUG_INFO entries with run-time
- * addresses; eh (may be NULL) is the function's .eh_frame as the emitter
- * placed it, ALIGN8(size) after the code.  *vaddr gets the function's
- * address in the image (its file offset).  0 or -ENOMEM.
+ * Whether a function at run-time address addr fits in the image: its
+ * functions lie in increasing address order without overlap, holes of at
+ * most IJ_MAX_GAP between them.
+ */
+int ij_image_fits(const struct ij_image *im, uint64_t addr);
+/*
+ * Add a function at its run-time address's place: the image mirrors the
+ * process's code, base at IJ_TEXT_OFF.  lines (may be NULL) are
+ * DEBUG_INFO entries with run-time addresses; unwind (may be NULL) is the
+ * function's .eh_frame as the emitter placed it, ALIGN8(size) after the
+ * code.  *vaddr gets the function's address in the image (its file
+ * offset).  0 or -ENOMEM.
  */
 struct ij_func {
 	const char    *name;
@@ -102,6 +116,10 @@ void ij_image_close(struct ij_image *im);
 /* ehframe.c: append a function's CIEs and FDEs; -EINVAL if they cannot be used. */
 int ij_eh_add(struct ij_image *im, const unsigned char *eh, size_t len,
 	      uint64_t code_addr, uint64_t size, uint64_t vaddr);
+/* bytes of the unwind tables (.eh_frame with its terminator, .eh_frame_hdr), 0 if none */
+uint64_t ij_eh_size(const struct ij_image *im);
+/* file offset of .eh_frame: after .text, once every function is added */
+uint64_t ij_eh_offset(const struct ij_image *im);
 /* patch the pc_begin fields for .eh_frame at eh_vaddr, build .eh_frame_hdr at hdr_vaddr */
 int ij_eh_finish(struct ij_image *im, uint64_t eh_vaddr, uint64_t hdr_vaddr,
 		 struct ij_buf *hdr);
