@@ -94,7 +94,10 @@ static int is_jitted(const char *path)
 	int n = 0;
 
 	b = b ? b + 1 : path;
-	return sscanf(b, "jitted-%u-%u.so%n", &a, &c, &n) == 2 && n > 0 && b[n] == 0;
+	if (sscanf(b, "jitted-%u-%u.so%n", &a, &c, &n) == 2 && n > 0 && b[n] == 0)
+		return 1;
+	n = 0;     /* jitperf inject's code images */
+	return sscanf(b, "jitimage-%u-%u.so%n", &a, &c, &n) == 2 && n > 0 && b[n] == 0;
 }
 
 static struct pd_dso *new_dso(struct pd_session *s, const char *name, enum pd_dso_kind kind,
