@@ -73,43 +73,56 @@ static int set_address(struct ij_buf *b, uint64_t va)
 	return ij_buf_put(b, op, 3) ?: ij_buf_put(b, &va, 8);
 }
 
+/* the DEBUG_INFO entries that have a place: inside the code, in address order */
+static size_t next_entry(const struct ij_func *fn, size_t i, uint64_t last)
+{
+	for (; i < fn->nlines; i++) {
+		const struct ij_srcline *l = &fn->lines[i];
+
+		if (l->addr >= fn->code_addr && l->addr - fn->code_addr <= fn->size &&
+		    l->addr >= last)
+			return i;
+	}
+	return fn->nlines;
+}
+
+/*
+ * The rows of one function.  Its last entry only ends the sequence, as in
+ * perf's images: the code from there on has no line (objdump -l and
+ * addr2line agree).
+ */
 int ij_lines_add(struct ij_image *im, const struct ij_func *fn, uint64_t vaddr)
 {
 	struct ij_buf *b = &im->lineprog;
 	uint64_t last = vaddr;
 	int64_t line = 1;
 	uint32_t file = 1, idx;
-	int err = 0, started = 0;
+	int err = 0;
+	size_t i = next_entry(fn, 0, fn->code_addr), j;
 
-	for (size_t i = 0; i < fn->nlines && !err; i++) {
+	if (i == fn->nlines)
+		return 0;
+	err = set_address(b, vaddr + (fn->lines[i].addr - fn->code_addr));
+	last = vaddr + (fn->lines[i].addr - fn->code_addr);
+	for (; i < fn->nlines && !err; i = j) {
 		const struct ij_srcline *l = &fn->lines[i];
-		uint64_t va;
+		uint64_t va = vaddr + (l->addr - fn->code_addr);
 
-		/* entries outside the code, or going backwards, have no place */
-		if (l->addr < fn->code_addr || l->addr - fn->code_addr > fn->size)
-			continue;
-		va = vaddr + (l->addr - fn->code_addr);
-		if (started && va < last)
-			continue;
-		err = file_index(im, l->file ? l->file : "", &idx);
-		if (err)
-			break;
-		if (!started) {
-			err = set_address(b, va);
+		j = next_entry(fn, i + 1, l->addr);
+		if (va != last) {
+			unsigned char op = LNS_advance_pc;
+
+			err = ij_buf_put(b, &op, 1) ?: ij_buf_uleb(b, va - last);
 			last = va;
-			started = 1;
 		}
+		if (err || j == fn->nlines)
+			break;
+		err = file_index(im, l->file ? l->file : "", &idx);
 		if (!err && idx != file) {
 			unsigned char op = LNS_set_file;
 
 			err = ij_buf_put(b, &op, 1) ?: ij_buf_uleb(b, idx);
 			file = idx;
-		}
-		if (!err && va != last) {
-			unsigned char op = LNS_advance_pc;
-
-			err = ij_buf_put(b, &op, 1) ?: ij_buf_uleb(b, va - last);
-			last = va;
 		}
 		if (!err && (int64_t)l->line != line) {
 			unsigned char op = LNS_advance_line;
@@ -123,7 +136,7 @@ int ij_lines_add(struct ij_image *im, const struct ij_func *fn, uint64_t vaddr)
 			err = ij_buf_put(b, &op, 1);
 		}
 	}
-	if (!err && started) {
+	if (!err) {
 		unsigned char op[3] = { 0, 1, LNE_end_sequence };
 
 		err = ij_buf_put(b, op, 3);
