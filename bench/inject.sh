@@ -27,7 +27,7 @@ cd "$work"
 now() { date +%s%N; }
 ms() { awk -v n="$1" 'BEGIN { printf "%.0f", n / 1e6 }'; }
 # median and worst of the numbers in file $1
-stats() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%d %d", v[int((NR + 1) / 2)], v[NR] }'; }
+stats() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%d %d\n", v[int((NR + 1) / 2)], v[NR] }'; }
 # wall ns and peak RSS (KiB) of a command, into "ns kib"
 measure() {
 	local a b
@@ -43,16 +43,16 @@ for i in $(seq "$RUNS"); do
 	end=$(now)
 	echo $((end - $(tail -1 prog.out))) >>after
 	ls rec | wc -l >>files
-	# the same perf.data through both injections, alternating
-	rm -rf pj && mkdir pj && cp rec/perf.data rec/jit-*.dump pj/
-	set -- $(measure perf inject --jit -i rec/perf.data -o pj/perf.jit.data)
-	echo "$1" >>perfinject
-	set -- $(measure "$JITPERF" inject -i rec/perf.data -o rec/again.jit.data)
-	echo "$1" >>jpinject
+	nimages=$(ls rec | grep -c '^jitimage-' || true)
 	set -- $(measure "$JITPERF" report rec)
 	echo "$1" >>report
-	nimages=$(ls rec | grep -c '^jitimage-' || true)
-	remove_runs pj
+	# the same perf.data through both injections (perf inject writes its
+	# images beside the jitdump the recording names: in rec/)
+	mkdir -p again
+	set -- $(measure "$JITPERF" inject -i rec/perf.data -o again/perf.jit.data)
+	echo "$1" >>jpinject
+	set -- $(measure perf inject --jit -i rec/perf.data -o again/perf.jit.data)
+	echo "$1" >>perfinject
 done
 read -r after_med after_max < <(stats after)
 read -r pi_med pi_max < <(stats perfinject)
