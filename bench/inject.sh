@@ -27,7 +27,7 @@ cd "$work"
 now() { date +%s%N; }
 ms() { awk -v n="$1" 'BEGIN { printf "%.0f", n / 1e6 }'; }
 # median and worst of the numbers in file $1
-stats() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%d %d\n", v[int((NR + 1) / 2)], v[NR] }'; }
+stats() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%.0f %.0f\n", v[int((NR + 1) / 2)], v[NR] }'; }
 # wall ns and peak RSS (KiB) of a command, into "ns kib"
 measure() {
 	local a b
@@ -67,6 +67,9 @@ printf "jitperf inject alone:                  %6s / %6s ms  (%.1fx less than pe
 	"$(ms "$ji_med")" "$(ms "$ji_max")" "$(awk -v a="$pi_med" -v b="$ji_med" 'BEGIN { print a / b }')"
 printf "files in the record directory:         %6s / %6s     (%s code images)\n" "$files_med" "$files_max" "$nimages"
 printf "jitperf report:                        %6s / %6s ms\n" "$(ms "$rep_med")" "$(ms "$rep_max")"
+for f in after perfinject jpinject report; do
+	printf "  %-11s runs (ms): %s\n" "$f" "$(while read -r v; do printf '%s ' "$(ms "$v")"; done <"$f")"
+done
 
 if [ -n "${BIG:-}" ]; then
 	[ "$BIG" = 1 ] && BIG=1000000
