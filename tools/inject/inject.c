@@ -279,15 +279,20 @@ static int read_lines(struct jd_file *jd, const struct jd_record *rec, struct ij
 	return r < 0 ? -EINVAL : 0;
 }
 
-/* the image of d a function at addr goes into: its last, or a new one */
+/*
+ * The image of d a function at addr goes into: the latest of its last 64
+ * it fits in (a runtime that fills several code areas at once keeps an
+ * image per area), else a new one.
+ */
 static int image_for(struct ctx *c, struct jitdump *d, uint64_t addr, size_t *idx)
 {
 	int err;
 
-	if (d->nimages && ij_image_fits(&c->images[d->first + d->nimages - 1], addr)) {
-		*idx = d->first + d->nimages - 1;
-		return 0;
-	}
+	for (size_t i = d->nimages; i > 0 && i + 64 > d->nimages; i--)
+		if (ij_image_fits(&c->images[d->first + i - 1], addr)) {
+			*idx = d->first + i - 1;
+			return 0;
+		}
 	err = new_image(c, d->pid, d->machine, idx);
 	if (!err && !d->nimages++)
 		d->first = *idx;

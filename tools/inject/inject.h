@@ -82,7 +82,7 @@ int ij_image_open(struct ij_image *im, const char *path, uint16_t machine);
 /*
  * Whether a function at run-time address addr fits in the image: its
  * functions lie in increasing address order without overlap, holes of at
- * most IJ_MAX_GAP between them.
+ * most IJ_MAX_GAP between them (inject.c tries the jitdump's recent images).
  */
 int ij_image_fits(const struct ij_image *im, uint64_t addr);
 /*
