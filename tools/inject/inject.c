@@ -83,6 +83,8 @@ struct ctx {
 	size_t             njitpids;
 	struct range      *ranges;  /* sorted by pid, start */
 	size_t             nranges, capranges;
+	struct range      *marks;   /* per process, its first marker's time (in start) */
+	size_t             nmarks;
 	uint64_t           functions, moves;
 };
 
@@ -610,6 +612,46 @@ static int marker(struct ctx *c, const char *path, uint32_t pid)
 	return err ?: add_jitpid(c, pid) ?: 1;
 }
 
+/* a non-sample record's time, from its sample_id fields at its end; 0 if none */
+static uint64_t record_time(const struct ctx *c, const unsigned char *p, uint16_t size)
+{
+	uint64_t st = c->sample_type, t = 0;
+	size_t after = 0;
+
+	if (!c->sample_id_all || !(st & PERF_SAMPLE_TIME))
+		return 0;
+	after += (st & PERF_SAMPLE_ID) ? 8 : 0;
+	after += (st & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
+	after += (st & PERF_SAMPLE_CPU) ? 8 : 0;
+	after += (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+	if (size >= 8 + after + 8)
+		memcpy(&t, p + size - after - 8, 8);
+	return t;
+}
+
+/* the time of pid's first marker whose jitdump can be read; 0 if none */
+static uint64_t marker_time(const struct ctx *c, uint32_t pid)
+{
+	for (size_t i = 0; i < c->nmarks; i++)
+		if (c->marks[i].pid == pid)
+			return c->marks[i].start;
+	return 0;
+}
+
+static int readable_jitdump(const struct ctx *c, const char *path)
+{
+	char alt[PATH_MAX], *copy;
+	const char *base = strrchr(path, '/');
+	int ok = access(path, R_OK) == 0;
+
+	if (!ok && (copy = strdup(c->in))) {
+		snprintf(alt, sizeof(alt), "%s/%s", dirname(copy), base ? base + 1 : path);
+		ok = access(alt, R_OK) == 0;
+		free(copy);
+	}
+	return ok;
+}
+
 /* ---- perf.data ---- */
 
 static int copy_records(struct ctx *c)
@@ -638,9 +680,10 @@ static int copy_records(struct ctx *c)
 			memcpy(&pid, p + 8, 4);
 			if (is_marker(name, pid))
 				r = marker(c, name, pid);
-			else if (is_jitpid(c, pid) && (!strncmp(name, "//anon", 6) ||
-						       !strncmp(name, "[anon:", 6) ||
-						       !strncmp(name, "/memfd:", 7)))
+			else if ((!strncmp(name, "//anon", 6) || !strncmp(name, "[anon:", 6) ||
+				  !strncmp(name, "/memfd:", 7)) &&
+				 (record_time(c, p, hd.size) ? marker_time(c, pid) &&
+				  record_time(c, p, hd.size) >= marker_time(c, pid) : is_jitpid(c, pid)))
 				r = 1;
 			if (r) {
 				if (r < 0)
@@ -813,7 +856,12 @@ static int open_output(struct ctx *c)
 	return 0;
 }
 
-/* every mapping of every process, for map_unwind_tables to keep clear of */
+/*
+ * Every mapping of every process, for map_unwind_tables to keep clear of;
+ * the time of each process's first marker, from which on its anonymous
+ * mappings are left out (perf inject decides in time order, and records
+ * of different CPUs are not in time order in the file).
+ */
 static int collect_ranges(struct ctx *c)
 {
 	const unsigned char *p = c->map + c->h.data.offset, *end = p + c->h.data.size;
@@ -832,6 +880,30 @@ static int collect_ranges(struct ctx *c)
 			memcpy(&len, p + 24, 8);
 			if (add_range(c, pid, start, start + len))
 				return -ENOMEM;
+			if (hd.type == PERF_RECORD_MMAP2 ? hd.size > 72 : hd.size > 40) {
+				const char *name = (const char *)p + (hd.type == PERF_RECORD_MMAP2 ? 72 : 40);
+				uint64_t t = record_time(c, p, hd.size), t0;
+
+				if (memchr(name, 0, (size_t)(p + hd.size - (const unsigned char *)name)) &&
+				    is_marker(name, pid) && readable_jitdump(c, name)) {
+					t0 = marker_time(c, pid);
+					if (!t0 || t < t0) {
+						struct range *m;
+
+						if (t0) {
+							for (size_t i = 0; i < c->nmarks; i++)
+								if (c->marks[i].pid == pid)
+									c->marks[i].start = t;
+						} else {
+							m = realloc(c->marks, (c->nmarks + 1) * sizeof(*m));
+							if (!m)
+								return -ENOMEM;
+							c->marks = m;
+							c->marks[c->nmarks++] = (struct range){ pid, t, 0 };
+						}
+					}
+				}
+			}
 		}
 		p += hd.size;
 	}
@@ -923,6 +995,7 @@ int ij_inject(const char *in, const char *out, const char *imgdir)
 	free(c.dumps);
 	free(c.jitpids);
 	free(c.ranges);
+	free(c.marks);
 	free(c.wbuf.p);
 	if (c.outfd >= 0)
 		close(c.outfd);
