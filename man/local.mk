@@ -1,6 +1,6 @@
 # man/ - section 1 (the command), 3 (the library), 5 (file formats).
 dist_man_MANS += man/jitperf.1 man/jitperf-record.1 man/jitperf-report.1 \
-	man/jitperf-convert.1 man/jitperf-dump.1
+	man/jitperf-convert.1 man/jitperf-dump.1 man/jitperf-inject.1
 dist_man_MANS += man/libjitperf.3 man/jitperf_open.3 man/jitperf_close.3 man/jitperf_default.3 \
 	man/jitperf_outputs.3 man/jitperf_strerror.3 man/jitperf_code_load.3 \
 	man/jitperf_code_load_ex.3 man/jitperf_code_move.3 man/jitperf_code_unload.3 \

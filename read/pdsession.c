@@ -98,7 +98,10 @@ static int is_jitted(const char *path)
 	int n = 0;
 
 	b = b ? b + 1 : path;
-	return sscanf(b, "jitted-%u-%u.so%n", &a, &c, &n) == 2 && n > 0 && b[n] == 0;
+	if (sscanf(b, "jitted-%u-%u.so%n", &a, &c, &n) == 2 && n > 0 && b[n] == 0)
+		return 1;
+	n = 0;     /* jitperf inject's code images */
+	return sscanf(b, "jitimage-%u-%u.so%n", &a, &c, &n) == 2 && n > 0 && b[n] == 0;
 }
 
 static struct pd_dso *new_dso(struct pd_session *s, const char *name, enum pd_dso_kind kind,
@@ -543,15 +546,52 @@ static int by_map_start(const void *x, const void *y)
 
 static int merge_maps(struct pd_proc *p)
 {
-	size_t n = p->n + p->npend, i = 0, j = 0, k = 0;
+	size_t n = p->n + p->npend, i = 0, j = 0, k = 0, lo, hi;
 	struct pd_map *m;
 
 	if (!p->npend)
 		return 0;
+	qsort(p->pend, p->npend, sizeof(*p->pend), by_map_start);
+	/*
+	 * All between two neighbours (a JIT loading upwards, below the stack):
+	 * put in place, the maps after them moved up, the array grown by
+	 * doubling, instead of copying the whole array.
+	 */
+	lo = 0;
+	hi = p->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= p->pend[0].start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == p->n || p->pend[p->npend - 1].start < p->maps[lo].start) {
+		size_t add = 0;
+
+		if (n > p->cap) {
+			size_t cap = 2 * p->cap > n ? 2 * p->cap : n;
+
+			m = realloc(p->maps, cap * sizeof(*m));
+			if (!m)
+				return -ENOMEM;
+			p->maps = m;
+			p->cap = cap;
+		}
+		for (j = 0; j < p->npend; j++)
+			add += p->pend[j].end > p->pend[j].start;
+		memmove(p->maps + lo + add, p->maps + lo, (p->n - lo) * sizeof(*m));
+		for (j = 0; j < p->npend; j++)
+			if (p->pend[j].end > p->pend[j].start)
+				p->maps[lo++] = p->pend[j];
+		p->n += add;
+		p->npend = 0;
+		return 0;
+	}
 	m = malloc((n ? n : 1) * sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	qsort(p->pend, p->npend, sizeof(*p->pend), by_map_start);
 	while (i < p->n || j < p->npend) {
 		const struct pd_map *x;
 

@@ -53,7 +53,10 @@ static int is_perfmap(const char *m, size_t n)
 	return 0;
 }
 
-/* perf inject --jit's images: .../jitted-PID-INDEX.so (jitperf's addition) */
+/*
+ * perf inject --jit's images, .../jitted-PID-INDEX.so, and jitperf
+ * inject's, .../jitimage-PID-N.so (jitperf's addition)
+ */
 static int is_jitted(const char *m, size_t n)
 {
 	const char *b = m + n;
@@ -61,9 +64,14 @@ static int is_jitted(const char *m, size_t n)
 
 	while (b > m && b[-1] != '/')
 		b--;
-	if ((size_t)(m + n - b) < 13 || memcmp(b, "jitted-", 7) || memcmp(m + n - 3, ".so", 3))
+	if ((size_t)(m + n - b) >= 13 && !memcmp(b, "jitted-", 7))
+		q = b + 7;
+	else if ((size_t)(m + n - b) >= 15 && !memcmp(b, "jitimage-", 9))
+		q = b + 9;
+	else
 		return 0;
-	q = b + 7;
+	if (memcmp(m + n - 3, ".so", 3))
+		return 0;
 	if (!is_digit(*q))
 		return 0;
 	while (is_digit(*q))

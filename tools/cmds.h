@@ -23,6 +23,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_inject(int argc, char **argv);
 
 /* "jitperf record", ...: set by the dispatcher, the prefix of every message */
 extern const char *cmd_name;

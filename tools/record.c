@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * jitperf record: run a command under `perf record -k 1` with libjitperf's
- * environment set, then `perf inject --jit`, and say what was recorded.
+ * environment set, then `jitperf inject` (tools/inject/), and say what was recorded.
  * Everything lands in one directory (default jitperf.data); JITPERF_DIR
  * is absolute so every process of the run, children included, writes there.
  */
@@ -31,6 +31,7 @@
 #include "perf.h"
 #include "rundir.h"
 #include "read/stats_read.h"
+#include "tools/inject/inject.h"
 
 static const char usage_text[] =
 	"usage: jitperf record [-o DIR] [-e EVENT] [-F FREQ] [-g | --call-graph fp|dwarf]\n"
@@ -39,8 +40,9 @@ static const char usage_text[] =
 	"       jitperf record -p PID[,PID...] [options] [-- COMMAND [ARG...]]\n"
 	"\n"
 	"Run COMMAND under perf record -k 1 with JITPERF=perfmap,jitdump and\n"
-	"JITPERF_DIR=DIR, then perf inject --jit.  DIR gets perf.data, perf.jit.data\n"
-	"and the jitdump, trace and stats files of every process of the run, and\n"
+	"JITPERF_DIR=DIR, then jitperf inject.  DIR gets perf.data, perf.jit.data and\n"
+	"its code images (jitimage-PID-N.so), the jitdump, trace and stats files of\n"
+	"every process of the run, and\n"
 	"copies of the perf maps and jitdumps runtimes wrote elsewhere (node, java, ...).\n"
 	"\n"
 	"  -p, --pid PID,...     attach to running processes until COMMAND ends or\n"
@@ -398,15 +400,6 @@ static int record_with_perf(const struct record_opts *o, const char *perf, const
 		free(all);
 		return err;
 	}
-}
-
-static int inject(const char *perf, const char *in, const char *out)
-{
-	char *argv[] = { (char *)perf, (char *)"inject", (char *)"--jit", (char *)"-i", (char *)in,
-			 (char *)"-o", (char *)out, NULL };
-	int status = 0, err = run(argv, &status);
-
-	return err ? err : status;
 }
 
 /* What the statistics files of the run say, summed. */
@@ -894,19 +887,18 @@ static int trim_dumps(struct record *r)
 	return 0;
 }
 
-/* perf inject --jit; a failure keeps perf.data and is not the run's failure. */
+/* jitperf inject; a failure (said) keeps perf.data and is not the run's failure. */
 static int inject_jit(struct record *r)
 {
-	int st;
+	int err;
 
 	if (r->o.no_perf)
 		return 0;
-	step_begin(&r->o, "jitperf record: injecting JIT code (perf inject --jit) ...\n");
-	st = inject(r->perf, r->data, r->jitdata);
+	step_begin(&r->o, "jitperf record: injecting JIT code (jitperf inject) ...\n");
+	err = ij_inject(r->data, r->jitdata, r->absdir);
 	step_end();
-	if (st)
-		cmd_err("perf inject --jit failed (%s); %s/perf.data is kept",
-			st < 0 ? strerror(-st) : "see its message above", r->o.dir);
+	if (err)
+		cmd_err("no %s/perf.jit.data (see above); %s/perf.data is kept", r->o.dir, r->o.dir);
 	return 0;
 }
 

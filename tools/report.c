@@ -233,7 +233,8 @@ static int is_probe(const char *dso, const char *sym)
 	if (!strncmp(dso, "libjitperf", 10) && strstr(dso, ".so"))
 		return 1;
 	/* a JIT may name its own code anything, jp_* included */
-	if (!strncmp(dso, "jitted-", 7) || !strncmp(dso, "perf-", 5) || !strncmp(dso, "[JIT]", 5))
+	if (!strncmp(dso, "jitted-", 7) || !strncmp(dso, "jitimage-", 9) ||
+	    !strncmp(dso, "perf-", 5) || !strncmp(dso, "[JIT]", 5))
 		return 0;
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
 		if (!strcmp(sym, probes[i]))
@@ -292,7 +293,7 @@ static int add_sample(const struct pd_raw *s, void *arg)
 		row = lookup(t, name);
 		if (!row)
 			return -ENOMEM;
-		/* JIT code of any runtime: a perf map or an injected jitted-*.so */
+		/* JIT code of any runtime: a perf map or an injected jitted-*.so, jitimage-*.so */
 		if (f->loc.map && f->loc.map->dso->jit)
 			row->jit = 1;
 		if (i == 0)

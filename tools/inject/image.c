@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A code image of jitperf inject: many JIT functions in one ELF file
+ * (libelf), with .symtab, .debug_line, .eh_frame + .eh_frame_hdr and a
+ * build-id note.  The allocated sections have address = file offset, so
+ * perf's symbol adjustment (address - section address + section offset)
+ * is the identity, and an mmap event whose pgoff is a function's offset
+ * maps its run-time addresses onto its symbol (doc/inject.md).
+ *
+ * Each function's code starts on a 16-byte boundary and is followed, as
+ * in perf inject's one-function images, by the mapped part of its
+ * unwinding data at the next 8-byte boundary: the mmap event's length is
+ * perf's (code rounded to 8 plus the mapped size), and what it covers
+ * reads the same bytes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <gelf.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "inject.h"
+#include "tools/cmds.h"
+
+int ij_buf_put(struct ij_buf *b, const void *data, size_t len)
+{
+	if (b->len + len > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		unsigned char *p;
+
+		while (cap < b->len + len)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p)
+			return -ENOMEM;
+		b->p = p;
+		b->cap = cap;
+	}
+	if (data)
+		memcpy(b->p + b->len, data, len);
+	else
+		memset(b->p + b->len, 0, len);
+	b->len += len;
+	return 0;
+}
+
+int ij_buf_pad(struct ij_buf *b, size_t align)
+{
+	size_t n = (align - b->len % align) % align;
+
+	return n ? ij_buf_put(b, NULL, n) : 0;
+}
+
+int ij_buf_uleb(struct ij_buf *b, uint64_t v)
+{
+	unsigned char c[10];
+	size_t n = 0;
+
+	do {
+		c[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			c[n] |= 0x80;
+		n++;
+	} while (v);
+	return ij_buf_put(b, c, n);
+}
+
+int ij_buf_sleb(struct ij_buf *b, int64_t v)
+{
+	unsigned char c[10];
+	size_t n = 0;
+	int more = 1;
+
+	while (more) {
+		unsigned char byte = v & 0x7f;
+
+		v >>= 7;
+		if ((v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40)))
+			more = 0;
+		else
+			byte |= 0x80;
+		c[n++] = byte;
+	}
+	return ij_buf_put(b, c, n);
+}
+
+int ij_image_open(struct ij_image *im, const char *path, uint16_t machine)
+{
+	size_t n = strlen(path);
+
+	memset(im, 0, sizeof(*im));
+	im->fd = -1;
+	im->machine = machine;
+	im->path = strdup(path);
+	im->tmp = malloc(n + 16);
+	if (!im->path || !im->tmp) {
+		cmd_err("%s: %s", path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	snprintf(im->tmp, n + 16, "%s.tmpXXXXXX", path);
+	im->fd = mkstemp(im->tmp);
+	if (im->fd < 0 || fstat(im->fd, &im->st)) {
+		int err = errno;
+
+		cmd_err("%s: cannot create: %s", path, strerror(err));
+		if (im->fd >= 0)
+			unlink(im->tmp);
+		free(im->tmp);
+		im->tmp = NULL;
+		return -err;
+	}
+	fchmod(im->fd, 0644);
+	/* the string table starts with the empty name */
+	return ij_buf_put(&im->strtab, "", 1);
+}
+
+int ij_image_fits(const struct ij_image *im, uint64_t addr)
+{
+	return !im->nsyms || (addr >= im->end && addr - im->end <= IJ_MAX_GAP);
+}
+
+int ij_image_add(struct ij_image *im, const struct ij_func *fn, uint64_t *vaddr)
+{
+	size_t namelen = strlen(fn->name) + 1;
+	uint64_t va;
+	int err;
+
+	if (!im->nsyms)
+		im->base = fn->code_addr;
+	va = IJ_TEXT_OFF + (fn->code_addr - im->base);
+	err = ij_buf_put(&im->text, NULL, va - IJ_TEXT_OFF - im->text.len);
+	err = err ?: ij_buf_put(&im->text, fn->code, fn->size);
+	im->end = fn->code_addr + fn->size;
+	if (!err && im->nsyms == im->symcap) {
+		size_t cap = im->symcap ? 2 * im->symcap : 1024;
+		struct ij_sym *s = realloc(im->syms, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		im->syms = s;
+		im->symcap = cap;
+	}
+	if (err)
+		return err;
+	im->syms[im->nsyms].vaddr = va;
+	im->syms[im->nsyms].size = fn->size;
+	im->syms[im->nsyms].name = (uint32_t)im->strtab.len;
+	im->nsyms++;
+	err = ij_buf_put(&im->strtab, fn->name, namelen);
+	if (!err && fn->nlines)
+		err = ij_lines_add(im, fn, va);
+	if (!err && fn->unwind && fn->unwind_size > fn->eh_frame_hdr_size) {
+		err = ij_eh_add(im, fn->unwind, fn->unwind_size - fn->eh_frame_hdr_size,
+				fn->code_addr, fn->size, va);
+		if (err == -EINVAL) {
+			im->eh_skipped++;
+			err = 0;
+		}
+	}
+	*vaddr = va;
+	return err;
+}
+
+/* 160 bits from three multiply-xor lanes over the code and the names */
+void ij_image_build_id(struct ij_image *im)
+{
+	uint64_t h[3] = { 0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full, 0x165667b19e3779f9ull };
+	const struct ij_buf *bufs[2] = { &im->text, &im->strtab };
+
+	for (int b = 0; b < 2; b++) {
+		const unsigned char *p = bufs[b]->p;
+		size_t n = bufs[b]->len, i;
+
+		for (i = 0; i + 8 <= n; i += 8) {
+			uint64_t w;
+
+			memcpy(&w, p + i, 8);
+			for (int l = 0; l < 3; l++) {
+				h[l] ^= w + (uint64_t)l;
+				h[l] *= 0x100000001b3ull + 2 * (uint64_t)l;
+				h[l] ^= h[l] >> 29;
+			}
+		}
+		for (; i < n; i++)
+			for (int l = 0; l < 3; l++)
+				h[l] = (h[l] ^ p[i]) * 0x100000001b3ull;
+		for (int l = 0; l < 3; l++)
+			h[l] = (h[l] ^ n) * 0xff51afd7ed558ccdull;
+	}
+	for (int l = 0; l < 3; l++)
+		h[l] ^= h[l] >> 33;
+	memcpy(im->build_id, h, 20);
+}
+
+static const char shstr[] =
+	"\0.text\0.eh_frame\0.eh_frame_hdr\0.note.gnu.build-id\0.symtab\0.strtab"
+	"\0.debug_line\0.debug_info\0.debug_abbrev\0.shstrtab";
+
+static uint32_t shname(const char *name)
+{
+	for (size_t i = 1; i < sizeof(shstr); i += strlen(shstr + i) + 1)
+		if (!strcmp(shstr + i, name))
+			return (uint32_t)i;
+	return 0;
+}
+
+struct sect {
+	const char *name;
+	uint32_t    type;
+	uint64_t    flags, align, entsize;
+	void       *buf;
+	size_t      size;
+	Elf_Type    dtype;
+	uint64_t    off;
+	uint32_t    link, info;
+};
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+int ij_image_write(struct ij_image *im)
+{
+	struct ij_buf eh_hdr = { 0 }, line = { 0 }, info = { 0 }, abbrev = { 0 };
+	struct {
+		uint32_t namesz, descsz, type;
+		char     name[4];
+		uint8_t  id[20];
+	} note;
+	Elf64_Sym *syms = NULL;
+	struct sect s[11];
+	size_t ns = 0, i, itext, ieh = 0, ihdr = 0, istr;
+	uint64_t off, eh_va, hdr_va;
+	Elf64_Ehdr *eh;
+	Elf64_Phdr *ph;
+	Elf *elf = NULL;
+	int err = 0, nph;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		cmd_err("libelf: %s", elf_errmsg(-1));
+		return -EINVAL;
+	}
+	note.namesz = 4;
+	note.descsz = 20;
+	note.type = NT_GNU_BUILD_ID;
+	memcpy(note.name, "GNU", 4);
+	memcpy(note.id, im->build_id, 20);
+
+	/*
+	 * The allocated part: .text, then .eh_frame and .eh_frame_hdr, whose
+	 * addresses are where inject.c maps them (a free range near the
+	 * code), then the note.
+	 */
+	eh_va = im->eh_vaddr;
+	hdr_va = align_up(eh_va + im->eh.len + 4, 4);
+	if (im->nfdes && eh_va) {
+		err = ij_buf_put(&im->eh, NULL, 4);    /* the terminator */
+		err = err ?: ij_eh_finish(im, eh_va, hdr_va, &eh_hdr);
+	}
+	err = err ?: ij_lines_finish(im, &line, &info, &abbrev);
+	syms = calloc(im->nsyms + 1, sizeof(*syms));
+	if (err || !syms) {
+		err = err ?: -ENOMEM;
+		goto out;
+	}
+	memset(s, 0, sizeof(s));
+	itext = ns;
+	s[ns++] = (struct sect){ ".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 16, 0,
+				 im->text.p, im->text.len, ELF_T_BYTE, IJ_TEXT_OFF, 0, 0 };
+	off = IJ_TEXT_OFF + im->text.len;
+	if (eh_hdr.len) {
+		ieh = ns;
+		s[ns++] = (struct sect){ ".eh_frame", SHT_PROGBITS, SHF_ALLOC, 8, 0,
+					 im->eh.p, im->eh.len, ELF_T_BYTE, ij_eh_offset(im), 0, 0 };
+		ihdr = ns;
+		s[ns++] = (struct sect){ ".eh_frame_hdr", SHT_PROGBITS, SHF_ALLOC, 4, 0,
+					 eh_hdr.p, eh_hdr.len, ELF_T_BYTE,
+					 ij_eh_offset(im) + (hdr_va - eh_va), 0, 0 };
+		off = s[ihdr].off + eh_hdr.len;
+	}
+	off = align_up(off, 4);
+	s[ns++] = (struct sect){ ".note.gnu.build-id", SHT_NOTE, 0, 4, 0,
+				 &note, sizeof(note), ELF_T_BYTE, off, 0, 0 };
+	off += sizeof(note);
+	/* symbols: one global function each */
+	for (i = 0; i < im->nsyms; i++) {
+		syms[i + 1].st_name = im->syms[i].name;
+		syms[i + 1].st_value = im->syms[i].vaddr;
+		syms[i + 1].st_size = im->syms[i].size;
+		syms[i + 1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+		syms[i + 1].st_shndx = (uint16_t)(itext + 1);
+	}
+	istr = ns + 1;
+	s[ns++] = (struct sect){ ".symtab", SHT_SYMTAB, 0, 8, sizeof(Elf64_Sym), syms,
+				 (im->nsyms + 1) * sizeof(Elf64_Sym), ELF_T_SYM, 0,
+				 (uint32_t)(istr + 1), 1 };
+	s[ns++] = (struct sect){ ".strtab", SHT_STRTAB, 0, 1, 0, im->strtab.p, im->strtab.len,
+				 ELF_T_BYTE, 0, 0, 0 };
+	if (line.len) {
+		s[ns++] = (struct sect){ ".debug_line", SHT_PROGBITS, 0, 1, 0, line.p, line.len,
+					 ELF_T_BYTE, 0, 0, 0 };
+		s[ns++] = (struct sect){ ".debug_info", SHT_PROGBITS, 0, 1, 0, info.p, info.len,
+					 ELF_T_BYTE, 0, 0, 0 };
+		s[ns++] = (struct sect){ ".debug_abbrev", SHT_PROGBITS, 0, 1, 0, abbrev.p,
+					 abbrev.len, ELF_T_BYTE, 0, 0, 0 };
+	}
+	s[ns++] = (struct sect){ ".shstrtab", SHT_STRTAB, 0, 1, 0, (void *)shstr, sizeof(shstr),
+				 ELF_T_BYTE, 0, 0, 0 };
+	for (i = 0; i < ns; i++)
+		if (!s[i].off) {
+			off = align_up(off, s[i].align);
+			s[i].off = off;
+			off += s[i].size;
+		}
+	off = align_up(off, 8);
+
+	elf = elf_begin(im->fd, ELF_C_WRITE, NULL);
+	if (!elf || !(eh = elf64_newehdr(elf)))
+		goto elf_fail;
+	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
+	eh->e_ident[EI_DATA] = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? ELFDATA2MSB : ELFDATA2LSB;
+	eh->e_ident[EI_OSABI] = ELFOSABI_NONE;
+	eh->e_type = ET_DYN;
+	eh->e_machine = im->machine;
+	eh->e_version = EV_CURRENT;
+	eh->e_entry = IJ_TEXT_OFF;
+	eh->e_phoff = sizeof(Elf64_Ehdr);
+	eh->e_shoff = off;
+	eh->e_shstrndx = (uint16_t)ns;     /* the last section (index ns: 0 is null) */
+	/*
+	 * The code's segment first, from the file's start as a linker lays
+	 * out a shared object: perf 6.1 finds .eh_frame_hdr at the mapping's
+	 * start - pgoff, less the first PT_LOAD's page, plus its address.
+	 */
+	nph = ihdr ? 3 : 1;
+	ph = elf64_newphdr(elf, (size_t)nph);
+	if (!ph)
+		goto elf_fail;
+	ph[0].p_type = PT_LOAD;
+	ph[0].p_flags = PF_R | PF_X;
+	ph[0].p_offset = ph[0].p_vaddr = ph[0].p_paddr = 0;
+	ph[0].p_filesz = ph[0].p_memsz = IJ_TEXT_OFF + im->text.len;
+	ph[0].p_align = 0x1000;
+	if (ihdr) {
+		ph[1].p_type = PT_LOAD;
+		ph[1].p_flags = PF_R;
+		ph[1].p_offset = s[ieh].off;
+		ph[1].p_vaddr = ph[1].p_paddr = eh_va;
+		ph[1].p_filesz = ph[1].p_memsz = s[ihdr].off + s[ihdr].size - s[ieh].off;
+		ph[1].p_align = 8;
+		ph[2].p_type = PT_GNU_EH_FRAME;
+		ph[2].p_flags = PF_R;
+		ph[2].p_offset = s[ihdr].off;
+		ph[2].p_vaddr = ph[2].p_paddr = hdr_va;
+		ph[2].p_filesz = ph[2].p_memsz = s[ihdr].size;
+		ph[2].p_align = 4;
+	}
+	for (i = 0; i < ns; i++) {
+		Elf_Scn *scn = elf_newscn(elf);
+		Elf64_Shdr *sh;
+		Elf_Data *d;
+
+		if (!scn || !(d = elf_newdata(scn)) || !(sh = elf64_getshdr(scn)))
+			goto elf_fail;
+		d->d_buf = s[i].buf;
+		d->d_size = s[i].size;
+		d->d_type = s[i].dtype;
+		d->d_align = s[i].align;
+		d->d_version = EV_CURRENT;
+		sh->sh_name = shname(s[i].name);
+		sh->sh_type = s[i].type;
+		sh->sh_flags = s[i].flags;
+		sh->sh_addr = !(s[i].flags & SHF_ALLOC) ? 0 : i == ieh && ieh ? eh_va :
+			      i == ihdr && ihdr ? hdr_va : s[i].off;
+		sh->sh_offset = s[i].off;
+		sh->sh_size = s[i].size;
+		sh->sh_addralign = s[i].align;
+		sh->sh_entsize = s[i].entsize;
+		sh->sh_link = s[i].link;
+		sh->sh_info = s[i].info;
+	}
+	if (elf_update(elf, ELF_C_WRITE) < 0)
+		goto elf_fail;
+	goto out;
+elf_fail:
+	cmd_err("%s: libelf: %s", im->path, elf_errmsg(-1));
+	err = -EIO;
+out:
+	if (elf)
+		elf_end(elf);
+	free(syms);
+	free(eh_hdr.p);
+	free(line.p);
+	free(info.p);
+	free(abbrev.p);
+	return err;
+}
+
+int ij_image_commit(struct ij_image *im)
+{
+	if (im->fd >= 0 && close(im->fd)) {
+		im->fd = -1;
+		cmd_err("%s: %s", im->path, strerror(errno));
+		return -EIO;
+	}
+	im->fd = -1;
+	if (rename(im->tmp, im->path)) {
+		int err = errno;
+
+		cmd_err("%s: cannot rename into place: %s", im->path, strerror(err));
+		return -err;
+	}
+	free(im->tmp);
+	im->tmp = NULL;
+	return 0;
+}
+
+static void free_node(void *p)
+{
+	free(p);
+}
+
+void ij_image_close(struct ij_image *im)
+{
+	if (im->fd >= 0)
+		close(im->fd);
+	if (im->tmp)
+		unlink(im->tmp);
+	free(im->tmp);
+	free(im->path);
+	free(im->text.p);
+	free(im->strtab.p);
+	free(im->syms);
+	free(im->eh.p);
+	free(im->fdes);
+	free(im->lineprog.p);
+	tdestroy(im->filehash, free_node);
+	for (size_t i = 0; i < im->nfiles; i++)
+		free(im->files[i]);
+	free(im->files);
+	memset(im, 0, sizeof(*im));
+	im->fd = -1;
+}
