@@ -319,7 +319,7 @@ static int set_env(const struct record_opts *o, const char *absdir)
 }
 
 /*
- * A step after the run that may take long (perf inject on a runtime's
+ * A step after the run that may take long (injecting a runtime's
  * thousands of functions, reading a big perf.data) says what it does once
  * it has taken a second, so a wait is never silent; quick ones stay quiet.
  * The line is written by the timer's handler, with write().
