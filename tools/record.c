@@ -756,6 +756,7 @@ struct record {
 static int check_programs(struct record *r)
 {
 	char *cmd;
+	int err;
 
 	if (!r->o.no_perf && !(r->perf = perf_find())) {
 		cmd_err("perf not found: " PERF_INSTALL_HINT " (or use --no-perf)");
@@ -763,7 +764,7 @@ static int check_programs(struct record *r)
 		return -ENOENT;
 	}
 	if (r->o.pids) {
-		int err = attach_parse(r->o.pids, &r->attach);
+		err = attach_parse(r->o.pids, &r->attach);
 
 		err = err ?: attach_check(&r->attach);
 		if (err) {
@@ -773,14 +774,16 @@ static int check_programs(struct record *r)
 		if (!r->o.cmd)
 			return 0;
 	}
-	cmd = find_exec(r->o.cmd[0]);
-	if (!cmd) {
-		cmd_err("%s: command not found", r->o.cmd[0]);
-		r->status = 127;
-		return -ENOENT;
-	}
+	err = perf_find_exec(r->o.cmd[0], &cmd);
 	free(cmd);
-	return 0;
+	if (err == -ENOENT)
+		cmd_err("%s: command not found", r->o.cmd[0]);
+	else if (err)
+		cmd_err("%s: %s", r->o.cmd[0], strerror(-err));
+	/* as the shell: 127 not found, 126 found but not executable */
+	if (err)
+		r->status = err == -ENOENT ? 127 : err == -ENOMEM ? 1 : 126;
+	return err;
 }
 
 /* perf may sample here: said before DIR is touched. */
@@ -798,6 +801,21 @@ static int check_paranoid(struct record *r)
 		return -EACCES;
 	}
 	return 0;
+}
+
+/*
+ * -e EVENT as perf's parser takes it: a typo gets perf's one line on what
+ * is wrong, not its whole usage text, before DIR is touched.
+ */
+static int check_event(struct record *r)
+{
+	char why[256];
+
+	if (r->o.no_perf || !r->o.event || !perf_event_error(r->perf, r->o.event, why, sizeof(why)))
+		return 0;
+	cmd_err("perf: %s (perf list names the events)", why);
+	r->status = 2;
+	return -EINVAL;
 }
 
 /*
@@ -938,6 +956,7 @@ int cmd_record(int argc, char **argv)
 	err = parse(argc, argv, &r.o, &r.status);
 	err = err ?: check_programs(&r);
 	err = err ?: check_paranoid(&r);
+	err = err ?: check_event(&r);
 	err = err ?: make_dir(&r);
 	err = err ?: choose_event(&r);
 	err = err ?: run_command(&r);
