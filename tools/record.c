@@ -35,7 +35,8 @@
 static const char usage_text[] =
 	"usage: jitperf record [-o DIR] [-e EVENT] [-F FREQ] [-g | --call-graph fp|dwarf]\n"
 	"                      [--instrument[=N|0|auto[:R]]] [--trace-max SIZE] [--trace-ring SIZE]\n"
-	"                      [--trace-min TIME] [--counters LIST] [--no-perf] -- COMMAND [ARG...]\n"
+	"                      [--trace-min TIME] [--counters LIST] [--no-perf] [-q]\n"
+	"                      -- COMMAND [ARG...]\n"
 	"       jitperf record -p PID[,PID...] [options] [-- COMMAND [ARG...]]\n"
 	"\n"
 	"Run COMMAND under perf record -k 1 with JITPERF=perfmap,jitdump and\n"
