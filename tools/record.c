@@ -200,7 +200,7 @@ static const char *kind_of(mode_t mode)
 /*
  * DIR.old is a name we derive, never one the user gave: it is replaced
  * only when it is an earlier recording, a directory of our own, and then
- * removed without following any link inside it (remove_tree).  Anything
+ * removed without following any link inside it (pathsafe_remove_tree).  Anything
  * else there -- a link, a FIFO, a file, another user's directory -- may
  * have been planted (-o /tmp/rec): refused, and left as it is.
  */
@@ -220,7 +220,7 @@ static int clear_old(const char *old)
 		cmd_err("%s belongs to another user: not replaced", old);
 		return -EPERM;
 	}
-	err = remove_tree(old);
+	err = pathsafe_remove_tree(old);
 	if (err)
 		cmd_err("cannot remove %s: %s", old, strerror(-err));
 	return err;
@@ -234,7 +234,7 @@ static int check_dir(const char *dir, int *exists)
 	struct stat st;
 
 	*exists = 0;
-	if (path_planted(dir, &why)) {
+	if (pathsafe_planted(dir, &why)) {
 		cmd_err("%s: %s", dir, why);
 		return -EPERM;
 	}
@@ -294,7 +294,7 @@ static void undo_dir(const char *dir, int rotated)
 {
 	char *old;
 
-	if (remove_tree(dir) || !rotated ||
+	if (pathsafe_remove_tree(dir) || !rotated ||
 	    asprintf(&old, "%s.old", dir) < 0)
 		return;
 	renameat2(AT_FDCWD, old, AT_FDCWD, dir, RENAME_NOREPLACE);
@@ -472,7 +472,7 @@ static void instr_summary(const struct instr_sum *is)
 
 		fprintf(stderr, "; %" PRIu64 " timed calls left out when the trace reached its "
 			"%s (raise --trace-max)", is->dropped_full,
-			size_text(is->trace_max, size, sizeof(size)));
+			cmd_size_text(is->trace_max, size, sizeof(size)));
 	}
 	if (is->dropped_short)
 		fprintf(stderr, "; %" PRIu64 " shorter than --trace-min", is->dropped_short);

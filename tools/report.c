@@ -120,8 +120,8 @@ static struct fnrow *registered(struct table *t, const char *name)
 	struct fnrow *row;
 	size_t len;
 
-	if (strncmp(name, JP_NATIVE_PREFIX, strlen(JP_NATIVE_PREFIX)) ||
-	    jp_symbolize_native(name, buf, sizeof(buf)) || !strcmp(buf, name))
+	if (strncmp(name, SYM_NATIVE_PREFIX, strlen(SYM_NATIVE_PREFIX)) ||
+	    sym_native_name(name, buf, sizeof(buf)) || !strcmp(buf, name))
 		return lookup(t, name);
 	len = strcspn(buf, " ");
 	if (!buf[len])
@@ -190,7 +190,7 @@ static int add_stats(struct table *t, const struct rundir *rd)
 				if (!(t->counters[t->ncounters++] = strdup(s->counters[c])))
 					goto nomem;
 		}
-		run_add(&t->run, s);
+		report_run_add(&t->run, s);
 		for (size_t r = 0; r < s->nrows; r++) {
 			const struct stats_row *sr = &s->rows[r];
 			struct fnrow *row = registered(t, sr->name);
@@ -201,7 +201,7 @@ static int add_stats(struct table *t, const struct rundir *rd)
 			if (!row->ctr && t->ncounters &&
 			    !(row->ctr = calloc(t->ncounters, sizeof(uint64_t))))
 				goto nomem;
-			row_add(row, s, sr);
+			report_row_add(row, s, sr);
 			/* counters are matched by name: processes may list them differently */
 			for (size_t c = 0; c < s->ncounters; c++)
 				for (size_t k = 0; k < t->ncounters; k++)
@@ -366,7 +366,7 @@ static void print_table(struct table *t, const char *dir)
 	size_t shown = 0, quiet = 0;
 
 	if (t->have_perf)
-		probes_move(t);
+		report_probes_move(t);
 	for (size_t i = 0; i < t->n; i++) {
 		struct fnrow *r = &t->rows[i];
 		int len = (int)strlen(r->label ? r->label : r->name);
@@ -429,7 +429,7 @@ static void print_table(struct table *t, const char *dir)
 			printf(" %8" PRIu64, own);
 		}
 		if (stats && r->has_stats) {
-			print_times(r, &t->run);
+			report_print_times(r, &t->run);
 			for (size_t k = 0; k < t->ncounters; k++) {
 				if (r->ctr[k] == STATS_NO_VALUE || !r->calls)
 					printf(" %19s", "-");
@@ -461,7 +461,7 @@ static void print_table(struct table *t, const char *dir)
 		       t->have_perf ? "samples" : "calls");
 	if (t->have_perf && !t->have_children)
 		printf("# children%%: record with -g or --call-graph to see time spent in callees\n");
-	print_notes(t);
+	report_print_notes(t);
 }
 
 /* One report: what the steps of cmd_report share, freed in one place. */

@@ -318,7 +318,7 @@ static uint64_t raw_location(struct pprof *p, const struct pd_frame *f)
 
 		/* JIT code: the source lines perf inject took from the jitdump */
 		if (f->loc.sym && f->loc.map->dso->jit && f->loc.map->dso->kind == PD_DSO_ELF &&
-		    jp_source_line(f->loc.map->dso->name, f->loc.addr, file, sizeof(file), &line))
+		    sym_source_line(f->loc.map->dso->name, f->loc.addr, file, sizeof(file), &line))
 			file[0] = 0, line = 0;
 		l->address = f->ip;
 		l->line = line;
