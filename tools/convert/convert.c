@@ -254,8 +254,9 @@ static int check_outputs(struct conv *c)
 	struct stat in, out;
 	size_t stdouts = 0;
 
-	if (c->nouts == 0)
-		add_output(c, &cv_folded_ops, "-");
+	for (size_t i = 0; c->nouts == 0 && cv_writers[i]; i++)
+		if (cv_writers[i]->flags & CV_DEFAULT)
+			add_output(c, cv_writers[i], "-");
 	for (size_t i = 0; i < c->nouts; i++)
 		if (!strcmp(c->outs[i].path, "-") && ++stdouts > 1) {
 			cmd_err("only one output can be standard output");
@@ -318,7 +319,7 @@ static int size_chrome(struct conv *c)
 	int ret, chrome = 0;
 
 	for (size_t i = 0; i < c->nouts; i++)
-		chrome |= c->outs[i].ops == &cv_chrome_ops;
+		chrome |= !!(c->outs[i].ops->flags & CV_CALL_BOUND);
 	/* perf script text has no calls; the other inputs are files, read twice */
 	if (!chrome || !c->o.chrome_max_bytes || !c->in.has_calls || c->in.kind == CV_TEXT)
 		return 0;
@@ -445,7 +446,7 @@ static int check_not_empty(struct conv *c)
 	int stacks = 0;
 
 	for (size_t i = 0; i < c->nouts; i++)
-		stacks |= c->outs[i].ops == &cv_folded_ops || c->outs[i].ops == &cv_svg_ops;
+		stacks |= !!(c->outs[i].ops->flags & CV_STACKS_ONLY);
 	if (c->nsamples + c->ncalls + c->ncodes == 0) {
 		if (c->in.kind == CV_TEXT && c->in.npeek == 0)
 			cmd_err("%s: empty: no perf script text in it", c->input);

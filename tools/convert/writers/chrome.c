@@ -606,6 +606,7 @@ static void chrome_free(void *w)
 
 const struct cv_ops cv_chrome_ops = {
 	.what   = "chrome",
+	.flags  = CV_CALL_BOUND,
 	.begin  = chrome_begin,
 	.sample = chrome_sample,
 	.call   = chrome_call,

@@ -375,7 +375,7 @@ static void svg_free(void *w)
 
 const struct cv_ops cv_svg_ops = {
 	.what   = "svg",
-	.flags  = CV_CALL_STACKS,
+	.flags  = CV_CALL_STACKS | CV_STACKS_ONLY,
 	.begin  = svg_begin,
 	.sample = svg_sample,
 	.call   = foldagg_call,
