@@ -30,7 +30,8 @@ UNIT_SUITES = tests/unit/check_jitdump tests/unit/check_session tests/unit/check
 	tests/unit/check_probe tests/unit/check_trace tests/unit/check_stats tests/unit/check_wrap \
 	tests/unit/check_jitdump_read tests/unit/check_stats_read tests/unit/check_perfscript \
 	tests/unit/check_symbolize tests/unit/check_filesafety tests/unit/check_perfdata \
-	tests/unit/check_perfmap_read tests/unit/check_read_util
+	tests/unit/check_perfmap_read
+UNIT_SUITES += tests/unit/check_read_util
 check_PROGRAMS += $(UNIT_SUITES)
 TESTS += $(UNIT_SUITES)
 
