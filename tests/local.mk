@@ -31,7 +31,6 @@ UNIT_SUITES = tests/unit/check_jitdump tests/unit/check_session tests/unit/check
 	tests/unit/check_jitdump_read tests/unit/check_stats_read tests/unit/check_perfscript \
 	tests/unit/check_symbolize tests/unit/check_filesafety tests/unit/check_perfdata \
 	tests/unit/check_perfmap_read
-UNIT_SUITES += tests/unit/check_read_util
 check_PROGRAMS += $(UNIT_SUITES)
 TESTS += $(UNIT_SUITES)
 
@@ -69,6 +68,8 @@ tests_unit_check_perfdata_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_perfdata_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
 tests_unit_check_perfmap_read_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_perfmap_read_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
+check_PROGRAMS += tests/unit/check_read_util
+TESTS += tests/unit/check_read_util
 tests_unit_check_read_util_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_read_util_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
 
