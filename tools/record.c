@@ -200,9 +200,9 @@ static const char *kind_of(mode_t mode)
 /*
  * DIR.old is a name we derive, never one the user gave: it is replaced
  * only when it is an earlier recording, a directory of our own, and then
- * removed without following any link inside it (pathsafe_remove_tree).  Anything
- * else there -- a link, a FIFO, a file, another user's directory -- may
- * have been planted (-o /tmp/rec): refused, and left as it is.
+ * removed without following any link inside it (pathsafe_remove_tree).
+ * Anything else there -- a link, a FIFO, a file, another user's directory
+ * -- may have been planted (-o /tmp/rec): refused, and left as it is.
  */
 static int clear_old(const char *old)
 {
