@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "jitdump_read.h"
+#include "util.h"
 
 /* Largest jitdump read: far above any real one, low enough to fail cleanly. */
 #define JD_MAX_FILE ((uint64_t)4 << 30)
@@ -70,66 +71,6 @@ static uint64_t get64(const struct jd_file *f, const unsigned char *p)
 
 	memcpy(&v, p, sizeof(v));
 	return f->swapped ? bswap_64(v) : v;
-}
-
-/* Read a whole file (regular or not) into a malloc'ed buffer. */
-static int slurp(const char *path, unsigned char **out, size_t *len)
-{
-	unsigned char *buf = NULL, *n;
-	size_t cap = 0, used = 0;
-	struct stat st;
-	int fd, err = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		err = -errno;
-	else if (S_ISDIR(st.st_mode))
-		err = -EISDIR;
-	else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > JD_MAX_FILE)
-		err = -EFBIG;
-	if (err) {
-		close(fd);
-		return err;
-	}
-	cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
-	buf = malloc(cap);
-	if (!buf)
-		err = -ENOMEM;
-	while (!err) {
-		ssize_t r;
-
-		if (used == cap) {
-			if (cap >= JD_MAX_FILE) {
-				err = -EFBIG;
-				break;
-			}
-			n = realloc(buf, cap * 2);
-			if (!n) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = n;
-			cap *= 2;
-		}
-		r = read(fd, buf + used, cap - used);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			err = -errno;
-		if (r <= 0)
-			break;
-		used += (size_t)r;
-	}
-	close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	*out = buf;
-	*len = used;
-	return 0;
 }
 
 static int parse_header(struct jd_file *f, char *errbuf, size_t errlen)
@@ -198,7 +139,7 @@ int jd_open(struct jd_file **out, const char *path, char *errbuf, size_t errlen)
 		seterr(errbuf, errlen, path, 0, "out of memory");
 		return -ENOMEM;
 	}
-	err = slurp(path, &f->data, &f->size);
+	err = rd_slurp_path(path, JD_MAX_FILE, &f->data, &f->size);
 	if (err) {
 		if (errbuf && errlen)
 			snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));

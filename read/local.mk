@@ -8,7 +8,7 @@ read_libjitperf_read_la_SOURCES = \
 	read/trace_read.c read/trace_read.h \
 	read/stats_read.c read/stats_read.h \
 	read/perfmap_read.c read/perfmap_read.h \
-	read/ownfile.c read/ownfile.h \
+	read/util.c read/util.h \
 	read/perfscript.c read/perfscript.h read/stackframe.c read/stackframe.h \
 	read/symbolize.c read/symbolize.h \
 	read/perfdata.c read/perfdata.h read/pdfile.h read/pdrecords.c \

@@ -31,6 +31,7 @@
 #include "pdsession.h"
 #include "perfdata.h"
 #include "stackframe.h"
+#include "util.h"
 
 #define MAX_STACK 127          /* perf script's default --max-stack */
 #define PRELOAD_MIN (16u << 20)   /* records from which kallsyms is read by a thread */
@@ -126,27 +127,10 @@ struct reader {
 	size_t                block_used, block_size;
 };
 
-static int grow(void **a, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*a, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*a = p;
-	*cap = n;
-	return 0;
-}
-
 /* room for len more bytes in the scratch buffer */
 static char *scratch_room(struct reader *r, size_t len)
 {
-	if (grow((void **)&r->scratch, &r->scratch_cap, r->scratch_len + len, 1))
+	if (rd_grow((void **)&r->scratch, &r->scratch_cap, r->scratch_len + len, 1))
 		return NULL;
 	return r->scratch + r->scratch_len;
 }
@@ -203,7 +187,7 @@ static int tidy_pieces(struct reader *r, const char *f, size_t n, const char *pc
 		if (len == 0 && (!arrow || rest == 0))
 			break;
 		d = keep ? block_room(r, SF_MAX(len, &ctx)) : scratch_room(r, SF_MAX(len, &ctx));
-		if (!d || grow((void **)out, capout, *nout + 1, sizeof(**out)))
+		if (!d || rd_grow((void **)out, capout, *nout + 1, sizeof(**out)))
 			return -ENOMEM;
 		pc_ = &(*out)[(*nout)++];
 		pc_->len = sf_tidy(d, f, len, &ctx, inl);
@@ -362,7 +346,7 @@ static int scratch_piece(struct reader *r, const char *a, size_t an, const char 
 	char *d = scratch_room(r, an + bn + cn);
 	struct piece *p;
 
-	if (!d || grow((void **)&r->frames, &r->cap_frames, r->nframes + 1, sizeof(*r->frames)))
+	if (!d || rd_grow((void **)&r->frames, &r->cap_frames, r->nframes + 1, sizeof(*r->frames)))
 		return -ENOMEM;
 	memcpy(d, a, an);
 	memcpy(d + an, b, bn);
@@ -466,7 +450,7 @@ static int add_entry(struct reader *r, const struct pd_frame *fr)
 	size_t first = r->nframes;
 	int ret;
 
-	if (grow((void **)&r->groups, &r->cap_groups, r->ngroups + 1, sizeof(*r->groups)))
+	if (rd_grow((void **)&r->groups, &r->cap_groups, r->ngroups + 1, sizeof(*r->groups)))
 		return -ENOMEM;
 	r->groups[r->ngroups++] = r->nframes;
 	if ((r->flags & PS_INLINE) && l->map) {
@@ -495,7 +479,7 @@ static int add_entry_pieces(struct reader *r, const struct pd_frame *fr)
 	if (l->sym) {
 		const struct cached *c = cache_get(r, l->sym, l->map, fr);
 
-		if (!c || grow((void **)&r->frames, &r->cap_frames, r->nframes + c->n,
+		if (!c || rd_grow((void **)&r->frames, &r->cap_frames, r->nframes + c->n,
 			       sizeof(*r->frames)))
 			return -ENOMEM;
 		for (i = 0; i < c->n; i++)
@@ -510,7 +494,7 @@ static int push_loc(struct reader *r, struct pd_thread *t, int kernel, uint64_t 
 {
 	struct pd_frame *fr;
 
-	if (grow((void **)&r->locs, &r->cap_locs, r->nlocs + 1, sizeof(*r->locs)))
+	if (rd_grow((void **)&r->locs, &r->cap_locs, r->nlocs + 1, sizeof(*r->locs)))
 		return -ENOMEM;
 	fr = &r->locs[r->nlocs++];
 	fr->ip = ip;
@@ -584,7 +568,7 @@ static int set_pname(struct reader *r, const char *comm, uint32_t pid, uint32_t 
 		h.pid_len = h.tid_len = 0;
 	}
 	n = h.comm_len + h.pid_len + h.tid_len + 4;
-	if (grow((void **)&r->pname, &r->pname_cap, n, 1))
+	if (rd_grow((void **)&r->pname, &r->pname_cap, n, 1))
 		return -ENOMEM;
 	d = r->pname;
 	memcpy(d, h.comm, h.comm_len);
@@ -950,7 +934,7 @@ static int sample(struct reader *r, const struct pd_event *ev)
 		if (ret)
 			return ret;
 	}
-	if (grow((void **)&r->out, &r->cap_out, r->nframes + 1, sizeof(*r->out)))
+	if (rd_grow((void **)&r->out, &r->cap_out, r->nframes + 1, sizeof(*r->out)))
 		return -ENOMEM;
 	/* root first: entries backwards, each entry's pieces in their order */
 	for (g = r->ngroups; g-- > 0;) {

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "pdfile.h"
+#include "util.h"
 
 #define PIPE_HEADER_SIZE   16
 #define FILE_HEADER_SIZE   104
@@ -574,49 +575,6 @@ int pd_open_mem(struct pd_file **out, const void *data, size_t len, const char *
 	return finish_open(f, out, 1, err, errlen);
 }
 
-/* a pipe or standard input: read to the end, after head */
-static int slurp(int fd, const void *head, size_t headlen, unsigned char **data, size_t *size)
-{
-	size_t cap = 1 << 20, n = headlen;
-	unsigned char *b;
-
-	while (cap < headlen)
-		cap *= 2;
-	b = malloc(cap);
-	if (!b)
-		return -ENOMEM;
-	if (headlen)
-		memcpy(b, head, headlen);
-	for (;;) {
-		ssize_t r;
-
-		if (n == cap) {
-			unsigned char *nb = realloc(b, cap *= 2);
-
-			if (!nb) {
-				free(b);
-				return -ENOMEM;
-			}
-			b = nb;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-
-			free(b);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += r;
-	}
-	*data = b;
-	*size = n;
-	return 0;
-}
-
 int pd_open_stream(struct pd_file **out, int fd, const void *head, size_t headlen,
 		   const char *name, char *err, size_t errlen)
 {
@@ -629,7 +587,7 @@ int pd_open_stream(struct pd_file **out, int fd, const void *head, size_t headle
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -ENOMEM;
 	}
-	ret = slurp(fd, head, headlen, &d, &f->size);
+	ret = rd_slurp(fd, head, headlen, 0, &d, &f->size);
 	if (ret) {
 		snprintf(err, errlen, "%s: %s", name, strerror(-ret));
 		pd_close(f);
@@ -673,7 +631,7 @@ static int open_path(struct pd_file **out, const char *path, int index, char *er
 	} else {
 		unsigned char *d = NULL;
 
-		ret = slurp(fd, NULL, 0, &d, &f->size);
+		ret = rd_slurp(fd, NULL, 0, 0, &d, &f->size);
 		if (ret) {
 			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 			goto out_err;

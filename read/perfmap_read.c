@@ -11,49 +11,7 @@
 #include <unistd.h>
 
 #include "perfmap_read.h"
-
-/* The whole file, NUL-terminated; the names are cut out of it in place. */
-static int slurp(const char *path, char **buf, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *b = NULL, *nb;
-	ssize_t r;
-	int fd, err = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		if (!b || n + 1 >= cap) {
-			cap = b ? cap * 2 : cap;
-			nb = realloc(b, cap);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			b = nb;
-		}
-		r = read(fd, b + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	if (err) {
-		free(b);
-		return err;
-	}
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
-	return 0;
-}
+#include "util.h"
 
 /*
  * perf 6.1 (dso__load_perf_map): a number, one separator, a number, one
@@ -94,7 +52,7 @@ int pm_read(const char *path, struct pm_map **out, char *errbuf, size_t errlen)
 	int err;
 
 	*out = NULL;
-	err = slurp(path, &buf, &len);
+	err = rd_slurp_path(path, 0, (unsigned char **)&buf, &len);
 	if (err) {
 		snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));
 		return err;

@@ -23,6 +23,7 @@
 
 #include "perfscript.h"
 #include "stackframe.h"
+#include "util.h"
 
 #define MAX_LINE    (64u << 20)   /* longer lines are rejected, not buffered */
 #define MAX_FRAMES  (1u << 20)    /* frames of one sample */
@@ -130,23 +131,6 @@ static int buf_set(struct buf *b, const char *s, size_t n)
 	return 0;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 64;
-	void *a;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	a = realloc(*arr, n * elem);
-	if (!a)
-		return -ENOMEM;
-	*arr = a;
-	*cap = n;
-	return 0;
-}
-
 struct ps_parser *ps_new(unsigned flags, const char *name, ps_sample_fn fn, void *arg)
 {
 	struct ps_parser *p = calloc(1, sizeof(*p));
@@ -208,7 +192,7 @@ static int emit(struct ps_parser *p)
 
 	if (!p->have_pname)
 		return 0;
-	if (grow((void **)&p->out, &p->cap_out, p->nframes + 1, sizeof(*p->out)))
+	if (rd_grow((void **)&p->out, &p->cap_out, p->nframes + 1, sizeof(*p->out)))
 		return fail(p, -ENOMEM, "out of memory");
 	/* each line's frames were prepended as a group: walk groups backwards */
 	for (g = p->ngroups; g-- > 0;) {
@@ -493,7 +477,7 @@ static int add_frame(struct ps_parser *p, size_t off)
 {
 	if (p->nframes >= MAX_FRAMES)
 		return fail(p, -EINVAL, "sample has more than %u frames", MAX_FRAMES);
-	if (grow((void **)&p->frames, &p->cap_frames, p->nframes + 1, sizeof(*p->frames)))
+	if (rd_grow((void **)&p->frames, &p->cap_frames, p->nframes + 1, sizeof(*p->frames)))
 		return fail(p, -ENOMEM, "out of memory");
 	p->frames[p->nframes].off = off;
 	p->frames[p->nframes].len = p->arena.len - off;
@@ -604,7 +588,7 @@ static int stack_frames(struct ps_parser *p, const struct ps_stackline *s)
 		n = e - 3 - f;
 	if (n > 0 && f[0] == '(')        /* process names such as "(/usr/bin/foo)" */
 		return 0;
-	if (grow((void **)&p->groups, &p->cap_groups, p->ngroups + 1, sizeof(*p->groups)))
+	if (rd_grow((void **)&p->groups, &p->cap_groups, p->ngroups + 1, sizeof(*p->groups)))
 		return fail(p, -ENOMEM, "out of memory");
 	first = p->nframes;
 	/* split /->/: empty trailing pieces are dropped, inner ones kept */

@@ -145,7 +145,7 @@ static int lookup(struct module *m, GElf_Addr addr, char *out, size_t outlen)
 	return 0;
 }
 
-int jp_symbolize_native(const char *name, char *out, size_t outlen)
+int sym_native_name(const char *name, char *out, size_t outlen)
 {
 	const char *path, *plus;
 	unsigned long long addr;
@@ -156,9 +156,9 @@ int jp_symbolize_native(const char *name, char *out, size_t outlen)
 	if (!name || !out || outlen == 0)
 		return -EINVAL;
 	snprintf(out, outlen, "%s", name);
-	if (strncmp(name, JP_NATIVE_PREFIX, strlen(JP_NATIVE_PREFIX)) != 0)
+	if (strncmp(name, SYM_NATIVE_PREFIX, strlen(SYM_NATIVE_PREFIX)) != 0)
 		return -EINVAL;
-	path = name + strlen(JP_NATIVE_PREFIX);
+	path = name + strlen(SYM_NATIVE_PREFIX);
 	/* the last "+0x": a path may contain '+' */
 	plus = NULL;
 	for (const char *p = strstr(path, "+0x"); p; p = strstr(p + 1, "+0x"))
@@ -229,7 +229,7 @@ static const char *line_from_table(Dwfl_Module *mod, GElf_Addr addr, int *lineno
 	return best;
 }
 
-int jp_source_line(const char *module, uint64_t addr, char *file, size_t filelen, int *line)
+int sym_source_line(const char *module, uint64_t addr, char *file, size_t filelen, int *line)
 {
 	GElf_Addr bias = 0;
 	Dwfl_Line *l;

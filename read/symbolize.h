@@ -11,20 +11,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define JP_NATIVE_PREFIX "@native:"
+#define SYM_NATIVE_PREFIX "@native:"
 
 /*
  * Write a readable name for name into out (outlen bytes, NUL-terminated):
  * "function (file.c:line)", "function", or name itself when nothing better
  * is known.  Returns 0, or a negative errno (out then holds name).
  */
-int jp_symbolize_native(const char *name, char *out, size_t outlen);
+int sym_native_name(const char *name, char *out, size_t outlen);
 
 /*
  * The source file and line of addr (an ELF address of module, as addr2line
  * takes it) from its DWARF line table: 0, or -ENOENT when it has none.
- * Modules are opened once and kept, as for jp_symbolize_native.
+ * Modules are opened once and kept, as for sym_native_name.
  */
-int jp_source_line(const char *module, uint64_t addr, char *file, size_t filelen, int *line);
+int sym_source_line(const char *module, uint64_t addr, char *file, size_t filelen, int *line);
 
 #endif /* JITPERF_SYMBOLIZE_H */

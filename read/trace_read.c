@@ -258,10 +258,10 @@ static int add_fn(struct jpt_reader *r, uint64_t off, uint64_t end, char *eb, si
 		return fail(r, eb, el, -EINVAL, off, "function id %u defined twice", m.id);
 	if (set_name(&r->fnnames[m.id], (const char *)r->data + off + sizeof(m), len))
 		return -ENOMEM;
-	if (!strncmp(r->fnnames[m.id], JP_NATIVE_PREFIX, strlen(JP_NATIVE_PREFIX))) {
+	if (!strncmp(r->fnnames[m.id], SYM_NATIVE_PREFIX, strlen(SYM_NATIVE_PREFIX))) {
 		char buf[4096];
 
-		jp_symbolize_native(r->fnnames[m.id], buf, sizeof(buf));
+		sym_native_name(r->fnnames[m.id], buf, sizeof(buf));
 		if (set_name(&r->fnnames[m.id], buf, strlen(buf)))
 			return -ENOMEM;
 	}

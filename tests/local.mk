@@ -70,6 +70,10 @@ tests_unit_check_perfdata_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_perfdata_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
 tests_unit_check_perfmap_read_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_perfmap_read_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
+check_PROGRAMS += tests/unit/check_read_util
+TESTS += tests/unit/check_read_util
+tests_unit_check_read_util_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_read_util_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
 
 if ARCH_X86_64
 check_PROGRAMS += tests/unit/check_example
@@ -154,7 +158,7 @@ SCRIPT_TESTS = \
 	tests/lib/cyg-preload.test tests/lib/cyg-linked.test tests/lib/setid-env.test \
 	tests/cmd/dump.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
 	tests/cmd/filesafety.test tests/cmd/inject.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
-	tests/cmd/attach.test \
+	tests/cmd/attach.test tests/cmd/messages.test \
 	tests/convert/stackcollapse.test tests/convert/chrome.test tests/convert/svg.test \
 	tests/convert/errors.test tests/convert/record.test tests/convert/viewer.test \
 	tests/convert/outfile.test tests/convert/chrome-max.test tests/convert/perfdata.test \
@@ -163,7 +167,7 @@ SCRIPT_TESTS = \
 	tests/convert/calls-estimated.test \
 	tests/man/lint.test tests/man/coverage.test tests/man/core-examples.test \
 	tests/man/instr-examples.test tests/man/wrap-example.test tests/man/cmd-examples.test \
-	tests/man/convert-examples.test \
+	tests/man/convert-examples.test tests/man/synopsis.test tests/man/names.test \
 	tests/fuzz/jitdump.test tests/fuzz/perfscript.test tests/fuzz/perfdata.test
 TESTS += $(SCRIPT_TESTS)
 EXTRA_DIST += $(SCRIPT_TESTS) tests/convert/speedscope-pprof.js

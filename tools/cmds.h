@@ -29,7 +29,7 @@ int cmd_inject(int argc, char **argv);
 extern const char *cmd_name;
 
 /* "260 KiB", "32.0 MiB", "4 GiB": bytes in buf, which it returns. */
-const char *size_text(uint64_t bytes, char *buf, size_t len);
+const char *cmd_size_text(uint64_t bytes, char *buf, size_t len);
 
 /* One line on stderr: "<cmd_name>: <message>\n". */
 void cmd_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,13 +180,14 @@ static int open_source(const char *path, struct timespec since, struct stat *st)
 	return fd;
 }
 
-/* src's bytes into a new file dst (never over an existing one). */
-static int copy_fd(int in, const char *dst)
+/* src's bytes into a new file dst (never over an existing one); *copied: how many. */
+static int copy_fd(int in, const char *dst, off_t *copied)
 {
 	char buf[1 << 16];
 	ssize_t n;
 	int out, err = 0;
 
+	*copied = 0;
 	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (out < 0)
 		return -errno;
@@ -207,6 +209,7 @@ static int copy_fd(int in, const char *dst)
 		}
 		if (err)
 			break;
+		*copied += n;
 	}
 	if (close(out) && !err)
 		err = -errno;
@@ -215,14 +218,45 @@ static int copy_fd(int in, const char *dst)
 	return err;
 }
 
-static int copy_file(const char *src, const char *dst, struct timespec since)
+/*
+ * The source of a copy, removed once the copy is safe: its process (pid)
+ * has ended, so nothing writes it any more; it is this user's; the copy
+ * holds all of it (the file did not change while it was copied); and the
+ * name still names the file that was copied.  1 if removed.
+ */
+static int remove_copied(const char *src, int fd, const struct stat *st, off_t copied,
+			 uint32_t pid)
+{
+	struct stat now, at;
+
+	if (!pid || st->st_uid != geteuid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	if (fstat(fd, &now) || now.st_size != copied || now.st_size != st->st_size ||
+	    now.st_mtim.tv_sec != st->st_mtim.tv_sec || now.st_mtim.tv_nsec != st->st_mtim.tv_nsec)
+		return 0;
+	if (lstat(src, &at) || at.st_dev != st->st_dev || at.st_ino != st->st_ino)
+		return 0;
+	return unlink(src) == 0;
+}
+
+/*
+ * src copied into a new file dst.  With pid (its writer), src is removed
+ * when that is safe (remove_copied); *removed says whether it was.
+ */
+static int copy_file(const char *src, const char *dst, struct timespec since, uint32_t pid,
+		     int *removed)
 {
 	struct stat st;
+	off_t copied;
 	int fd = open_source(src, since, &st), err;
 
+	if (removed)
+		*removed = 0;
 	if (fd < 0)
 		return fd;
-	err = copy_fd(fd, dst);
+	err = copy_fd(fd, dst, &copied);
+	if (!err && removed)
+		*removed = remove_copied(src, fd, &st, copied, pid);
 	close(fd);
 	return err;
 }
@@ -265,7 +299,7 @@ static size_t move_images(const char *from, const char *dir, uint32_t pid,
 		if (lstat(src, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 		    !newer(&st, since) || !access(dst, F_OK))
 			continue;
-		if (!rename(src, dst) || (errno == EXDEV && !copy_file(src, dst, since) &&
+		if (!rename(src, dst) || (errno == EXDEV && !copy_file(src, dst, since, 0, NULL) &&
 					  !unlink(src)))
 			moved++;
 	}
@@ -279,7 +313,7 @@ static int collect_dump(struct collect *c, const struct marker *m, const char *d
 {
 	char dst[PATH_MAX], *from, *slash;
 	struct collect_proc *p = proc(c, m->pid);
-	int err;
+	int err, removed;
 
 	if (!p)
 		return -ENOMEM;
@@ -294,10 +328,11 @@ static int collect_dump(struct collect *c, const struct marker *m, const char *d
 		return 0;
 	}
 	snprintf(dst, sizeof(dst), "%s/%s", dir, base(m->path));
-	err = copy_file(m->path, dst, since);
+	err = copy_file(m->path, dst, since, m->pid, &removed);
 	if (!err) {
 		p->has_dump = 1;
 		c->dumps_copied++;
+		c->removed += removed;
 		if (slash)
 			c->images_moved += move_images(slash == from ? "/" : from, dir, m->pid,
 						       since);
@@ -318,16 +353,17 @@ static void collect_map(struct collect *c, struct collect_proc *p, const char *d
 			struct timespec since)
 {
 	char src[64], dst[PATH_MAX];
-	int err;
+	int err, removed;
 
 	snprintf(src, sizeof(src), "/tmp/perf-%" PRIu32 ".map", p->pid);
 	snprintf(dst, sizeof(dst), "%s/perf-%" PRIu32 ".map", dir, p->pid);
-	err = copy_file(src, dst, since);
+	err = copy_file(src, dst, since, p->pid, &removed);
 	if (!err) {
 		/* the copy of a map a killed writer left with a zero tail: its lines only */
 		rundir_trim_map(dst);
 		p->has_map = 1;
 		c->maps_copied++;
+		c->removed += removed;
 	} else if (err != -ENOENT && err != -ESTALE) {
 		cmd_err("%s: not copied into %s: %s", src, dir,
 			err == -EPERM ? "not a regular file of this user" : strerror(-err));

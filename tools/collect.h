@@ -27,6 +27,7 @@ struct collect {
 	struct collect_proc *procs;
 	size_t               nprocs;
 	size_t               dumps_copied, maps_copied, images_moved;
+	size_t               removed;  /* of the files copied, those removed where they were */
 	int                  read;     /* perf.data was read whole */
 	uint64_t             samples;  /* its PERF_RECORD_SAMPLE records */
 };
@@ -36,7 +37,9 @@ struct collect {
  * processes, their jitdumps and its samples, and bring what lies outside
  * dir into it.  since: when the run began; older files belong to earlier
  * processes of the same pid.  What cannot be copied is said in one line
- * each (cmd_err) and skipped.  0 or -ENOMEM; another negative errno when
+ * each (cmd_err) and skipped.  A file copied is removed where it was once
+ * the copy is safe: its process has ended, the file is this user's and
+ * was copied whole; a file of a process still running (record -p) stays.  0 or -ENOMEM; another negative errno when
  * perfdata cannot be read, said in one line naming the file and where.
  */
 int collect_run(const char *dir, const char *perfdata, struct timespec since,

@@ -22,7 +22,7 @@ void cmd_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-const char *size_text(uint64_t bytes, char *buf, size_t len)
+const char *cmd_size_text(uint64_t bytes, char *buf, size_t len)
 {
 	if (bytes >= 1u << 30 && bytes % (1u << 30) == 0)
 		snprintf(buf, len, "%llu GiB", (unsigned long long)(bytes >> 30));

@@ -29,7 +29,7 @@ static int foreign_in_sticky(const char *dir, const struct stat *entry)
  * checked when it is a FIFO too.  A component that does not exist ends the
  * walk: nothing was planted beyond it.
  */
-int path_planted(const char *path, const char **why)
+int pathsafe_planted(const char *path, const char **why)
 {
 	char done[PATH_MAX], todo[PATH_MAX], link[PATH_MAX], cand[PATH_MAX];
 	int links = 0;
@@ -131,7 +131,7 @@ static int remove_at(int dirfd, const char *name, int depth)
 	return err ? err : -ENOTEMPTY;
 }
 
-int remove_tree(const char *path)
+int pathsafe_remove_tree(const char *path)
 {
 	return remove_at(AT_FDCWD, path, 0);
 }

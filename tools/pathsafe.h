@@ -18,13 +18,13 @@
  * as the kernel's protected_symlinks/protected_fifos would (they may be
  * off, and they do not cover realpath()).
  */
-int path_planted(const char *path, const char **why);
+int pathsafe_planted(const char *path, const char **why);
 
 /*
  * Remove path and everything under it without following any symbolic
  * link, also one put in place of a directory while it is being removed.
  * 0 or -errno.
  */
-int remove_tree(const char *path);
+int pathsafe_remove_tree(const char *path);
 
 #endif /* JITPERF_PATHSAFE_H */

@@ -7,42 +7,69 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "perf.h"
 
-char *find_exec(const char *name)
+/* What execve(2) would say of path: 0, -ENOENT, -EACCES or -EISDIR. */
+static int exec_check(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	return S_ISREG(st.st_mode) && access(path, X_OK) == 0 ? 0 : -EACCES;
+}
+
+int perf_find_exec(const char *name, char **found)
 {
 	const char *path = getenv("PATH");
-	char *buf;
+	int err = -ENOENT;
 
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0 ? strdup(name) : NULL;
+	*found = NULL;
+	if (strchr(name, '/')) {
+		err = exec_check(name);
+		if (!err && !(*found = strdup(name)))
+			err = -ENOMEM;
+		return err;
+	}
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
 		const char *end = strchrnul(path, ':');
-		int len = (int)(end - path);
-		struct stat st;
+		int len = (int)(end - path), e;
+		char *buf;
 
 		/* an empty PATH element is the current directory, as for execvp */
 		if (asprintf(&buf, "%.*s/%s", len ? len : 1, len ? path : ".", name) < 0)
-			return NULL;
-		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
-			return buf;
+			return -ENOMEM;
+		e = exec_check(buf);
+		if (!e) {
+			*found = buf;
+			return 0;
+		}
 		free(buf);
+		/* as execvp: a file found but not executable is what is said, unless
+		 * an executable one comes later in PATH */
+		if (e == -EACCES)
+			err = e;
 		path = *end ? end + 1 : end;
 	}
-	return NULL;
+	return err;
 }
 
 char *perf_find(void)
 {
 	const char *p = getenv("PERF");
+	char *perf;
 
-	return find_exec(p && *p ? p : "perf");
+	perf_find_exec(p && *p ? p : "perf", &perf);
+	return perf;
 }
 
 int perf_spawn(const char *perf, const char *const args[], int *out, int errfd, pid_t *pid)
@@ -94,4 +121,57 @@ int perf_wait(pid_t pid)
 		if (errno != EINTR)
 			return 1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 256 + WTERMSIG(st);
+}
+
+/*
+ * perf's message on a bad event: "event syntax error: 'EV'" with the
+ * reason perf points at on the next line ("\___ parser error"), joined.
+ */
+static int syntax_line(char *text, char *why, size_t len)
+{
+	char *line = strstr(text, "event syntax error: "), *end, *next;
+
+	if (!line)
+		return 0;
+	end = strchrnul(line, '\n');
+	next = *end ? end + 1 : end;
+	next += strspn(next, " \t");
+	if (!strncmp(next, "\\___ ", 5)) {
+		next += 5;
+		snprintf(why, len, "%.*s: %.*s", (int)(end - line), line,
+			 (int)(strchrnul(next, '\n') - next), next);
+	} else {
+		snprintf(why, len, "%.*s", (int)(end - line), line);
+	}
+	return 1;
+}
+
+int perf_event_error(const char *perf, const char *event, char *why, size_t len)
+{
+	const char *const args[] = { "stat", "-x,", "-o", "/dev/null", "-e", event,
+				     "--", "true", NULL };
+	char text[4096], buf[256];
+	ssize_t n, got = 0;
+	pid_t pid;
+	int out, errfd = memfd_create("perf-stat-err", MFD_CLOEXEC), bad = 0;
+
+	if (errfd < 0)
+		return 0;
+	if (perf_spawn(perf, args, &out, errfd, &pid)) {
+		close(errfd);
+		return 0;
+	}
+	while ((n = read(out, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		;
+	close(out);
+	if (perf_wait(pid) != 0 && lseek(errfd, 0, SEEK_SET) == 0) {
+		while (got < (ssize_t)sizeof(text) - 1 &&
+		       ((n = read(errfd, text + got, sizeof(text) - 1 - (size_t)got)) > 0 ||
+			(n < 0 && errno == EINTR)))
+			got += n > 0 ? n : 0;
+		text[got] = '\0';
+		bad = syntax_line(text, why, len);
+	}
+	close(errfd);
+	return bad;
 }

@@ -36,7 +36,8 @@
 static const char usage_text[] =
 	"usage: jitperf record [-o DIR] [-e EVENT] [-F FREQ] [-g | --call-graph fp|dwarf]\n"
 	"                      [--instrument[=N|0|auto[:R]]] [--trace-max SIZE] [--trace-ring SIZE]\n"
-	"                      [--trace-min TIME] [--counters LIST] [--no-perf] -- COMMAND [ARG...]\n"
+	"                      [--trace-min TIME] [--counters LIST] [--no-perf] [-q]\n"
+	"                      -- COMMAND [ARG...]\n"
 	"       jitperf record -p PID[,PID...] [options] [-- COMMAND [ARG...]]\n"
 	"\n"
 	"Run COMMAND under perf record -k 1 with JITPERF=perfmap,jitdump and\n"
@@ -201,9 +202,9 @@ static const char *kind_of(mode_t mode)
 /*
  * DIR.old is a name we derive, never one the user gave: it is replaced
  * only when it is an earlier recording, a directory of our own, and then
- * removed without following any link inside it (remove_tree).  Anything
- * else there -- a link, a FIFO, a file, another user's directory -- may
- * have been planted (-o /tmp/rec): refused, and left as it is.
+ * removed without following any link inside it (pathsafe_remove_tree).
+ * Anything else there -- a link, a FIFO, a file, another user's directory
+ * -- may have been planted (-o /tmp/rec): refused, and left as it is.
  */
 static int clear_old(const char *old)
 {
@@ -221,7 +222,7 @@ static int clear_old(const char *old)
 		cmd_err("%s belongs to another user: not replaced", old);
 		return -EPERM;
 	}
-	err = remove_tree(old);
+	err = pathsafe_remove_tree(old);
 	if (err)
 		cmd_err("cannot remove %s: %s", old, strerror(-err));
 	return err;
@@ -235,7 +236,7 @@ static int check_dir(const char *dir, int *exists)
 	struct stat st;
 
 	*exists = 0;
-	if (path_planted(dir, &why)) {
+	if (pathsafe_planted(dir, &why)) {
 		cmd_err("%s: %s", dir, why);
 		return -EPERM;
 	}
@@ -295,7 +296,7 @@ static void undo_dir(const char *dir, int rotated)
 {
 	char *old;
 
-	if (remove_tree(dir) || !rotated ||
+	if (pathsafe_remove_tree(dir) || !rotated ||
 	    asprintf(&old, "%s.old", dir) < 0)
 		return;
 	renameat2(AT_FDCWD, old, AT_FDCWD, dir, RENAME_NOREPLACE);
@@ -464,7 +465,7 @@ static void instr_summary(const struct instr_sum *is)
 
 		fprintf(stderr, "; %" PRIu64 " timed calls left out when the trace reached its "
 			"%s (raise --trace-max)", is->dropped_full,
-			size_text(is->trace_max, size, sizeof(size)));
+			cmd_size_text(is->trace_max, size, sizeof(size)));
 	}
 	if (is->dropped_short)
 		fprintf(stderr, "; %" PRIu64 " shorter than --trace-min", is->dropped_short);
@@ -749,6 +750,7 @@ struct record {
 static int check_programs(struct record *r)
 {
 	char *cmd;
+	int err;
 
 	if (!r->o.no_perf && !(r->perf = perf_find())) {
 		cmd_err("perf not found: " PERF_INSTALL_HINT " (or use --no-perf)");
@@ -756,7 +758,7 @@ static int check_programs(struct record *r)
 		return -ENOENT;
 	}
 	if (r->o.pids) {
-		int err = attach_parse(r->o.pids, &r->attach);
+		err = attach_parse(r->o.pids, &r->attach);
 
 		err = err ?: attach_check(&r->attach);
 		if (err) {
@@ -766,14 +768,16 @@ static int check_programs(struct record *r)
 		if (!r->o.cmd)
 			return 0;
 	}
-	cmd = find_exec(r->o.cmd[0]);
-	if (!cmd) {
-		cmd_err("%s: command not found", r->o.cmd[0]);
-		r->status = 127;
-		return -ENOENT;
-	}
+	err = perf_find_exec(r->o.cmd[0], &cmd);
 	free(cmd);
-	return 0;
+	if (err == -ENOENT)
+		cmd_err("%s: command not found", r->o.cmd[0]);
+	else if (err)
+		cmd_err("%s: %s", r->o.cmd[0], strerror(-err));
+	/* as the shell: 127 not found, 126 found but not executable */
+	if (err)
+		r->status = err == -ENOENT ? 127 : err == -ENOMEM ? 1 : 126;
+	return err;
 }
 
 /* perf may sample here: said before DIR is touched. */
@@ -791,6 +795,21 @@ static int check_paranoid(struct record *r)
 		return -EACCES;
 	}
 	return 0;
+}
+
+/*
+ * -e EVENT as perf's parser takes it: a typo gets perf's one line on what
+ * is wrong, not its whole usage text, before DIR is touched.
+ */
+static int check_event(struct record *r)
+{
+	char why[256];
+
+	if (r->o.no_perf || !r->o.event || !perf_event_error(r->perf, r->o.event, why, sizeof(why)))
+		return 0;
+	cmd_err("perf: %s (perf list names the events)", why);
+	r->status = 2;
+	return -EINVAL;
 }
 
 /*
@@ -930,6 +949,7 @@ int cmd_record(int argc, char **argv)
 	err = parse(argc, argv, &r.o, &r.status);
 	err = err ?: check_programs(&r);
 	err = err ?: check_paranoid(&r);
+	err = err ?: check_event(&r);
 	err = err ?: make_dir(&r);
 	err = err ?: choose_event(&r);
 	err = err ?: run_command(&r);

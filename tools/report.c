@@ -120,8 +120,8 @@ static struct fnrow *registered(struct table *t, const char *name)
 	struct fnrow *row;
 	size_t len;
 
-	if (strncmp(name, JP_NATIVE_PREFIX, strlen(JP_NATIVE_PREFIX)) ||
-	    jp_symbolize_native(name, buf, sizeof(buf)) || !strcmp(buf, name))
+	if (strncmp(name, SYM_NATIVE_PREFIX, strlen(SYM_NATIVE_PREFIX)) ||
+	    sym_native_name(name, buf, sizeof(buf)) || !strcmp(buf, name))
 		return lookup(t, name);
 	len = strcspn(buf, " ");
 	if (!buf[len])
@@ -190,7 +190,7 @@ static int add_stats(struct table *t, const struct rundir *rd)
 				if (!(t->counters[t->ncounters++] = strdup(s->counters[c])))
 					goto nomem;
 		}
-		run_add(&t->run, s);
+		report_run_add(&t->run, s);
 		for (size_t r = 0; r < s->nrows; r++) {
 			const struct stats_row *sr = &s->rows[r];
 			struct fnrow *row = registered(t, sr->name);
@@ -201,7 +201,7 @@ static int add_stats(struct table *t, const struct rundir *rd)
 			if (!row->ctr && t->ncounters &&
 			    !(row->ctr = calloc(t->ncounters, sizeof(uint64_t))))
 				goto nomem;
-			row_add(row, s, sr);
+			report_row_add(row, s, sr);
 			/* counters are matched by name: processes may list them differently */
 			for (size_t c = 0; c < s->ncounters; c++)
 				for (size_t k = 0; k < t->ncounters; k++)
@@ -367,7 +367,7 @@ static void print_table(struct table *t, const char *dir)
 	size_t shown = 0, quiet = 0;
 
 	if (t->have_perf)
-		probes_move(t);
+		report_probes_move(t);
 	for (size_t i = 0; i < t->n; i++) {
 		struct fnrow *r = &t->rows[i];
 		int len = (int)strlen(r->label ? r->label : r->name);
@@ -430,7 +430,7 @@ static void print_table(struct table *t, const char *dir)
 			printf(" %8" PRIu64, own);
 		}
 		if (stats && r->has_stats) {
-			print_times(r, &t->run);
+			report_print_times(r, &t->run);
 			for (size_t k = 0; k < t->ncounters; k++) {
 				if (r->ctr[k] == STATS_NO_VALUE || !r->calls)
 					printf(" %19s", "-");
@@ -462,104 +462,170 @@ static void print_table(struct table *t, const char *dir)
 		       t->have_perf ? "samples" : "calls");
 	if (t->have_perf && !t->have_children)
 		printf("# children%%: record with -g or --call-graph to see time spent in callees\n");
-	print_notes(t);
+	report_print_notes(t);
 }
 
-int cmd_report(int argc, char **argv)
+/* One report: what the steps of cmd_report share, freed in one place. */
+struct report {
+	const char   *dir;
+	int           handover;        /* --perf */
+	struct rundir rd;
+	char         *data;            /* DIR/perf.jit.data, else DIR/perf.data */
+	struct table  t;
+	int           status;          /* the exit status, once known */
+};
+
+/* 0 to go on; else r->status is the exit status (help: 0, bad usage: 2). */
+static int parse(int argc, char **argv, struct report *r)
 {
 	static const struct option opts[] = {
 		{ "perf", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dir = "jitperf.data", *msg;
-	char *data = NULL;
-	struct table t = { 0 };
-	struct rundir rd;
-	struct stat st;
-	int c, handover = 0, err;
+	int c;
 
+	r->dir = "jitperf.data";
 	optind = 1;
 	opterr = 0;             /* our own messages, named "jitperf report" */
 	while ((c = getopt_long(argc, argv, ":ph", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			handover = 1;
+			r->handover = 1;
 			break;
 		case 'h':
-			return cmd_usage(usage_text, 1);
+			r->status = cmd_usage(usage_text, 1);
+			return -ECANCELED;
 		default:
-			return cmd_bad_option(c, argv);
+			r->status = cmd_bad_option(c, argv);
+			return -EINVAL;
 		}
 	}
 	if (optind < argc - 1) {
 		cmd_err("one directory at a time");
 		fputs(usage_text, stderr);
-		return 2;
+		r->status = 2;
+		return -EINVAL;
 	}
 	if (optind == argc - 1)
-		dir = argv[optind];
-	msg = stat(dir, &st) ? strerror(errno) : !S_ISDIR(st.st_mode) ? "not a directory" : NULL;
-	if (msg) {
-		cmd_err("%s: %s (record one with: jitperf record -o %s "
-			"-- COMMAND)", dir, msg, dir);
-		return 1;
+		r->dir = argv[optind];
+	return 0;
+}
+
+/*
+ * DIR is a recording: what it holds.  A name that is missing gets the
+ * record command that makes it; one taken by something else, a new name.
+ */
+static int scan_dir(struct report *r)
+{
+	struct stat st;
+	int err;
+
+	if (stat(r->dir, &st)) {
+		err = -errno;
+		cmd_err("%s: %s (record one with: jitperf record -o %s -- COMMAND)", r->dir,
+			strerror(errno), r->dir);
+		return err;
 	}
-	err = rundir_scan(dir, &rd);
+	if (!S_ISDIR(st.st_mode)) {
+		cmd_err("%s: not a directory (record one with: jitperf record -o DIR "
+			"-- COMMAND, DIR a new name)", r->dir);
+		return -ENOTDIR;
+	}
+	err = rundir_scan(r->dir, &r->rd);
 	if (err) {
-		cmd_err("%s: %s", dir, strerror(-err));
-		return 1;
+		cmd_err("%s: %s", r->dir, strerror(-err));
+		return err;
 	}
-	if (!rd.has_perf_data && !rd.has_jit_data && !rd.nstats) {
+	if (!r->rd.has_perf_data && !r->rd.has_jit_data && !r->rd.nstats) {
 		cmd_err("%s: nothing recorded here (no perf.data, "
-			"perf.jit.data or jitperf-*.stats)", dir);
-		rundir_free(&rd);
-		return 1;
+			"perf.jit.data or jitperf-*.stats)", r->dir);
+		return -ENOENT;
 	}
-	if (asprintf(&data, "%s/%s", dir, rd.has_jit_data ? "perf.jit.data" : "perf.data") < 0) {
-		rundir_free(&rd);
-		return 1;
+	if (asprintf(&r->data, "%s/%s", r->dir,
+		     r->rd.has_jit_data ? "perf.jit.data" : "perf.data") < 0) {
+		r->data = NULL;
+		cmd_err("%s", strerror(ENOMEM));
+		return -ENOMEM;
 	}
-	if (handover) {
-		int none = !rd.has_perf_data && !rd.has_jit_data;
+	return 0;
+}
 
-		rundir_free(&rd);
-		if (none) {
-			cmd_err("%s: no perf data (recorded with --no-perf)",
-				dir);
-			free(data);
-			return 1;
-		}
-		char *perf = perf_find();
+/* --perf: perf report takes over the process; it returns only on failure. */
+static int hand_over(struct report *r)
+{
+	char *perf;
 
-		if (perf)
-			execl(perf, perf, "report", "-i", data, (char *)NULL);
-		cmd_err("perf: %s%s", perf ? strerror(errno) : "not found",
-			perf ? "" : " (" PERF_INSTALL_HINT ")");
-		free(perf);
-		free(data);
-		return 127;
+	if (!r->handover)
+		return 0;
+	if (!r->rd.has_perf_data && !r->rd.has_jit_data) {
+		cmd_err("%s: no perf data (recorded with --no-perf)", r->dir);
+		return -ENOENT;
 	}
-	err = add_jitdump_names(&t, &rd);
-	if (!err)
-		err = add_stats(&t, &rd);
-	if (!err && (rd.has_perf_data || rd.has_jit_data)) {
-		char perr[512];
+	perf = perf_find();
+	if (perf)
+		execl(perf, perf, "report", "-i", r->data, (char *)NULL);
+	cmd_err("perf: %s%s", perf ? strerror(errno) : "not found",
+		perf ? "" : " (" PERF_INSTALL_HINT ")");
+	free(perf);
+	r->status = 127;
+	return -ENOENT;
+}
 
-		err = perf_samples(&t, data, perr, sizeof(perr));
-		if (err && err != -ENOMEM) {  /* a damaged perf.data: still show the rest, exit 1 */
-			cmd_err("%s; showing instrumented figures only", perr);
-			t.bad_input = 1;
-		}
-		t.have_perf = !err;
-		err = err == -ENOMEM ? err : 0;
-	}
+/* The names of the jitdumps and the figures of the statistics files. */
+static int read_registered(struct report *r)
+{
+	int err = add_jitdump_names(&r->t, &r->rd);
+
+	err = err ?: add_stats(&r->t, &r->rd);
 	if (err)
 		cmd_err("%s", strerror(-err));
-	else if (t.nstats || t.have_perf || !t.bad_input)   /* no table of nothing readable */
-		print_table(&t, dir);
-	table_free(&t);
-	rundir_free(&rd);
-	free(data);
-	return err || t.bad_input ? 1 : 0;
+	return err;
+}
+
+/* perf's samples; a damaged perf.data still shows the rest, and exits 1. */
+static int read_samples(struct report *r)
+{
+	char perr[512];
+	int err;
+
+	if (!r->rd.has_perf_data && !r->rd.has_jit_data)
+		return 0;
+	err = perf_samples(&r->t, r->data, perr, sizeof(perr));
+	if (err == -ENOMEM) {
+		cmd_err("%s", strerror(ENOMEM));
+		return err;
+	}
+	if (err) {
+		cmd_err("%s; showing instrumented figures only", perr);
+		r->t.bad_input = 1;
+	}
+	r->t.have_perf = !err;
+	return 0;
+}
+
+static int show(struct report *r)
+{
+	/* no table of nothing readable */
+	if (r->t.nstats || r->t.have_perf || !r->t.bad_input)
+		print_table(&r->t, r->dir);
+	r->status = r->t.bad_input;
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report r = { .status = 1 };
+	int err;
+
+	err = parse(argc, argv, &r);
+	err = err ?: scan_dir(&r);
+	err = err ?: hand_over(&r);
+	err = err ?: read_registered(&r);
+	err = err ?: read_samples(&r);
+	err = err ?: show(&r);
+	table_free(&r.t);
+	rundir_free(&r.rd);
+	free(r.data);
+	return r.status;
 }

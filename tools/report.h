@@ -59,18 +59,18 @@ struct table {
 };
 
 /* A statistics file into the run's figures, and one of its rows into row. */
-void run_add(struct runinfo *ri, const struct stats_file *s);
-void row_add(struct fnrow *row, const struct stats_file *s, const struct stats_row *sr);
+void report_run_add(struct runinfo *ri, const struct stats_file *s);
+void report_row_add(struct fnrow *row, const struct stats_file *s, const struct stats_row *sr);
 
 /* Move each JIT function's share of the probes' estimated samples from its
  * row to the probes' (fnrow.probe_samples, table.moved_samples). */
-void probes_move(struct table *t);
+void report_probes_move(struct table *t);
 
 /* The calls, timed, mean, min and max cells of a row with statistics. */
-void print_times(const struct fnrow *r, const struct runinfo *ri);
+void report_print_times(const struct fnrow *r, const struct runinfo *ri);
 
 /* The lines under the table: how times were measured, what the probes
  * cost, what the trace left out. */
-void print_notes(const struct table *t);
+void report_print_notes(const struct table *t);
 
 #endif

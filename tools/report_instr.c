@@ -25,7 +25,7 @@
 #include "cmds.h"
 #include "report.h"
 
-void run_add(struct runinfo *ri, const struct stats_file *s)
+void report_run_add(struct runinfo *ri, const struct stats_file *s)
 {
 	int every = (int)(s->sample_every == STATS_NONE ? -2 : (int)s->sample_every);
 
@@ -65,7 +65,7 @@ void run_add(struct runinfo *ri, const struct stats_file *s)
 	}
 }
 
-void row_add(struct fnrow *row, const struct stats_file *s, const struct stats_row *sr)
+void report_row_add(struct fnrow *row, const struct stats_file *s, const struct stats_row *sr)
 {
 	if (sr->timed) {
 		if (!row->timed || sr->min_ns < row->min_ns)
@@ -84,7 +84,7 @@ void row_add(struct fnrow *row, const struct stats_file *s, const struct stats_r
 			 (double)s->framed_calls * s->probe_ns[STATS_COST_FRAMED]) / (double)s->calls;
 }
 
-void probes_move(struct table *t)
+void report_probes_move(struct table *t)
 {
 	double per_ns;
 
@@ -116,7 +116,7 @@ static void duration(uint64_t ns, const struct runinfo *ri)
 	}
 }
 
-void print_times(const struct fnrow *r, const struct runinfo *ri)
+void report_print_times(const struct fnrow *r, const struct runinfo *ri)
 {
 	char timed[32];
 
@@ -187,17 +187,18 @@ static void note_trace(const struct runinfo *ri)
 	printf("# trace: %" PRIu64 " calls", ri->traced);
 	if (ri->dropped_full)
 		printf("; %" PRIu64 " timed calls left out, the trace was full at %s "
-		       "(record with --trace-max)", ri->dropped_full, size_text(ri->trace_max, size, sizeof(size)));
+		       "(record with --trace-max)", ri->dropped_full,
+		       cmd_size_text(ri->trace_max, size, sizeof(size)));
 	if (ri->dropped_short)
 		printf("; %" PRIu64 " shorter than %" PRIu64 " ns left out (--trace-min)",
 		       ri->dropped_short, ri->trace_min_ns);
 	if (ri->dropped_ring)
 		printf("; %" PRIu64 " overwritten, each thread kept its last %s (--trace-ring)",
-		       ri->dropped_ring, size_text(ri->trace_ring, size, sizeof(size)));
+		       ri->dropped_ring, cmd_size_text(ri->trace_ring, size, sizeof(size)));
 	putchar('\n');
 }
 
-void print_notes(const struct table *t)
+void report_print_notes(const struct table *t)
 {
 	if (!t->run.nfiles)
 		return;

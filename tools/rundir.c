@@ -14,7 +14,7 @@
 
 #include "cmds.h"
 #include "read/jitdump_read.h"
-#include "read/ownfile.h"
+#include "read/util.h"
 #include "rundir.h"
 
 static int cmpstr(const void *a, const void *b)
@@ -129,7 +129,7 @@ uint64_t rundir_code_loads(const struct rundir *rd)
 static int cut_own(const char *path, uint64_t size)
 {
 	struct stat st;
-	int fd = open_own(path, O_WRONLY, &st), ok;
+	int fd = rd_open_own(path, O_WRONLY, &st), ok;
 
 	if (fd < 0)
 		return 0;
@@ -176,7 +176,7 @@ int rundir_trim_map(const char *path)
 	off_t off = 0;
 	ssize_t n;
 	struct stat st;
-	int fd = open_own(path, O_RDWR, &st), cut = 0;
+	int fd = rd_open_own(path, O_RDWR, &st), cut = 0;
 
 	if (fd < 0)
 		return 0;

@@ -40,7 +40,7 @@ struct stagedir {
  * Make dir if it does not exist (mode 0777 & ~umask) and a staging
  * directory in it.  0 or -errno (-ENOTDIR: dir is something else); on
  * error nothing is left.  dir is followed if a symbolic link: check it
- * with path_planted() first.
+ * with pathsafe_planted() first.
  */
 int stagedir_open(struct stagedir *sd, const char *dir);
 

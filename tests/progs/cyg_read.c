@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "-s") == 0) {
 		for (int a = 2; a < argc; a++) {
-			jp_symbolize_native(argv[a], err, sizeof(err));
+			sym_native_name(argv[a], err, sizeof(err));
 			puts(err);
 		}
 		return 0;

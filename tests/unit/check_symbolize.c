@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * jp_symbolize_native: "@native:<module>+0x<ELF address>" names of this
+ * sym_native_name: "@native:<module>+0x<ELF address>" names of this
  * very program and of the C library come back as "function (file.c:line)",
  * and bad names come back unchanged with an error.
  */
@@ -52,12 +52,12 @@ START_TEST(test_own_function)
 	char name[4200], out[256], want[64];
 
 	native_name((const void *)marker_function, name, sizeof(name));
-	ck_assert_int_eq(jp_symbolize_native(name, out, sizeof(out)), 0);
+	ck_assert_int_eq(sym_native_name(name, out, sizeof(out)), 0);
 	snprintf(want, sizeof(want), "marker_function (check_symbolize.c:%d)", marker_line);
 	ck_assert_str_eq(out, want);
 	ck_assert_int_eq(marker_function(6), 42);
 	/* the same module again comes from the cache, same answer */
-	ck_assert_int_eq(jp_symbolize_native(name, out, sizeof(out)), 0);
+	ck_assert_int_eq(sym_native_name(name, out, sizeof(out)), 0);
 	ck_assert_str_eq(out, want);
 }
 END_TEST
@@ -67,7 +67,7 @@ START_TEST(test_inside_function)
 	char name[4200], out[256];
 
 	native_name((const char *)marker_function + 1, name, sizeof(name));
-	ck_assert_int_eq(jp_symbolize_native(name, out, sizeof(out)), 0);
+	ck_assert_int_eq(sym_native_name(name, out, sizeof(out)), 0);
 	ck_assert_msg(strncmp(out, "marker_function+0x1", 19) == 0, "got %s", out);
 }
 END_TEST
@@ -80,7 +80,7 @@ START_TEST(test_shared_library)
 
 	ck_assert_ptr_nonnull(fn);
 	native_name(fn, name, sizeof(name));
-	ck_assert_int_eq(jp_symbolize_native(name, out, sizeof(out)), 0);
+	ck_assert_int_eq(sym_native_name(name, out, sizeof(out)), 0);
 	/* the dynamic symbol table names it even without debug information */
 	ck_assert_msg(strncmp(out, "qsort", 5) == 0 && (out[5] == '\0' || out[5] == ' '),
 		      "%s symbolized as %s", name, out);
@@ -98,12 +98,12 @@ START_TEST(test_source_line)
 	native_name((const void *)marker_function, name, sizeof(name));
 	plus = strrchr(name, '+');
 	*(char *)plus = 0;
-	ck_assert_int_eq(jp_source_line(name + strlen(JP_NATIVE_PREFIX), strtoull(plus + 1, NULL, 16),
+	ck_assert_int_eq(sym_source_line(name + strlen(SYM_NATIVE_PREFIX), strtoull(plus + 1, NULL, 16),
 					file, sizeof(file), &line), 0);
 	ck_assert_msg(strstr(file, "check_symbolize.c"), "%s", file);
 	ck_assert_int_ge(line, marker_line);
 	ck_assert_int_le(line, marker_line + 2);
-	ck_assert_int_eq(jp_source_line("/nonexistent", 0x10, file, sizeof(file), &line), -ENOENT);
+	ck_assert_int_eq(sym_source_line("/nonexistent", 0x10, file, sizeof(file), &line), -ENOENT);
 }
 END_TEST
 
@@ -122,11 +122,11 @@ START_TEST(test_bad_names)
 	char out[128];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		ck_assert_int_eq(jp_symbolize_native(cases[i].name, out, sizeof(out)), cases[i].err);
+		ck_assert_int_eq(sym_native_name(cases[i].name, out, sizeof(out)), cases[i].err);
 		ck_assert_str_eq(out, cases[i].name);   /* the raw name is kept */
 	}
-	ck_assert_int_eq(jp_symbolize_native(NULL, out, sizeof(out)), -EINVAL);
-	ck_assert_int_eq(jp_symbolize_native("x", NULL, 0), -EINVAL);
+	ck_assert_int_eq(sym_native_name(NULL, out, sizeof(out)), -EINVAL);
+	ck_assert_int_eq(sym_native_name("x", NULL, 0), -EINVAL);
 }
 END_TEST
 
@@ -135,7 +135,7 @@ START_TEST(test_short_buffer)
 	char name[4200], out[8];
 
 	native_name((const void *)marker_function, name, sizeof(name));
-	ck_assert_int_eq(jp_symbolize_native(name, out, sizeof(out)), 0);
+	ck_assert_int_eq(sym_native_name(name, out, sizeof(out)), 0);
 	ck_assert_str_eq(out, "marker_");       /* truncated, still terminated */
 }
 END_TEST

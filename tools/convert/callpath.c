@@ -7,7 +7,7 @@
 
 #include "callpath.h"
 
-uint32_t pathtree_child(struct pathtree *t, uint32_t parent, uint32_t fn)
+uint32_t callpath_tree_child(struct pathtree *t, uint32_t parent, uint32_t fn)
 {
 	uint64_t key = (uint64_t)parent << 32 | fn;
 	uint32_t path = idmap_get(&t->ids, key);
@@ -18,7 +18,7 @@ uint32_t pathtree_child(struct pathtree *t, uint32_t parent, uint32_t fn)
 	return idmap_put(&t->ids, key, path) ? 0 : path;
 }
 
-void pathtree_free(struct pathtree *t)
+void callpath_tree_free(struct pathtree *t)
 {
 	idmap_free(&t->ids);
 }

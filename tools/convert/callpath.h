@@ -28,8 +28,8 @@ struct pathtree {
 };
 
 /* The path of fn called on path parent (0: a root); 0 when out of memory. */
-uint32_t pathtree_child(struct pathtree *t, uint32_t parent, uint32_t fn);
-void pathtree_free(struct pathtree *t);
+uint32_t callpath_tree_child(struct pathtree *t, uint32_t parent, uint32_t fn);
+void callpath_tree_free(struct pathtree *t);
 
 struct callpath {
 	struct idmap *by_input;         /* (thread and) path -> value + 1, per input */

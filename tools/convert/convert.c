@@ -28,14 +28,15 @@ static const char usage_text[] =
 	"                       [--chrome FILE] [--folded FILE] [--svg FILE] [--pprof FILE]\n"
 	"                       [--pid] [--tid] [--kernel] [--jit] [--all] [--addrs]\n"
 	"                       [--inline] [--srcline]\n"
-	"                       [--source samples|calls] [--title TEXT]\n"
+	"                       [--source samples|calls] [--title TEXT] [--chrome-max MIB]\n"
 	"\n"
 	"  --chrome FILE    Chrome trace JSON (Perfetto, chrome://tracing, speedscope)\n"
 	"  --folded FILE    folded stacks, as stackcollapse-perf.pl (FILE - = stdout)\n"
 	"  --svg FILE       SVG flame graph\n"
 	"  --pprof FILE     gzip'ed profile.proto (go tool pprof, Pyroscope, Parca)\n"
 	"  --pid, --tid     add the PID (and TID) to the process name\n"
-	"  --kernel, --jit  annotate kernel (_[k]) and JIT (_[j]) frames; --all: both\n"
+	"  --kernel, --jit  annotate kernel (_[k]) and JIT (_[j]) frames\n"
+	"  --all            both --kernel and --jit\n"
 	"  --addrs          keep the address of frames without a symbol\n"
 	"  --inline         perf.data: functions inlined at a frame's address become\n"
 	"                   frames of their own, outer;inner (DWARF)\n"
@@ -253,8 +254,9 @@ static int check_outputs(struct conv *c)
 	struct stat in, out;
 	size_t stdouts = 0;
 
-	if (c->nouts == 0)
-		add_output(c, &cv_folded_ops, "-");
+	for (size_t i = 0; c->nouts == 0 && cv_writers[i]; i++)
+		if (cv_writers[i]->flags & CV_DEFAULT)
+			add_output(c, cv_writers[i], "-");
 	for (size_t i = 0; i < c->nouts; i++)
 		if (!strcmp(c->outs[i].path, "-") && ++stdouts > 1) {
 			cmd_err("only one output can be standard output");
@@ -317,7 +319,7 @@ static int size_chrome(struct conv *c)
 	int ret, chrome = 0;
 
 	for (size_t i = 0; i < c->nouts; i++)
-		chrome |= c->outs[i].ops == &cv_chrome_ops;
+		chrome |= !!(c->outs[i].ops->flags & CV_CALL_BOUND);
 	/* perf script text has no calls; the other inputs are files, read twice */
 	if (!chrome || !c->o.chrome_max_bytes || !c->in.has_calls || c->in.kind == CV_TEXT)
 		return 0;
@@ -444,7 +446,7 @@ static int check_not_empty(struct conv *c)
 	int stacks = 0;
 
 	for (size_t i = 0; i < c->nouts; i++)
-		stacks |= c->outs[i].ops == &cv_folded_ops || c->outs[i].ops == &cv_svg_ops;
+		stacks |= !!(c->outs[i].ops->flags & CV_STACKS_ONLY);
 	if (c->nsamples + c->ncalls + c->ncodes == 0) {
 		if (c->in.kind == CV_TEXT && c->in.npeek == 0)
 			cmd_err("%s: empty: no perf script text in it", c->input);

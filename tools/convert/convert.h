@@ -76,6 +76,11 @@ enum cv_writer_flags {
 				       only their own (stacks, rather than slices) */
 	CV_ALWAYS_CALL_STACKS = 1u << 1,  /* ... whatever --source says */
 	CV_RAW_FRAMES = 1u << 2,    /* perf.data samples with their places unfolded (PS_RAW) */
+	CV_CALL_BOUND = 1u << 3,    /* writes calls within --chrome-max: those shorter
+				       than cv_opts.chrome_min_call_ns are left out */
+	CV_STACKS_ONLY = 1u << 4,   /* made of stacks alone: an input without stacks of
+				       the source chosen is an error, not an empty file */
+	CV_DEFAULT = 1u << 5,       /* the output, to standard output, when none is asked */
 };
 
 /* One output format: its option name, what it needs, and its callbacks. */

@@ -193,7 +193,7 @@ static int known_stack(struct walk *w, const struct jpt_call *jc, size_t *top)
 		w->below[i + 1] = k + (id != 0);
 		if (!id)
 			continue;
-		w->paths[k] = pathtree_child(&w->tree, k ? w->paths[k - 1] : 0, id);
+		w->paths[k] = callpath_tree_child(&w->tree, k ? w->paths[k - 1] : 0, id);
 		if (!w->paths[k] || !(w->stack[k] = fn_name(w, id)))
 			return -ENOMEM;
 	}
@@ -297,7 +297,7 @@ out:
 	free(w.paths);
 	free(w.below);
 	free(w.counts);
-	pathtree_free(&w.tree);
+	callpath_tree_free(&w.tree);
 	free(w.threads);
 	jpt_close(w.r);
 	return ret;

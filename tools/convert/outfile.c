@@ -98,7 +98,7 @@ int outfile_open(struct outfile *of, const char *path)
 	memset(of, 0, sizeof(*of));
 	of->path = path;
 	/* the user's name: followed if a link, unless another user planted it */
-	if (strcmp(path, "-") && path_planted(path, &of->why))
+	if (strcmp(path, "-") && pathsafe_planted(path, &of->why))
 		return -EPERM;
 	err = open_special(of, path);
 	if (err <= 0)

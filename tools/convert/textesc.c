@@ -9,7 +9,7 @@
 static const char hex[] = "0123456789abcdef";
 
 /* RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF */
-size_t utf8_seq(const unsigned char *s, size_t n)
+size_t textesc_utf8_seq(const unsigned char *s, size_t n)
 {
 	unsigned c = s[0];
 
@@ -50,7 +50,7 @@ static char *put_fffd(char *d)
 static const unsigned char *put_utf8(char **d, const unsigned char *s,
 				     const unsigned char *e, int xml)
 {
-	size_t k = utf8_seq(s, (size_t)(e - s));
+	size_t k = textesc_utf8_seq(s, (size_t)(e - s));
 
 	if (!k || (xml && k == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)) {
 		*d = put_fffd(*d);
@@ -61,7 +61,7 @@ static const unsigned char *put_utf8(char **d, const unsigned char *s,
 	return s + k;
 }
 
-char *json_escape(char *d, const char *str, size_t n)
+char *textesc_json(char *d, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str, *e = s + n;
 
@@ -93,7 +93,7 @@ char *json_escape(char *d, const char *str, size_t n)
 	return d;
 }
 
-char *xml_escape(char *d, const char *str, size_t n)
+char *textesc_xml(char *d, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str, *e = s + n;
 

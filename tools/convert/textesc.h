@@ -12,9 +12,9 @@
 
 #define TEXTESC_MAX(n) ((n) * 6 + 1)
 
-char *json_escape(char *d, const char *s, size_t n);
-char *xml_escape(char *d, const char *s, size_t n);
+char *textesc_json(char *d, const char *s, size_t n);
+char *textesc_xml(char *d, const char *s, size_t n);
 /* Length of the valid UTF-8 sequence at s (1-4), 0 if invalid. */
-size_t utf8_seq(const unsigned char *s, size_t n);
+size_t textesc_utf8_seq(const unsigned char *s, size_t n);
 
 #endif

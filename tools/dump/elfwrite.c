@@ -196,7 +196,7 @@ int jd_write_elfs(struct jd_file *f, const char *dir)
 		return 1;
 	}
 	/* DIR is the user's: followed if a link, unless another user planted it */
-	if (path_planted(dir, &msg)) {
+	if (pathsafe_planted(dir, &msg)) {
 		cmd_err("%s: %s", dir, msg);
 		return 1;
 	}

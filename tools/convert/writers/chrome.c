@@ -168,7 +168,7 @@ static char *esc(struct chrome *c, const char *s, size_t n, size_t *len)
 		c->esc = b;
 		c->esc_cap = cap;
 	}
-	*len = json_escape(c->esc, s, n) - c->esc;
+	*len = textesc_json(c->esc, s, n) - c->esc;
 	return c->esc;
 }
 
@@ -460,7 +460,7 @@ static int chrome_call(void *w, const struct cv_call *call)
 		if (i)
 			*d++ = ',';
 		*d++ = '"';
-		d = json_escape(d, call->counter_names[i], cn);
+		d = textesc_json(d, call->counter_names[i], cn);
 		*d++ = '"';
 		*d++ = ':';
 		d = put_u64(d, call->counters[i]);
@@ -606,6 +606,7 @@ static void chrome_free(void *w)
 
 const struct cv_ops cv_chrome_ops = {
 	.what   = "chrome",
+	.flags  = CV_CALL_BOUND,
 	.begin  = chrome_begin,
 	.sample = chrome_sample,
 	.call   = chrome_call,

@@ -55,7 +55,7 @@ static void folded_free(void *w)
 
 const struct cv_ops cv_folded_ops = {
 	.what   = "folded",
-	.flags  = CV_CALL_STACKS,
+	.flags  = CV_CALL_STACKS | CV_STACKS_ONLY | CV_DEFAULT,
 	.begin  = folded_begin,
 	.sample = foldagg_sample,
 	.call   = foldagg_call,

@@ -25,6 +25,7 @@
 
 #include "read/pdscript.h"
 #include "read/symbolize.h"
+#include "read/util.h"
 #include "tools/convert/callpath.h"
 #include "tools/convert/convert.h"
 #include "tools/convert/protobuf.h"
@@ -173,24 +174,6 @@ struct pprof {
 	uint64_t              main_map_guess;     /* else the first non-library object */
 };
 
-static int grow(void **a, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 256;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*a, n * elem);
-	if (!p)
-		return -ENOMEM;
-	memset((char *)p + *cap * elem, 0, (n - *cap) * elem);
-	*a = p;
-	*cap = n;
-	return 0;
-}
-
 static uint64_t str_id(struct pprof *p, const char *s, size_t n)
 {
 	int added;
@@ -214,7 +197,7 @@ static uint64_t function_id(struct pprof *p, const char *name, size_t n, const c
 	memcpy(key + n + 1, file, fl);
 	id = intern(&p->functions, key, n + 1 + fl, &added);
 	free(key);
-	if (!id || (added && grow((void **)&p->funcs, &p->cap_funcs, id, sizeof(*p->funcs))))
+	if (!id || (added && rd_grow((void **)&p->funcs, &p->cap_funcs, id, sizeof(*p->funcs))))
 		return 0;
 	if (added) {
 		p->funcs[id - 1].name = str_id(p, name, n);
@@ -233,7 +216,7 @@ static uint64_t name_location(struct pprof *p, const char *name, size_t n)
 	if (!key.function)
 		return 0;
 	id = intern(&p->locations, &key, sizeof(key), &added);
-	if (!id || (added && grow((void **)&p->locs, &p->cap_locs, id, sizeof(*p->locs))))
+	if (!id || (added && rd_grow((void **)&p->locs, &p->cap_locs, id, sizeof(*p->locs))))
 		return 0;
 	p->locs[id - 1] = key;
 	return id;
@@ -246,7 +229,7 @@ static uint64_t mapping_id(struct pprof *p, const struct pd_map *m)
 	int added;
 
 	id = intern(&p->mappings, &d, sizeof(d), &added);
-	if (!id || (added && grow((void **)&p->maps, &p->cap_maps, id, sizeof(*p->maps))))
+	if (!id || (added && rd_grow((void **)&p->maps, &p->cap_maps, id, sizeof(*p->maps))))
 		return 0;
 	if (added) {
 		struct mapping *mp = &p->maps[id - 1];
@@ -325,7 +308,7 @@ static uint64_t raw_location(struct pprof *p, const struct pd_frame *f)
 	int added;
 
 	id = intern(&p->locations, &key, sizeof(key), &added);
-	if (!id || (added && grow((void **)&p->locs, &p->cap_locs, id, sizeof(*p->locs))))
+	if (!id || (added && rd_grow((void **)&p->locs, &p->cap_locs, id, sizeof(*p->locs))))
 		return 0;
 	if (added) {
 		struct location *l = &p->locs[id - 1];
@@ -335,7 +318,7 @@ static uint64_t raw_location(struct pprof *p, const struct pd_frame *f)
 
 		/* JIT code: the source lines perf inject took from the jitdump */
 		if (f->loc.sym && f->loc.map->dso->jit && f->loc.map->dso->kind == PD_DSO_ELF &&
-		    jp_source_line(f->loc.map->dso->name, f->loc.addr, file, sizeof(file), &line))
+		    sym_source_line(f->loc.map->dso->name, f->loc.addr, file, sizeof(file), &line))
 			file[0] = 0, line = 0;
 		l->address = f->ip;
 		l->line = line;
@@ -357,7 +340,7 @@ static int add_stack(struct pprof *p, size_t n, int kind, int64_t v0, int64_t v1
 
 	p->ids[n] = (uint64_t)kind;      /* samples and calls of one stack stay apart */
 	id = intern(&p->stacks, p->ids, (n + 1) * sizeof(*p->ids), &added);
-	if (!id || grow((void **)&p->values, &p->cap_values, id, sizeof(*p->values)))
+	if (!id || rd_grow((void **)&p->values, &p->cap_values, id, sizeof(*p->values)))
 		return -ENOMEM;
 	p->values[id - 1][kind] += v0;
 	p->values[id - 1][kind + 1] += v1;
@@ -379,7 +362,7 @@ static int pprof_sample(void *w, const struct ps_sample *s)
 		p->event_ns = k >= 5 && !memcmp(s->event.s + k - 5, "clock", 5);
 	}
 	n = s->raw ? s->raw->nframes : s->nframes;
-	if (grow((void **)&p->ids, &p->cap_ids, n + 2, sizeof(*p->ids)))
+	if (rd_grow((void **)&p->ids, &p->cap_ids, n + 2, sizeof(*p->ids)))
 		return -ENOMEM;
 	if (!n) {
 		/* pprof drops a sample without locations (the folded output keeps
@@ -417,7 +400,7 @@ static int pprof_call(void *w, const struct cv_call *c)
 		p->values[known][V_CALLS + 1] += c->est_ns;
 		return 0;
 	}
-	if (grow((void **)&p->ids, &p->cap_ids, n + 1, sizeof(*p->ids)))
+	if (rd_grow((void **)&p->ids, &p->cap_ids, n + 1, sizeof(*p->ids)))
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		const char *name = c->stack[c->depth - i];

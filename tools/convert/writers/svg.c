@@ -145,7 +145,7 @@ static const char *escape(struct svg *s, const char *str, size_t n)
 		s->esc = b;
 		s->esc_cap = TEXTESC_MAX(n) * 2;
 	}
-	*xml_escape(s->esc, str, n) = 0;
+	*textesc_xml(s->esc, str, n) = 0;
 	return s->esc;
 }
 
@@ -189,7 +189,7 @@ static size_t fit(const char *name, size_t len, double width, int *cut)
 	if (chars < 3)
 		return 0;
 	while (i < len && c < chars) {
-		size_t k = utf8_seq((const unsigned char *)name + i, len - i);
+		size_t k = textesc_utf8_seq((const unsigned char *)name + i, len - i);
 
 		i += k ? k : 1;
 		c++;
@@ -199,7 +199,7 @@ static size_t fit(const char *name, size_t len, double width, int *cut)
 		size_t j = 0, cc = 0;
 
 		while (j < len && cc < chars - 2) {
-			size_t k = utf8_seq((const unsigned char *)name + j, len - j);
+			size_t k = textesc_utf8_seq((const unsigned char *)name + j, len - j);
 
 			j += k ? k : 1;
 			cc++;
@@ -375,7 +375,7 @@ static void svg_free(void *w)
 
 const struct cv_ops cv_svg_ops = {
 	.what   = "svg",
-	.flags  = CV_CALL_STACKS,
+	.flags  = CV_CALL_STACKS | CV_STACKS_ONLY,
 	.begin  = svg_begin,
 	.sample = svg_sample,
 	.call   = foldagg_call,
