@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "instrument.h"
-#include "trace_format.h"
+#include "format/trace.h"
 
 #define JP_FN_CHUNK      1024u          /* statistics grow by chunks ... */
 #define JP_FN_CHUNKS     (JITPERF__FN_LIMIT / JP_FN_CHUNK)  /* ... of which there are this many */
