@@ -46,7 +46,7 @@
 #include <unistd.h>
 
 #include "jitperf.h"
-#include "lib/jitdump_format.h"
+#include "format/jitdump.h"
 
 #define CODE_LEN 256
 /* a CODE_LOAD of a 256-byte function named jit_fn_NNNNN: what one write() would carry */

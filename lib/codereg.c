@@ -12,7 +12,7 @@
 
 #include "core.h"
 #include "lib/codebatch.h"
-#include "jitdump_format.h"
+#include "format/jitdump.h"
 
 /* Read without the lock (jitperf_close may clear it): an atomic load. */
 static unsigned outputs_of(const jitperf *jp)

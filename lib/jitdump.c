@@ -36,7 +36,7 @@
 #include <sys/uio.h>
 
 #include "core.h"
-#include "jitdump_format.h"
+#include "format/jitdump.h"
 
 struct jp_jitdump {
 	int            fd;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "lib/instr/instrument.h"
 
 /* Open sessions, so the fork handlers can give the child its own files. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -342,6 +343,13 @@ jitperf *jitperf_default(void)
 {
 	pthread_once(&default_once, default_init);
 	return &default_session;
+}
+
+/* The function table is the instrumentation's (lib/instr/instrument.c);
+ * which session NULL means is the session's. */
+jitperf_fn jitperf_fn_register(jitperf *jp, const char *name, const void *addr, size_t len)
+{
+	return jp_fn_register(jp ? jp : jitperf_default(), name, addr, len);
 }
 
 /* ---- fork: the child gets its own files; the parent's stay as they are */

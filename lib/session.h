@@ -16,7 +16,7 @@
 
 #include "jitperf.h"
 #include "lib/compiler.h"
-#include "lib/instr/trace_format.h"   /* enum jpt_code_kind */
+#include "format/trace.h"   /* enum jpt_code_kind */
 
 
 struct jp_perfmap;

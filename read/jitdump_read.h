@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "lib/jitdump_format.h"
+#include "format/jitdump.h"
 
 struct jd_file;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Reader of jitperf-<pid>.trace (format: jitperf-trace(5), layout in
- * trace_format.h).  Every length and offset is checked before use: a
+ * format/trace.h).  Every length and offset is checked before use: a
  * corrupt, truncated or random file gives an error naming the file and
  * the byte offset, never a crash.  A file whose writer was killed is read
  * up to what each block committed, and reported as truncated.
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "symbolize.h"
-#include "lib/instr/trace_format.h"
+#include "format/trace.h"
 #include "trace_read.h"
 
 #define BLOCK_HDR ((uint64_t)sizeof(struct jpt_block_header))

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/instr/trace_format.h"   /* enum jpt_code_kind */
+#include "format/trace.h"   /* enum jpt_code_kind */
 
 struct jpt_reader;
 

@@ -154,7 +154,7 @@ SCRIPT_TESTS = \
 	tests/lib/symbols.test tests/lib/pkgconfig.test tests/lib/strerror-coverage.test \
 	tests/lib/crash.test tests/lib/crash-perf.test tests/lib/exit-open.test tests/lib/paced.test tests/lib/fork.test tests/lib/threads.test tests/lib/twins.test \
 	tests/lib/jitdump-perf.test tests/lib/perf-attach.test tests/lib/standby.test \
-	tests/lib/instr-env.test tests/lib/instr-sigkill.test \
+	tests/lib/instr-env.test tests/lib/instr-sigkill.test tests/lib/layers.test \
 	tests/lib/cyg-preload.test tests/lib/cyg-linked.test tests/lib/setid-env.test \
 	tests/cmd/dump.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
 	tests/cmd/filesafety.test tests/cmd/inject.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \

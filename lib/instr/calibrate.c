@@ -36,15 +36,6 @@
 
 #define barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
-uint64_t jp_process_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Called through pointers, as generated code calls them. */
 static void (*volatile enter_p)(jitperf_fn) = jitperf_enter;
 static void (*volatile exit_p)(jitperf_fn) = jitperf_exit;

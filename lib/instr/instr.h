@@ -1,8 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * State shared by the files of the instrumentation runtime (instrument.c,
- * probe.c, timed.c and timed.h, calibrate.c, stats.c, trace_write.c and
- * trace_put.h, counters.c, tsc.c).  Internal.
+ * State shared by the files of the instrumentation runtime.  Internal.
+ *
+ * The files are layers; each calls only into its own layer and those
+ * below (doc/probes.md, "Layers"; tests/lib/layers.test checks it):
+ *   1. tsc.c, counters.c       clock, process CPU time, perf counters
+ *   2. stats.c                 a thread's figures, totals, statistics file
+ *   3. trace_write.c, trace_put.h  the trace file
+ *   4. timed.c, timed.h        sampling, timed calls' entry and exit
+ *   5. probe.c                 counting and slow paths, threads, jp_cur
+ *                              and the active lock
+ *   6. calibrate.c             measures the probes at activation
+ *   7. instrument.c, settings.c  a session's function table, activation,
+ *                              close, fork; its settings
+ *   8. lib/session.c, lib/codereg.c, wrap.c (+ arch/)  the entry points
+ * What a lower layer needs from above is handed to it as data (struct
+ * jp_thread, struct jp_instr), never reached by a call up.
  *
  * Two paths serve every call:
  *  - the counting path (jitperf.h's inline code, jitperf_enter/exit, and
@@ -24,7 +37,7 @@
 #include <stdint.h>
 
 #include "instrument.h"
-#include "trace_format.h"
+#include "format/trace.h"
 
 #define JP_FN_CHUNK      1024u          /* statistics grow by chunks ... */
 #define JP_FN_CHUNKS     (JITPERF__FN_LIMIT / JP_FN_CHUNK)  /* ... of which there are this many */
@@ -56,6 +69,8 @@ JP_HIDDEN int jp_clock_setup(const char *want, int debug) JP_NOINSTR;
 JP_HIDDEN void jp_clock_pair(uint64_t *tick, uint64_t *ns) JP_NOINSTR;
 /* Ticks per second of the chosen clock, measured over a couple of ms for TSC. */
 JP_HIDDEN uint64_t jp_clock_measure_hz(void) JP_NOINSTR;
+/* CPU time of the whole process (all its threads), ns; 0 if unknown. */
+JP_HIDDEN uint64_t jp_clock_cpu_ns(void) JP_NOINSTR;
 
 /* ---- counters (counters.c) */
 struct jp_counter_set {                 /* what the session asked for and got */
@@ -230,12 +245,13 @@ const struct jp_fnent *jp_fnent(const struct jp_instr *in, jitperf_fn fn)
 	return &in->fns[fn / JP_FN_CHUNK][fn % JP_FN_CHUNK];
 }
 
-/* instrument.c: serialises activation and close (held through a close) */
-JP_HIDDEN void jp_active_lock(void) JP_NOINSTR;
-JP_HIDDEN void jp_active_unlock(void) JP_NOINSTR;
-
 /* probe.c: the instrumenting session and the probes' view of it */
 extern struct jp_instr *jp_cur JP_HIDDEN;      /* NULL when no session instruments */
+/* Serialises activation and close (held through a close), and a thread's
+ * exit with a close reading its state. */
+JP_HIDDEN void jp_active_lock(void) JP_NOINSTR;
+JP_HIDDEN void jp_active_unlock(void) JP_NOINSTR;
+JP_HIDDEN void jp_active_lock_reset(void) JP_NOINSTR;   /* fork child */
 JP_HIDDEN struct jp_thread *jp_attach_self(void) JP_NOINSTR;
 JP_HIDDEN void jp_probe_quiesce(struct jp_instr *in) JP_NOINSTR;
 JP_HIDDEN void jp_probe_fork_child(struct jp_instr *in) JP_NOINSTR;
@@ -249,7 +265,6 @@ JP_HIDDEN void jp_sampling_reset(struct jp_thread *t) JP_NOINSTR;
 
 /* calibrate.c: measure the probes on this thread, at activation */
 JP_HIDDEN void jp_calibrate(struct jp_instr *in) JP_NOINSTR;
-JP_HIDDEN uint64_t jp_process_cpu_ns(void) JP_NOINSTR;
 
 /* stats.c */
 JP_HIDDEN struct jp_fstat *jp_stat_chunk(struct jp_thread *t, uint32_t chunk) JP_NOINSTR;

@@ -14,8 +14,6 @@
 
 #include "instr.h"
 
-/* Serialises choosing (and dropping) the instrumenting session. */
-static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned last_gen;               /* generation of the last session activated */
 
 static struct jp_instr *instr_new(struct jitperf *jp)
@@ -37,17 +35,7 @@ static struct jp_instr *instr_new(struct jitperf *jp)
 	return in;
 }
 
-void jp_active_lock(void)
-{
-	pthread_mutex_lock(&active_lock);
-}
-
-void jp_active_unlock(void)
-{
-	pthread_mutex_unlock(&active_lock);
-}
-
-/* Threads are released (jp_threads_release) before, under active_lock. */
+/* Threads are released (jp_threads_release) before, under the active lock. */
 static void instr_free(struct jp_instr *in)
 {
 	for (unsigned c = 0; c < JP_FN_CHUNKS && in->fns[c]; c++) {
@@ -74,7 +62,7 @@ static int activate(struct jp_instr *in)
 		return err;
 	in->ticks_per_sec = jp_clock_measure_hz();
 	jp_clock_pair(&in->open_tick, &in->open_ns);
-	in->cpu_open_ns = jp_process_cpu_ns();
+	in->cpu_open_ns = jp_clock_cpu_ns();
 	if (in->tracing && (err = jp_trace_open(in)))
 		return err;
 	last_gen = last_gen + 1 ? last_gen + 1 : 1;     /* never 0: "off" */
@@ -100,9 +88,9 @@ int jp_instr_open(struct jitperf *jp)
 	if ((in->tracing || in->stats) && __atomic_load_n(&jp_cur, __ATOMIC_ACQUIRE)) {
 		err = -EBUSY;   /* without waiting for the lock a close may hold */
 	} else if (in->tracing || in->stats) {
-		pthread_mutex_lock(&active_lock);
+		jp_active_lock();
 		err = activate(in);
-		pthread_mutex_unlock(&active_lock);
+		jp_active_unlock();
 	}
 	if (err) {
 		if (in->debug)
@@ -138,7 +126,7 @@ int jp_instr_close(struct jitperf *jp)
 		/* Held to the end: the threads' states are read here, and a
 		 * thread that exits meanwhile waits for it before freeing its
 		 * own; no other session can start and reset them. */
-		pthread_mutex_lock(&active_lock);
+		jp_active_lock();
 		__atomic_store_n(&jitperf__probe_active, 0, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&jp_cur, NULL, __ATOMIC_SEQ_CST);
 		jp_probe_quiesce(in);
@@ -156,7 +144,7 @@ int jp_instr_close(struct jitperf *jp)
 			jp_trace_close(in, 1);
 		}
 		jp_threads_release(in);
-		pthread_mutex_unlock(&active_lock);
+		jp_active_unlock();
 	}
 	jp->instr = NULL;
 	instr_free(in);
@@ -181,7 +169,7 @@ void jp_instr_atfork_child(struct jitperf *jp)
 	uint32_t n;
 
 	/* Only this thread runs now: locks another thread held at fork() are free. */
-	pthread_mutex_init(&active_lock, NULL);
+	jp_active_lock_reset();
 	if (!in || !in->active)
 		return;
 	pthread_mutex_init(&in->lock, NULL);
@@ -257,8 +245,6 @@ jitperf_fn jp_fn_register(struct jitperf *jp, const char *name, const void *addr
 	struct jp_instr *in;
 	jitperf_fn id;
 
-	if (!jp)
-		jp = jitperf_default();
 	if (!name || !jp)
 		return errno = EINVAL, 0;
 	if (!(in = instr_of(jp)))
@@ -267,11 +253,6 @@ jitperf_fn jp_fn_register(struct jitperf *jp, const char *name, const void *addr
 	id = fn_add(in, name, addr, len);
 	pthread_mutex_unlock(&in->lock);
 	return id;
-}
-
-jitperf_fn jitperf_fn_register(jitperf *jp, const char *name, const void *addr, size_t len)
-{
-	return jp_fn_register(jp, name, addr, len);
 }
 
 const char *jp_fn_name(struct jitperf *jp, jitperf_fn fn)

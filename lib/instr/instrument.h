@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Instrumentation runtime: what the rest of the library (jitperf_wrap in
- * lib/wrap*.c) may call.  Internal.  (libjitperf-cyg is a separate library
- * and uses the public jitperf_fn_register/jitperf__enter_slow instead.)
+ * Instrumentation runtime: what the rest of the library (lib/session.c,
+ * and jitperf_wrap in lib/instr/wrap.c) may call.  Internal.
+ * (libjitperf-cyg is a separate library and uses the public
+ * jitperf_fn_register/jitperf__enter_slow instead.)
  *
  * Probe events go to the one "instrumenting" session: the first open
  * session with JITPERF_TRACE or JITPERF_STATS.  Function ids are per
@@ -32,9 +33,9 @@ JP_HIDDEN void jp_probe_exit(jitperf_fn fn) JP_NOINSTR;
 JP_HIDDEN void jp_probe_unwind(jitperf_fn fn) JP_NOINSTR;
 
 /*
- * Register a function of jp (as jitperf_fn_register; jp NULL means
- * jitperf_default()).  Returns the id or 0 with errno set.  Takes a lock:
- * not for signal handlers.
+ * Register a function of jp (jitperf_fn_register once the session is
+ * known).  Returns the id or 0 with errno set (EINVAL: jp or name NULL).
+ * Takes a lock: not for signal handlers.
  */
 JP_HIDDEN jitperf_fn jp_fn_register(struct jitperf *jp, const char *name,
 				    const void *addr, size_t len) JP_NOINSTR;

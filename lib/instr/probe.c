@@ -61,6 +61,8 @@
 JITPERF_API volatile int jitperf__probe_active;
 JITPERF_API __thread struct jitperf__tls jitperf__tls __attribute__((tls_model("initial-exec")));
 struct jp_instr *jp_cur;
+/* Serialises choosing (and dropping) the instrumenting session, jp_cur. */
+static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* This thread's state, kept across sessions; and whether it is exiting. */
 static __thread struct jp_thread *self __attribute__((tls_model("initial-exec")));
@@ -77,6 +79,22 @@ static void *map_anon(size_t len, int flags)
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
+}
+
+void jp_active_lock(void)
+{
+	pthread_mutex_lock(&active_lock);
+}
+
+void jp_active_unlock(void)
+{
+	pthread_mutex_unlock(&active_lock);
+}
+
+/* In a fork child, where only the forking thread runs: free whoever held it. */
+void jp_active_lock_reset(void)
+{
+	pthread_mutex_init(&active_lock, NULL);
 }
 
 static inline __attribute__((always_inline, no_instrument_function))

@@ -158,7 +158,7 @@ static void write_header(struct jp_instr *in, FILE *f)
 	const struct jp_counter_set *cs = &in->counters;
 	const double *c = in->cost.c;
 	struct jp_totals tot;
-	uint64_t cpu = jp_process_cpu_ns();
+	uint64_t cpu = jp_clock_cpu_ns();
 	double probe_ns;
 	char sample[32];
 

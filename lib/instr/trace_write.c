@@ -419,7 +419,7 @@ void jp_trace_scratch_rewind(struct jp_thread *t, void *scratch)
 int jp_trace_entry(struct jp_thread *t, const struct jp_frame *f)
 {
 	const struct jp_frame *p = f;
-	const uint32_t *stack = jitperf__tls.stack;
+	const uint32_t *stack = t->stack;     /* the thread's own: jitperf__tls.stack */
 	uint32_t from, n, more, listed;
 	size_t bytes;
 	uint64_t *w;

@@ -82,3 +82,12 @@ uint64_t jp_clock_measure_hz(void)
 		return 1000000000u;
 	return (uint64_t)((double)(t1 - t0) * 1e9 / (double)(n1 - n0));
 }
+
+uint64_t jp_clock_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/jitdump_format.h"
+#include "format/jitdump.h"
 
 static const char *file;
 

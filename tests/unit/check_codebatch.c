@@ -19,7 +19,7 @@
 
 #include "tests/check-subr.h"
 #include "lib/codebatch.h"
-#include "lib/jitdump_format.h"
+#include "format/jitdump.h"
 
 static char *dir;
 static unsigned char code[64 * 1024];

@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "tests/check-subr.h"
-#include "lib/jitdump_format.h"
+#include "format/jitdump.h"
 
 static char *dir;
 static jitperf *jp;

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "instr-subr.h"
-#include "lib/instr/trace_format.h"
+#include "format/trace.h"
 
 static char *dir;
 static char path[4200];

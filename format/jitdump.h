@@ -6,8 +6,8 @@
  * All fields are in the byte order of the writing host; a reader detects
  * the other order by the byte-swapped magic.
  */
-#ifndef JITPERF_JITDUMP_FORMAT_H
-#define JITPERF_JITDUMP_FORMAT_H
+#ifndef JITPERF_FORMAT_JITDUMP_H
+#define JITPERF_FORMAT_JITDUMP_H
 
 #include <stdint.h>
 
@@ -82,4 +82,4 @@ struct jitdump_unwinding_info { /* followed by unwinding_size bytes: .eh_frame t
 	uint64_t mapped_size;
 };
 
-#endif /* JITPERF_JITDUMP_FORMAT_H */
+#endif /* JITPERF_FORMAT_JITDUMP_H */

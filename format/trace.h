@@ -10,8 +10,8 @@
  * in the byte order of the writer (the magic tells which), little-endian on
  * every supported machine.
  */
-#ifndef JITPERF_TRACE_FORMAT_H
-#define JITPERF_TRACE_FORMAT_H
+#ifndef JITPERF_FORMAT_TRACE_H
+#define JITPERF_FORMAT_TRACE_H
 
 #include <stdint.h>
 
@@ -180,4 +180,4 @@ _Static_assert(sizeof(struct jpt_block_header) == 64, "block header layout");
 _Static_assert(sizeof(struct jpt_meta_fn) == 32 && sizeof(struct jpt_meta_code) == 48,
 	       "metadata layout");
 
-#endif /* JITPERF_TRACE_FORMAT_H */
+#endif /* JITPERF_FORMAT_TRACE_H */

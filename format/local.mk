@@ -1,0 +1,8 @@
+# format/ - the layouts of the files jitperf writes that a writer and a
+# reader share: format/trace.h (jitperf-<pid>.trace, jitperf-trace(5)) and
+# format/jitdump.h (perf's jitdump, jit-<pid>.dump).  Headers only, no code:
+# lib/ includes them to write the files, read/, tools/, the tests and the
+# benchmarks to read or check them; nothing here includes anything of
+# theirs.  The statistics file is text (jitperf-stats(5)): its writer and
+# its reader share no layout.
+noinst_HEADERS = format/trace.h format/jitdump.h
