@@ -703,7 +703,7 @@ START_TEST(test_standby_wake)
 {
 	struct jitperf_options o = { .size = sizeof(o), .outputs = JITPERF_STANDBY,
 				     .dir = "/nonexistent" };
-	char req[4200], reply[4200], want[4200], dump[4200], map[64];
+	char req[4200], reply[4300], want[4300], dump[4200], map[64];
 	uint64_t a, b, c;
 	off_t size;
 	jitperf *jp;
