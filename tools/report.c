@@ -555,6 +555,7 @@ static int scan_dir(struct report *r)
 static int hand_over(struct report *r)
 {
 	char *perf;
+	int err;
 
 	if (!r->handover)
 		return 0;
@@ -563,9 +564,9 @@ static int hand_over(struct report *r)
 		return -ENOENT;
 	}
 	perf = perf_find();
-	if (perf)
-		execl(perf, perf, "report", "-i", r->data, (char *)NULL);
-	cmd_err("perf: %s%s", perf ? strerror(errno) : "not found",
+	err = perf ? perf_exec(perf, (const char *const[]){ "report", "-i", r->data, NULL })
+		   : -ENOENT;
+	cmd_err("perf: %s%s", perf ? strerror(-err) : "not found",
 		perf ? "" : " (" PERF_INSTALL_HINT ")");
 	free(perf);
 	r->status = 127;
