@@ -23,14 +23,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmds.h"
-#include "perf.h"
 #include "report.h"
 #include "read/jitdump_read.h"
 #include "read/pdscript.h"
-#include "rundir.h"
 #include "read/stats_read.h"
 #include "read/symbolize.h"
+#include "tools/cmds.h"
+#include "tools/perf.h"
+#include "tools/rundir.h"
 
 static const char usage_text[] =
 	"usage: jitperf report [DIR] [--perf]\n"

@@ -24,13 +24,13 @@
 #include <unistd.h>
 
 #include "attach.h"
-#include "cmds.h"
 #include "collect.h"
-#include "pathsafe.h"
-#include "perf.h"
-#include "rundir.h"
 #include "read/stats_read.h"
+#include "tools/cmds.h"
 #include "tools/inject/inject.h"
+#include "tools/pathsafe.h"
+#include "tools/perf.h"
+#include "tools/rundir.h"
 
 static const char usage_text[] =
 	"usage: jitperf record [-o DIR] [-e EVENT] [-F FREQ] [-g | --call-graph fp|dwarf]\n"
@@ -75,7 +75,7 @@ struct record_opts {
 	const char *dir, *event, *freq, *callgraph, *counters;
 	const char *sample;      /* --instrument=S */
 	const char *trace_max, *trace_ring, *trace_min;
-	const char *pids;        /* -p: attach (tools/attach.c) */
+	const char *pids;        /* -p: attach (attach.c) */
 	int         instrument, no_perf, quiet;
 	char      **cmd;
 };

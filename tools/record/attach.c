@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * jitperf record -p (tools/attach.h, doc/attach.md).
+ * jitperf record -p (tools/record/attach.h, doc/attach.md).
  *
  * perf record -p starts with its events disabled (-D -1) and a control
  * pipe (--control fd:CTL,ACK).  Once it has synthesized what the
@@ -28,8 +28,8 @@
 #include <unistd.h>
 
 #include "attach.h"
-#include "cmds.h"
-#include "perf.h"
+#include "tools/cmds.h"
+#include "tools/perf.h"
 
 /* How long perf may take to start, and a process to write its code out. */
 #define ENABLE_TIMEOUT_MS 30000
