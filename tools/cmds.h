@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The subcommands of jitperf (tools/record.c, report.c, dump/, convert/)
+ * The subcommands of jitperf (tools/record/, report/, dump/, convert/, inject/)
  * and the conventions they share.
  *
  * Errors: every function of the command returns 0 or a negative errno.

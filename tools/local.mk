@@ -1,13 +1,15 @@
-# tools/ - the jitperf command.  tools/jitperf.c dispatches to one file per
-# subcommand (record.c, report.c, dump/, convert/); everything but main()
-# is the convenience library tools/libcommand.la, which the fuzzers link too.
-# Private header: tools/cmds.h.
+# tools/ - the jitperf command.  tools/jitperf.c dispatches to one folder per
+# subcommand (record/, report/, dump/, inject/, convert/); what several share
+# stays in tools/.  Everything but main() is the convenience library
+# tools/libcommand.la, which the fuzzers link too.  Private header: tools/cmds.h.
 noinst_LTLIBRARIES += tools/libcommand.la
 tools_libcommand_la_SOURCES = tools/cmds.h tools/msg.c tools/perf.c tools/perf.h \
 	tools/pathsafe.c tools/pathsafe.h tools/stagedir.c tools/stagedir.h \
-	tools/sigcleanup.c tools/sigcleanup.h \
-	tools/record.c tools/attach.c tools/attach.h tools/report.c tools/report.h tools/report_instr.c tools/rundir.c tools/rundir.h \
-	tools/jitsym.c tools/jitsym.h tools/collect.c tools/collect.h \
+	tools/sigcleanup.c tools/sigcleanup.h tools/rundir.c tools/rundir.h \
+	tools/jitsym.c tools/jitsym.h \
+	tools/record/record.c tools/record/attach.c tools/record/attach.h \
+	tools/record/collect.c tools/record/collect.h \
+	tools/report/report.c tools/report/report.h tools/report/report_instr.c \
 	tools/dump/dump.c tools/dump/dump.h tools/dump/check.c tools/dump/elfwrite.c \
 	tools/inject/inject.h tools/inject/cmd.c tools/inject/inject.c tools/inject/image.c \
 	tools/inject/ehframe.c tools/inject/dwline.c \

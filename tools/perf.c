@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmds.h"
 #include "perf.h"
 
 /* What execve(2) would say of path: 0, -ENOENT, -EACCES or -EISDIR. */
@@ -72,20 +74,54 @@ char *perf_find(void)
 	return perf;
 }
 
-int perf_spawn(const char *perf, const char *const args[], int *out, int errfd, pid_t *pid)
+/* PROG followed by args, NULL-terminated: the argv of an exec. */
+static const char **exec_argv(const char *prog, const char *const args[])
 {
 	size_t n = 0;
 	const char **argv;
-	int pfd[2], err;
 
 	while (args[n])
 		n++;
 	argv = calloc(n + 2, sizeof(*argv));
 	if (!argv)
-		return -ENOMEM;
-	argv[0] = perf;
+		return NULL;
+	argv[0] = prog;
 	memcpy(argv + 1, args, n * sizeof(*argv));
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
+	return argv;
+}
+
+/* The child of perf_spawn: its signals and files set, then the program. */
+static void __attribute__((noreturn))
+start(const char *prog, const char **argv, const struct perf_io *io, int out)
+{
+	int errfd = io->errfd;
+
+	if (io->sigint)
+		sigaction(SIGINT, io->sigint, NULL);
+	if (io->sigterm)
+		sigaction(SIGTERM, io->sigterm, NULL);
+	if (io->sigpipe_dfl)
+		signal(SIGPIPE, SIG_DFL);
+	if (out >= 0)
+		dup2(out, 1);
+	if (errfd == -1)
+		errfd = open("/dev/null", O_WRONLY);
+	if (errfd >= 0)
+		dup2(errfd, 2);
+	execvp(prog, (char *const *)argv);
+	cmd_err("%s: %s", prog, strerror(errno));
+	_exit(127);
+}
+
+int perf_spawn(const char *prog, const char *const args[], const struct perf_io *io,
+	       pid_t *pid)
+{
+	const char **argv = exec_argv(prog, args);
+	int pfd[2] = { -1, -1 }, err;
+
+	if (!argv)
+		return -ENOMEM;
+	if (io->out && pipe2(pfd, O_CLOEXEC) < 0) {
 		err = -errno;
 		free(argv);
 		return err;
@@ -93,24 +129,42 @@ int perf_spawn(const char *perf, const char *const args[], int *out, int errfd, 
 	*pid = fork();
 	if (*pid < 0) {
 		err = -errno;
-		close(pfd[0]);
-		close(pfd[1]);
+		if (io->out) {
+			close(pfd[0]);
+			close(pfd[1]);
+		}
 		free(argv);
 		return err;
 	}
-	if (*pid == 0) {
-		if (errfd < 0)
-			errfd = open("/dev/null", O_WRONLY);  /* perf's warnings are not ours */
-		dup2(pfd[1], 1);
-		if (errfd >= 0)
-			dup2(errfd, 2);
-		execv(perf, (char *const *)argv);
-		_exit(127);
-	}
+	if (*pid == 0)
+		start(prog, argv, io, pfd[1]);
 	free(argv);
-	close(pfd[1]);
-	*out = pfd[0];
+	if (io->out) {
+		close(pfd[1]);
+		*io->out = pfd[0];
+	}
 	return 0;
+}
+
+int perf_exec(const char *perf, const char *const args[])
+{
+	const char **argv = exec_argv(perf, args);
+	int err;
+
+	if (!argv)
+		return -ENOMEM;
+	execvp(perf, (char *const *)argv);
+	err = -errno;
+	free(argv);
+	return err;
+}
+
+int perf_running(pid_t pid)
+{
+	siginfo_t si = { 0 };
+
+	/* WNOWAIT: an ended child stays to be reaped by perf_wait */
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0;
 }
 
 int perf_wait(pid_t pid)
@@ -157,7 +211,7 @@ int perf_event_error(const char *perf, const char *event, char *why, size_t len)
 
 	if (errfd < 0)
 		return 0;
-	if (perf_spawn(perf, args, &out, errfd, &pid)) {
+	if (perf_spawn(perf, args, &(struct perf_io){ .out = &out, .errfd = errfd }, &pid)) {
 		close(errfd);
 		return 0;
 	}

@@ -211,7 +211,7 @@ static void perf_attrs(const char *perf, const char *data, int *period, int *mon
 
 	*period = 0;
 	*monotonic = -1;
-	if (perf_spawn(perf, args, &fd, -1, &pid))
+	if (perf_spawn(perf, args, &(struct perf_io){ .out = &fd, .errfd = -1 }, &pid))
 		return;
 	f = fdopen(fd, "r");
 	while (f && fgets(line, sizeof(line), f)) {
@@ -337,7 +337,8 @@ int cv_read_perfscript(const char *data, unsigned flags, int with_calls,
 		free(perf);
 		return -ENOMEM;
 	}
-	ret = perf_spawn(perf, args, &fd, fileno(errf), &pid);
+	ret = perf_spawn(perf, args, &(struct perf_io){ .out = &fd, .errfd = fileno(errf) },
+			 &pid);
 	free(perf);
 	if (ret) {
 		fclose(errf);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What record gathers into the record directory (tools/collect.h). */
+/* What record gathers into the record directory (tools/record/collect.h). */
 #include "config.h"
 
 #include <dirent.h>
@@ -14,12 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmds.h"
 #include "collect.h"
 #include "read/jitdump_read.h"
 #include "read/perfdata.h"
 #include "read/perfmap_read.h"
-#include "rundir.h"
+#include "tools/cmds.h"
+#include "tools/rundir.h"
 
 struct marker {
 	uint32_t pid;

@@ -23,14 +23,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmds.h"
-#include "perf.h"
 #include "report.h"
 #include "read/jitdump_read.h"
 #include "read/pdscript.h"
-#include "rundir.h"
 #include "read/stats_read.h"
 #include "read/symbolize.h"
+#include "tools/cmds.h"
+#include "tools/perf.h"
+#include "tools/rundir.h"
 
 static const char usage_text[] =
 	"usage: jitperf report [DIR] [--perf]\n"
@@ -555,6 +555,7 @@ static int scan_dir(struct report *r)
 static int hand_over(struct report *r)
 {
 	char *perf;
+	int err;
 
 	if (!r->handover)
 		return 0;
@@ -563,9 +564,9 @@ static int hand_over(struct report *r)
 		return -ENOENT;
 	}
 	perf = perf_find();
-	if (perf)
-		execl(perf, perf, "report", "-i", r->data, (char *)NULL);
-	cmd_err("perf: %s%s", perf ? strerror(errno) : "not found",
+	err = perf ? perf_exec(perf, (const char *const[]){ "report", "-i", r->data, NULL })
+		   : -ENOENT;
+	cmd_err("perf: %s%s", perf ? strerror(-err) : "not found",
 		perf ? "" : " (" PERF_INSTALL_HINT ")");
 	free(perf);
 	r->status = 127;

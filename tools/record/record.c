@@ -20,18 +20,17 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "attach.h"
-#include "cmds.h"
 #include "collect.h"
-#include "pathsafe.h"
-#include "perf.h"
-#include "rundir.h"
 #include "read/stats_read.h"
+#include "tools/cmds.h"
 #include "tools/inject/inject.h"
+#include "tools/pathsafe.h"
+#include "tools/perf.h"
+#include "tools/rundir.h"
 
 static const char usage_text[] =
 	"usage: jitperf record [-o DIR] [-e EVENT] [-F FREQ] [-g | --call-graph fp|dwarf]\n"
@@ -76,7 +75,7 @@ struct record_opts {
 	const char *dir, *event, *freq, *callgraph, *counters;
 	const char *sample;      /* --instrument=S */
 	const char *trace_max, *trace_ring, *trace_min;
-	const char *pids;        /* -p: attach (tools/attach.c) */
+	const char *pids;        /* -p: attach (attach.c) */
 	int         instrument, no_perf, quiet;
 	char      **cmd;
 };
@@ -104,41 +103,26 @@ static void forward(int sig, siginfo_t *si, void *uc)
 static int run(char **argv, int *status)
 {
 	struct sigaction sa = { 0 }, old_int, old_term;
-	int st, err = 0;
+	struct perf_io io = { .errfd = PERF_OWN, .sigint = &old_int, .sigterm = &old_term };
+	pid_t pid;
+	int st, err;
 
 	sa.sa_sigaction = forward;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	/* before fork: no window in which a signal kills jitperf but not perf */
+	/* before the start: no window in which a signal kills jitperf but not perf */
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	child = fork();
-	if (child < 0) {
-		err = -errno;
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		return err;
-	}
-	if (child == 0) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		execvp(argv[0], argv);
-		cmd_err("%s: %s", argv[0], strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(child, &st, 0) < 0) {
-		if (errno != EINTR) {
-			err = -errno;
-			break;
-		}
+	err = perf_spawn(argv[0], (const char *const *)argv + 1, &io, &pid);
+	if (!err) {
+		child = pid;
+		st = perf_wait(pid);
+		*status = st < 256 ? st : 128 + st - 256;
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	child = -1;
-	if (err)
-		return err;
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-	return 0;
+	return err;
 }
 
 /* Can this process sample a hardware cycle counter? */

@@ -22,8 +22,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmds.h"
 #include "report.h"
+#include "tools/cmds.h"
 
 void report_run_add(struct runinfo *ri, const struct stats_file *s)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * jitperf report's table (tools/report.c) and what the instrumentation
- * adds to it (tools/report_instr.c): the timed calls' figures, the probes'
- * cost, what the trace's limits left out.
+ * jitperf report's table (tools/report/report.c) and what the
+ * instrumentation adds to it (tools/report/report_instr.c): the timed
+ * calls' figures, the probes' cost, what the trace's limits left out.
  */
 #ifndef JITPERF_REPORT_H
 #define JITPERF_REPORT_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * jitperf record -p (tools/attach.h, doc/attach.md).
+ * jitperf record -p (tools/record/attach.h, doc/attach.md).
  *
  * perf record -p starts with its events disabled (-D -1) and a control
  * pipe (--control fd:CTL,ACK).  Once it has synthesized what the
@@ -24,12 +24,12 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "attach.h"
-#include "cmds.h"
+#include "tools/cmds.h"
+#include "tools/perf.h"
 
 /* How long perf may take to start, and a process to write its code out. */
 #define ENABLE_TIMEOUT_MS 30000
@@ -341,19 +341,11 @@ int attach_record(const struct attach *a, const struct attach_perf *p, int *stat
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	signal(SIGPIPE, SIG_IGN);
-	pid = fork();
-	if (pid < 0) {
-		err = -errno;
+	err = perf_spawn(p->perf, (const char *const *)argv + 1,
+			 &(struct perf_io){ .errfd = PERF_OWN, .sigint = &old_int,
+					    .sigterm = &old_term, .sigpipe_dfl = 1 }, &pid);
+	if (err)
 		goto restore;
-	}
-	if (pid == 0) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		execv(p->perf, argv);
-		cmd_err("%s: %s", p->perf, strerror(errno));
-		_exit(127);
-	}
 	perf_pid = pid;
 	close(ctl[0]);
 	close(ack[1]);
@@ -361,29 +353,17 @@ int attach_record(const struct attach *a, const struct attach_perf *p, int *stat
 	if (enable_events(ctl[1], ack[0]) == 0) {
 		for (size_t i = 0; i < a->npids; i++)
 			wake(a->pids[i], p->dir);
-	} else if (!stopped) {
-		/* perf ended (its message said why), or never said its events were on */
-		if (waitpid(pid, &st, WNOHANG) == 0) {
-			cmd_err("perf did not start recording within %d s: stopped",
-				ENABLE_TIMEOUT_MS / 1000);
-			kill(pid, SIGINT);
-		} else {
-			perf_pid = -1;
-			goto reaped;
-		}
+	} else if (!stopped && perf_running(pid)) {
+		/* perf never said its events were on (had it ended, its message said why) */
+		cmd_err("perf did not start recording within %d s: stopped",
+			ENABLE_TIMEOUT_MS / 1000);
+		kill(pid, SIGINT);
 	}
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR) {
-			err = -errno;
-			break;
-		}
-	}
+	st = perf_wait(pid);
 	perf_pid = -1;
-reaped:
-	if (!err)
-		*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	*status = st < 256 ? st : 128 + st - 256;
 	/* stopped with Ctrl-C and no COMMAND: the way such a recording ends */
-	if (!err && !p->cmd && stopped == SIGINT && *status == 128 + SIGINT)
+	if (!p->cmd && stopped == SIGINT && *status == 128 + SIGINT)
 		*status = 0;
 restore:
 	sigaction(SIGINT, &old_int, NULL);
