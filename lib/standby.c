@@ -54,7 +54,8 @@ int jp_keep_make(const struct jitperf_code *c, struct jp_keep **out)
 	k->lines = (struct jitperf_line *)(k + 1);
 	k->eh_frame_len = c->eh_frame_len;
 	k->eh_frame = (char *)(k->lines + c->nlines);
-	memcpy(k->eh_frame, c->eh_frame, c->eh_frame_len);
+	if (c->eh_frame_len)
+		memcpy(k->eh_frame, c->eh_frame, c->eh_frame_len);
 	s = (char *)k->eh_frame + c->eh_frame_len;
 	for (i = 0; i < c->nlines; i++) {
 		const char *f = c->lines[i].file ? c->lines[i].file : "";

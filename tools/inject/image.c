@@ -30,6 +30,8 @@
 
 int ij_buf_put(struct ij_buf *b, const void *data, size_t len)
 {
+	if (!len)
+		return 0;        /* b->p may still be NULL */
 	if (b->len + len > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;
 		unsigned char *p;
