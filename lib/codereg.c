@@ -47,6 +47,40 @@ int jp_code_check(const struct jitperf_code *c)
 #define HDR_SPACE  256
 
 /*
+ * c's jitdump unit (its .eh_frame_hdr built on the way), in space when it
+ * fits, else malloc'ed (u->heap).  0 or -errno.
+ */
+static int prepare_unit(const struct jitperf_code *c, struct jp_jitdump_unit *u, void *space,
+			size_t space_len)
+{
+	unsigned char hdr_space[HDR_SPACE], *hdr = NULL;
+	struct jp_jitdump_load ld;
+	size_t hdr_len = 0;
+	int err;
+
+	if (c->eh_frame_len) {
+		err = jp_ehframe_hdr(c->eh_frame, c->eh_frame_len, (uintptr_t)c->addr, c->len,
+				     hdr_space, sizeof(hdr_space), &hdr, &hdr_len);
+		if (err)
+			return err;
+	}
+	memset(&ld, 0, sizeof(ld));
+	ld.name = c->name;
+	ld.addr = (uintptr_t)c->addr;
+	ld.len = c->len;
+	ld.lines = c->lines;
+	ld.nlines = c->nlines;
+	ld.eh_frame = c->eh_frame;
+	ld.eh_frame_len = c->eh_frame_len;
+	ld.eh_hdr = hdr;
+	ld.eh_hdr_len = hdr_len;
+	err = jp_jitdump_prepare(u, &ld, space, space_len);
+	if (hdr != hdr_space)
+		free(hdr);      /* copied into the unit */
+	return err;
+}
+
+/*
  * Everything that needs no lock is done first: the perf map line and the
  * jitdump unit (the code copied and hashed) are made in the caller's stack.
  * Under the lock: the index, the timestamp, and one write() per output.
@@ -56,13 +90,11 @@ int jp_code_check(const struct jitperf_code *c)
  */
 static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
 {
-	unsigned char space[UNIT_SPACE], hdr_space[HDR_SPACE];
+	unsigned char space[UNIT_SPACE];
 	char small[LINE_SPACE], *line = NULL;
 	struct jp_jitdump_unit u = { 0 };
-	struct jp_jitdump_load ld;
-	unsigned char *hdr = NULL;
 	struct jp_keep *keep = NULL;
-	size_t hdr_len = 0, nlen, line_len = 0;
+	size_t nlen, line_len = 0;
 	uint64_t idx = 0, map_mark = 0;
 	unsigned outputs;
 	int err;
@@ -79,25 +111,7 @@ again:
 		if (err)
 			goto out;
 	} else if (outputs & JITPERF_JITDUMP) {
-		if (c->eh_frame_len) {
-			err = jp_ehframe_hdr(c->eh_frame, c->eh_frame_len, (uintptr_t)c->addr, c->len,
-					     hdr_space, sizeof(hdr_space), &hdr, &hdr_len);
-			if (err)
-				goto out;
-		}
-		memset(&ld, 0, sizeof(ld));
-		ld.name = c->name;
-		ld.addr = (uintptr_t)c->addr;
-		ld.len = c->len;
-		ld.lines = c->lines;
-		ld.nlines = c->nlines;
-		ld.eh_frame = c->eh_frame;
-		ld.eh_frame_len = c->eh_frame_len;
-		ld.eh_hdr = hdr;
-		ld.eh_hdr_len = hdr_len;
-		err = jp_jitdump_prepare(&u, &ld, space, sizeof(space));
-		if (hdr != hdr_space)
-			free(hdr);      /* copied into the unit */
+		err = prepare_unit(c, &u, space, sizeof(space));
 		if (err)
 			goto out;
 	}
@@ -239,28 +253,8 @@ static int dump_room(struct batch *b, size_t need)
 /* Code c's jitdump unit at the end of b->dump; its buf is set once all are made. */
 static int batch_unit(struct batch *b, const struct jitperf_code *c, struct jp_jitdump_unit *u)
 {
-	unsigned char hdr_space[HDR_SPACE], *hdr = NULL;
-	struct jp_jitdump_load ld;
-	size_t hdr_len = 0;
-	int err;
+	int err = prepare_unit(c, u, b->dump + b->dump_len, b->dump_cap - b->dump_len);
 
-	if (c->eh_frame_len) {
-		err = jp_ehframe_hdr(c->eh_frame, c->eh_frame_len, (uintptr_t)c->addr, c->len,
-				     hdr_space, sizeof(hdr_space), &hdr, &hdr_len);
-		if (err)
-			return err;
-	}
-	memset(&ld, 0, sizeof(ld));
-	ld.name = c->name;
-	ld.addr = (uintptr_t)c->addr;
-	ld.len = c->len;
-	ld.lines = c->lines;
-	ld.nlines = c->nlines;
-	ld.eh_frame = c->eh_frame;
-	ld.eh_frame_len = c->eh_frame_len;
-	ld.eh_hdr = hdr;
-	ld.eh_hdr_len = hdr_len;
-	err = jp_jitdump_prepare(u, &ld, b->dump + b->dump_len, b->dump_cap - b->dump_len);
 	if (!err && u->heap) {
 		/* it did not fit: the buffer grows, and the unit moves in */
 		err = dump_room(b, u->len);
@@ -270,8 +264,6 @@ static int batch_unit(struct batch *b, const struct jitperf_code *c, struct jp_j
 	}
 	if (!err)
 		b->dump_len += u->len;
-	if (hdr != hdr_space)
-		free(hdr);
 	return err;
 }
 
