@@ -16,9 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <stddef.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include "jitperf.h"
 
@@ -113,6 +116,33 @@ static inline int mount_private_tmpfs(const char *mnt, const char *size)
  * checking what that child wrote, and removes its map itself.
  */
 #define TEST_PIDS_MAX 4096
+/*
+ * A recorder's knock on this process's JITPERF=standby socket: its reply
+ * in reply, or "" when nothing listens.
+ */
+static inline void knock(const char *req, char *reply, size_t len)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "jitperf-standby-%d",
+			 (int)getpid());
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	size_t have = 0;
+	ssize_t r;
+
+	reply[0] = '\0';
+	ck_assert_int_ge(fd, 0);
+	if (connect(fd, (struct sockaddr *)&a,
+		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n))) {
+		close(fd);
+		return;
+	}
+	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	while (have < len - 1 && (r = read(fd, reply + have, len - 1 - have)) > 0)
+		have += (size_t)r;
+	reply[have] = '\0';
+	close(fd);
+}
+
 static pid_t suite_pid;
 static pid_t *test_pids;        /* shared: [0] the count, then the pids */
 

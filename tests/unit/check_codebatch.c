@@ -11,10 +11,7 @@
 
 #include <signal.h>
 #include <stdint.h>
-#include <stddef.h>
 #include <sys/mount.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "tests/check-subr.h"
@@ -243,26 +240,6 @@ START_TEST(test_same_bytes_many)
 	same_bytes(MANY);               /* the buffers grow on the heap */
 }
 END_TEST
-
-/* A recorder's knock on this process's standby socket; its reply. */
-static void knock(const char *req, char *reply, size_t len)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "jitperf-standby-%d",
-			 (int)getpid());
-	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	size_t have = 0;
-	ssize_t r;
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a,
-				 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)), 0);
-	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
-	while (have < len - 1 && (r = read(fd, reply + have, len - 1 - have)) > 0)
-		have += (size_t)r;
-	reply[have] = '\0';
-	close(fd);
-}
 
 /*
  * In standby a batch writes nothing and keeps what each function needs: the

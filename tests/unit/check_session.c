@@ -638,30 +638,6 @@ END_TEST
 
 /* ---- standby */
 
-/* A recorder's knock on this process's socket: the reply, or "" when nothing listens. */
-static void knock(const char *req, char *reply, size_t len)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "jitperf-standby-%d",
-			 (int)getpid());
-	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	size_t have = 0;
-	ssize_t r;
-
-	reply[0] = '\0';
-	ck_assert_int_ge(fd, 0);
-	if (connect(fd, (struct sockaddr *)&a,
-		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n))) {
-		close(fd);
-		return;
-	}
-	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
-	while (have < len - 1 && (r = read(fd, reply + have, len - 1 - have)) > 0)
-		have += (size_t)r;
-	reply[have] = '\0';
-	close(fd);
-}
-
 static off_t size_of(const char *path)
 {
 	struct stat st;
