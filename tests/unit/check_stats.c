@@ -40,15 +40,6 @@ static char *stats_text(void)
 	return t;
 }
 
-/* The statistics file of a session, gone before the next one writes its own. */
-static void unlink_stats(void)
-{
-	char path[4200];
-
-	snprintf(path, sizeof(path), "%s/jitperf-%d.stats", dir, (int)getpid());
-	ck_assert_int_eq(unlink(path), 0);
-}
-
 static void sleep_ms(int ms)
 {
 	struct timespec ts = { 0, ms * 1000000L };
@@ -232,7 +223,19 @@ START_TEST(test_times_add_up)
 }
 END_TEST
 
-/* ---- Calibration: the probes' cost is not in the reported times */
+/* ---- Calibration: the probes' cost is not in the reported times
+ *
+ * A timed call's statistics are its clock readings (which the trace
+ * keeps) minus the probes inside it, each priced by the session's
+ * calibration (the "# probes:" line).  The tests check that arithmetic
+ * against the trace of the same calls, exactly; how close the calibrated
+ * prices come to what the probes cost is measured by bench/probe.
+ */
+
+/* Calls of "known", each around ncalls calls of "empty" made through the
+ * exported probes (what a JIT calls) and a little spinning. */
+static void (*volatile enter_p)(jitperf_fn) = (jitperf_enter);
+static void (*volatile exit_p)(jitperf_fn) = (jitperf_exit);
 
 static uint64_t mono_ns(void)
 {
@@ -242,142 +245,128 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/*
- * Long enough that the probes inside a call (below) cost 15-35 % of it
- * in the plain build here, and more under the sanitizers.
- */
-#define SPIN_NS 30000
-
-/* A call of known duration: SPIN_NS of spinning, after ncalls calls of an
- * empty function made through the exported probes (what a JIT calls). */
-static void (*volatile enter_p)(jitperf_fn) = (jitperf_enter);
-static void (*volatile exit_p)(jitperf_fn) = (jitperf_exit);
-
-/* What the empty calls inside the known calls of one session took, as the
- * test measured them itself: the probes' cost the library must subtract. */
-#define MAX_KNOWN 64
-static uint64_t inside_ns[MAX_KNOWN];
-static int nknown;
+static void spin_us(int us)
+{
+	for (uint64_t t0 = mono_ns(); mono_ns() - t0 < (uint64_t)us * 1000;)
+		;
+}
 
 static void known(jitperf_fn p, jitperf_fn e, int ncalls)
 {
 	void (*en)(jitperf_fn) = enter_p, (*ex)(jitperf_fn) = exit_p;
-	uint64_t t0;
 
 	en(p);
-	t0 = mono_ns();
 	for (int i = 0; i < ncalls; i++) {
 		en(e);
 		ex(e);
 	}
-	if (nknown < MAX_KNOWN)
-		inside_ns[nknown++] = mono_ns() - t0;
-	for (t0 = mono_ns(); mono_ns() - t0 < SPIN_NS;)
-		;
+	spin_us(20);
 	ex(p);
 }
 
-static int cmp_u64(const void *a, const void *b)
+static double dist(double x, double y)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
+	return x > y ? x - y : y - x;
 }
 
-/*
- * The shortest call of p is SPIN_NS, give or take half what the probes
- * inside it cost (the median of the session's calls) or 10 %, whichever
- * is more: without the subtraction it is reported that cost too long, and
- * with it subtracted twice that cost too short. The margin grows with
- * the probes' cost because that cost varies from call to call (other work
- * on the machine, a sanitizer's checks), so its error does too.
- */
-static int known_ok(uint64_t *min, uint64_t *inside)
+/* The net duration of each traced call of "known": its clock readings
+ * minus its own probe, its timed calls of "empty" and the counted rest. */
+struct net_arg {
+	struct jpt_reader *r;
+	double self, lib, timed;        /* the calibration, ns */
+	int ncalls;                     /* calls of empty in each call of known */
+	long inside;                    /* calls of empty traced since the last known */
+	long known;
+	double min, total;
+};
+
+static int net_cb(const struct jpt_call *c, void *arg)
 {
-	struct instr_row r;
-	uint64_t margin;
+	struct net_arg *a = arg;
+	const char *name = jpt_fn(a->r, c->fn)->name;
+	double net;
 
-	ck_assert_int_eq(instr_stats_row(dir, getpid(), "known", &r), 0);
-	ck_assert_uint_ge(r.timed, 10);
-	ck_assert_int_ge(nknown, 10);
-	qsort(inside_ns, nknown, sizeof(inside_ns[0]), cmp_u64);
-	*inside = inside_ns[nknown / 2];
-	*min = r.min;
-	margin = *inside / 2 > SPIN_NS / 10 ? *inside / 2 : SPIN_NS / 10;
-	return r.min + margin >= SPIN_NS && r.min <= SPIN_NS + margin;
-}
-
-/*
- * Up to ATTEMPTS sessions, each calibrated anew: other work on the machine
- * (a parallel make check) can make every probe of one session dearer
- * than it was while the session calibrated; a wrong subtraction misses in
- * all of them.
- */
-#define ATTEMPTS 3
-
-static void check_known(const char *what, void (*session)(void))
-{
-	uint64_t min[ATTEMPTS], inside[ATTEMPTS];
-
-	for (int i = 0; i < ATTEMPTS; i++) {
-		nknown = 0;
-		session();
-		if (known_ok(&min[i], &inside[i]))
-			return;
-		unlink_stats();
+	if (!strcmp(name, "empty")) {
+		a->inside++;
+		return 0;
 	}
-	ck_abort_msg("%s: a %d ns call reported as %lu, %lu and %lu ns (min) in %d sessions, "
-		     "with probes inside it that cost %lu, %lu and %lu ns",
-		     what, SPIN_NS, (long)min[0], (long)min[1], (long)min[2], ATTEMPTS,
-		     (long)inside[0], (long)inside[1], (long)inside[2]);
+	ck_assert_str_eq(name, "known");
+	ck_assert_int_le(a->inside, a->ncalls);
+	net = (double)(c->end_ns - c->start_ns) - a->self - (double)a->inside * a->timed -
+	      (double)(a->ncalls - a->inside) * a->lib;
+	ck_assert_msg(net > 0, "a call of known nets %.1f ns", net);
+	if (!a->known || net < a->min)
+		a->min = net;
+	a->total += net;
+	a->known++;
+	a->inside = 0;
+	return 0;
 }
 
-static void all_timed(void)
+/* Opens a session as o says, makes calls of known around ncalls calls of
+ * empty, and compares its statistics with its trace. */
+static void check_net(struct jitperf_options *o, int ncalls, int nknown, int gap_us)
 {
+	struct net_arg a = { .ncalls = ncalls };
+	struct instr_row r;
+	char got[512], err[512], *text;
+	double c[5];
 	jitperf *jp;
 	jitperf_fn p, e;
 
-	setenv("JITPERF_CLOCK", "tsc", 1);
-	jp = instr_open(dir, JITPERF_STATS, 1, NULL);
+	o->outputs = JITPERF_STATS | JITPERF_TRACE;
+	jp = instr_open_opts(dir, o);
 	p = jitperf_fn_register(jp, "known", NULL, 0);
 	e = jitperf_fn_register(jp, "empty", NULL, 0);
-	/* 300 timed calls inside: tens of ns each, a third of SPIN_NS */
-	for (int i = 0; i < 50; i++)
-		known(p, e, 300);
+	for (int i = 0; i < nknown; i++) {
+		known(p, e, ncalls);
+		spin_us(gap_us);
+	}
 	ck_assert_int_eq(jitperf_close(jp), 0);
+
+	text = stats_text();
+	check_probes_line(line_of(text, 1, got, sizeof(got)));
+	ck_assert_int_eq(sscanf(got, "# probes: self_ns=%lf lib_ns=%lf inline_ns=%lf framed_ns=%lf "
+				"timed_ns=%lf", &c[0], &c[1], &c[2], &c[3], &c[4]), 5);
+	free(text);
+	a.self = c[0];
+	a.lib = c[1];
+	a.timed = c[4];
+	a.r = instr_trace_open(dir, getpid());
+	ck_assert_int_eq(jpt_for_each_call(a.r, net_cb, &a, err, sizeof(err)), 0);
+	jpt_close(a.r);
+
+	ck_assert_int_eq(instr_stats_row(dir, getpid(), "known", &r), 0);
+	ck_assert_uint_eq(r.calls, (unsigned)nknown);
+	ck_assert_int_eq(a.known, (long)r.timed);       /* every timed call is traced */
+	ck_assert_int_ge(a.known, 10);
+	/* to the nanosecond the file rounds to, and the calibration's
+	 * printed picoseconds times the calls inside */
+	ck_assert_msg(dist((double)r.min, a.min) <= 2 + 0.001 * ncalls,
+		      "min %lu ns in the statistics, %.1f from the trace", (long)r.min, a.min);
+	if (r.timed == r.calls)
+		ck_assert_msg(dist((double)r.total, a.total) <= a.known * (2 + 0.001 * ncalls),
+			      "total %lu ns in the statistics, %.1f from the trace",
+			      (long)r.total, a.total);
 }
 
-START_TEST(test_calibration_all_timed)
+START_TEST(test_net_all_timed)
 {
-	check_known("every call timed", all_timed);
+	struct jitperf_options o = { .sample_every = 1 };
+
+	/* every call timed: 300 timed calls inside each */
+	check_net(&o, 300, 50, 0);
 }
 END_TEST
 
-static void counted(void)
+START_TEST(test_net_counted)
 {
-	struct jitperf_options o = { .outputs = JITPERF_STATS, .sample_every = JITPERF_SAMPLE_ADAPTIVE,
-				     .timed_per_sec = 1000 };
-	jitperf *jp;
-	jitperf_fn p, e;
+	struct jitperf_options o = { .sample_every = JITPERF_SAMPLE_ADAPTIVE, .timed_per_sec = 1000 };
 
-	setenv("JITPERF_CLOCK", "tsc", 1);
-	jp = instr_open_opts(dir, &o);
-	p = jitperf_fn_register(jp, "known", NULL, 0);
-	e = jitperf_fn_register(jp, "empty", NULL, 0);
-	/* 1500 counted calls inside (a few timed): 3 ns or so each, a sixth
-	 * of SPIN_NS; known is called less often than once a period, so
-	 * every call is timed */
-	for (int i = 0; i < 40; i++) {
-		known(p, e, 1500);
-		for (uint64_t t0 = mono_ns(); mono_ns() - t0 < 2000000;)
-			;
-	}
-	ck_assert_int_eq(jitperf_close(jp), 0);
-}
-
-START_TEST(test_calibration_counted)
-{
-	check_known("adaptive sampling", counted);
+	/* 1500 calls inside each, a few timed, the rest counted; known is
+	 * called less often than once a sampling period, so every call of it
+	 * is timed */
+	check_net(&o, 1500, 40, 2000);
 }
 END_TEST
 
@@ -439,8 +428,8 @@ static Suite *stats_suite(void)
 	tc = tcase_create("Calibration");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_calibration_all_timed);
-	tcase_add_test(tc, test_calibration_counted);
+	tcase_add_test(tc, test_net_all_timed);
+	tcase_add_test(tc, test_net_counted);
 	suite_add_tcase(s, tc);
 	return s;
 }
