@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #define JPT_MAGIC         "JITPTRC\n"   /* 8 bytes at offset 0 */
-#define JPT_VERSION       2             /* written; version 1 files are still read */
+#define JPT_VERSION       3             /* written; versions 1 and 2 are still read */
 #define JPT_HEADER_SIZE   4096
 #define JPT_BLOCK_SIZE    65536u        /* default; the header says which */
 #define JPT_MAX_COUNTERS  8
@@ -96,11 +96,23 @@ struct jpt_block_header {
 };                            /* 64 bytes; payload follows */
 
 /*
- * Event word (8 bytes) in an events block:
- *   bits 0-1   type (enum jpt_ev)
+ * Events (version 3): 4 or 8 bytes each, 4-byte aligned; the low two
+ * bits of an event's first 32-bit unit give its type (enum jpt_ev).
+ *
+ * Short event (JPT_EV_SHORT), one 32-bit unit: an entry or exit without
+ * counters whose function id and delta are small (most events):
+ *   bits 0-1   JPT_EV_SHORT
+ *   bit  2     0 entry, 1 exit
+ *   bits 3-14  function id (12 bits)
+ *   bits 15-31 ticks since the previous event of the block (17 bits)
+ *
+ * Event word (8 bytes, the low 32-bit unit first): any other entry or exit
+ *   bits 0-1   type: JPT_EV_ENTER, JPT_EV_EXIT or JPT_EV_X
  *   bits 2-25  function id (24 bits)
  *   bits 26-63 ticks since the previous event of the block (38 bits)
  * followed by ncounters uint64_t counter values for enter/exit events.
+ * (Versions 1 and 2 have only event words, 8-byte aligned, and type 3 is
+ * an exit that closes a call whose own exit was never seen.)
  *
  * Type 2 words are extended events, their kind in bits 2-9:
  *   JPT_X_TIME     the next uint64_t is an absolute tick that the following
@@ -112,10 +124,13 @@ struct jpt_block_header {
  *                  (JPT_CTX_PARTIAL) set when calls the writer did not see
  *                  may lie between them and the entry (code that counted
  *                  them without the stack); then n uint32_t ids, outermost
- *                  first, padded to 8 bytes with zeros.
+ *                  first, padded to 8 bytes with zeros;
+ *   JPT_X_REPAIRED (version 3) the next exit closes a call whose own exit
+ *                  was never seen (longjmp, exception, thread exit).
  */
-enum jpt_ev { JPT_EV_ENTER = 0, JPT_EV_EXIT = 1, JPT_EV_TIME = 2, JPT_EV_EXIT_REPAIRED = 3 };
-enum jpt_x { JPT_X_TIME = 0, JPT_X_CONTEXT = 1 };
+enum jpt_ev { JPT_EV_ENTER = 0, JPT_EV_EXIT = 1, JPT_EV_TIME = 2, JPT_EV_SHORT = 3 };
+#define JPT_EV_EXIT_REPAIRED_V2 3       /* type 3 in versions 1 and 2 */
+enum jpt_x { JPT_X_TIME = 0, JPT_X_CONTEXT = 1, JPT_X_REPAIRED = 2 };
 #define JPT_EV_X           JPT_EV_TIME
 #define JPT_EV_FN_BITS     24
 #define JPT_EV_DELTA_SHIFT 26
@@ -126,6 +141,13 @@ enum jpt_x { JPT_X_TIME = 0, JPT_X_CONTEXT = 1 };
 #define JPT_CTX_N(w)       ((uint32_t)((w) >> 10) & 0xffff)
 #define JPT_CTX_MORE(w)    ((uint32_t)((w) >> 26))
 #define JPT_CTX_PARTIAL    (UINT64_C(1) << 58)
+#define JPT_SHORT_FN_MAX    0xfffu         /* ids a short event holds */
+#define JPT_SHORT_DELTA_MAX 0x1ffffu       /* deltas a short event holds */
+#define JPT_SHORT_FN(u)     ((uint32_t)(u) >> 3 & JPT_SHORT_FN_MAX)
+#define JPT_SHORT_DELTA(u)  ((uint32_t)(u) >> 15)
+#define JPT_SHORT_EXIT      4u             /* bit 2: an exit */
+#define JPT_SHORT_WORD(exit, fn, delta) \
+	(JPT_EV_SHORT | ((exit) ? JPT_SHORT_EXIT : 0) | (uint32_t)(fn) << 3 | (uint32_t)(delta) << 15)
 #define JPT_CTX_WORD(n, more) \
 	(JPT_EV_X | (uint64_t)JPT_X_CONTEXT << 2 | (uint64_t)(n) << 10 | (uint64_t)(more) << 26)
 

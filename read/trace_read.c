@@ -163,7 +163,7 @@ static int header(struct jpt_reader *r, char *eb, size_t el)
 	memcpy(&h, r->data, sizeof(h));
 	if (memcmp(h.magic, JPT_MAGIC, 8))
 		return fail(r, eb, el, -EINVAL, 0, "not a jitperf trace (bad magic)");
-	if (h.version != 1 && h.version != JPT_VERSION)
+	if (h.version < 1 || h.version > JPT_VERSION)
 		return fail(r, eb, el, -ENOTSUP, 8, "unsupported version %u", h.version);
 	if (h.header_size != JPT_HEADER_SIZE)
 		return fail(r, eb, el, -EINVAL, 12, "bad header size %u", h.header_size);
@@ -797,6 +797,7 @@ static int walk_thread(struct jpt_reader *r, struct rthread *t, struct walk *w,
 		       int (*cb)(const struct jpt_call *, void *), void *arg, char *eb, size_t el)
 {
 	size_t nc = r->info.ncounters, esize = 8 + 8 * nc;
+	int v3 = r->info.version >= 3;
 
 	w->nids = w->nopen = w->stable = 0;
 	w->ctx_off = 0;
@@ -807,51 +808,71 @@ static int walk_thread(struct jpt_reader *r, struct rthread *t, struct walk *w,
 		uint64_t last = rd64(r, t->blocks[k].off + offsetof(struct jpt_block_header, base_tick));
 
 		while (off < end) {
-			uint64_t word, tick;
+			uint64_t word, tick, delta, size = esize;
 			uint32_t type, fn;
-			int ret;
+			int ret, exit;
 
-			if (end - off < 8)
+			if (end - off < 4)
 				break;                         /* cut by truncation */
-			word = rd64(r, off);
-			type = word & 3;
-			if (type == JPT_EV_X) {
-				uint32_t kind = JPT_X_KIND(word);
+			type = rd32(r, off) & 3;
+			if (type == JPT_EV_SHORT && v3) {
+				uint32_t u = rd32(r, off);
 
-				if (kind == JPT_X_TIME) {
-					if (end - off < 16)
-						break;
-					last = rd64(r, off + 8);
-					off += 16;
-					continue;
-				}
-				if (kind == JPT_X_CONTEXT && r->info.version > 1) {
-					uint32_t n = JPT_CTX_N(word), more = JPT_CTX_MORE(word);
-					uint64_t len = 8 + ((uint64_t)n * 4 + 7) / 8 * 8;
+				if (nc)
+					return fail(r, eb, el, -EINVAL, off,
+						    "short event in a trace with counters");
+				fn = JPT_SHORT_FN(u);
+				delta = JPT_SHORT_DELTA(u);
+				exit = !!(u & JPT_SHORT_EXIT);
+				size = 4;
+			} else {
+				if (end - off < 8)
+					break;
+				word = rd64(r, off);
+				if (type == JPT_EV_X) {
+					uint32_t kind = JPT_X_KIND(word);
 
-					if ((uint64_t)n + more > CONTEXT_MAX)
-						return fail(r, eb, el, -EINVAL, off,
-							    "context of %u calls: deeper than a stack",
-							    n + more);
-					if (end - off < len)
-						break;
-					w->ctx_off = off + 8;
-					w->ctx_n = n;
-					w->ctx_more = more;
-					w->ctx_partial = !!(word & JPT_CTX_PARTIAL);
-					off += len;
-					continue;
+					if (kind == JPT_X_TIME) {
+						if (end - off < 16)
+							break;
+						last = rd64(r, off + 8);
+						off += 16;
+						continue;
+					}
+					if (kind == JPT_X_CONTEXT && r->info.version > 1) {
+						uint32_t n = JPT_CTX_N(word), more = JPT_CTX_MORE(word);
+						uint64_t len = 8 + ((uint64_t)n * 4 + 7) / 8 * 8;
+
+						if ((uint64_t)n + more > CONTEXT_MAX)
+							return fail(r, eb, el, -EINVAL, off,
+								    "context of %u calls: deeper than a stack",
+								    n + more);
+						if (end - off < len)
+							break;
+						w->ctx_off = off + 8;
+						w->ctx_n = n;
+						w->ctx_more = more;
+						w->ctx_partial = !!(word & JPT_CTX_PARTIAL);
+						off += len;
+						continue;
+					}
+					if (kind == JPT_X_REPAIRED && v3) {
+						off += 8;      /* the exit that follows closes the call */
+						continue;
+					}
+					return fail(r, eb, el, -EINVAL, off, "unknown event kind %u", kind);
 				}
-				return fail(r, eb, el, -EINVAL, off, "unknown event kind %u", kind);
+				if (end - off < esize)
+					break;
+				fn = (uint32_t)(word >> 2) & JPT_FN_MAX;
+				delta = word >> JPT_EV_DELTA_SHIFT;
+				exit = type != JPT_EV_ENTER;   /* 1 or 3 (repaired) before version 3 */
 			}
-			if (end - off < esize)
-				break;
-			fn = (uint32_t)(word >> 2) & JPT_FN_MAX;
-			tick = last + (word >> JPT_EV_DELTA_SHIFT);
+			tick = last + delta;
 			last = tick;
 			if (!jpt_fn(r, fn))
 				return fail(r, eb, el, -EINVAL, off, "event for unknown function id %u", fn);
-			if (type == JPT_EV_ENTER) {
+			if (!exit) {
 				if (enter(r, w, fn, tick, off + 8))
 					return -ENOMEM;
 			} else if (!w->nopen && t->wrapped) {
@@ -863,7 +884,7 @@ static int walk_thread(struct jpt_reader *r, struct rthread *t, struct walk *w,
 				if ((ret = leave(r, t, w, tick, off + 8, cb, arg)))
 					return ret;
 			}
-			off += esize;
+			off += size;
 		}
 	}
 	return 0;

@@ -422,7 +422,7 @@ int jp_trace_entry(struct jp_thread *t, const struct jp_frame *f)
 	const uint32_t *stack = t->stack;     /* the thread's own: jitperf__tls.stack */
 	uint32_t from, n, more, listed;
 	size_t bytes;
-	uint64_t *w;
+	char *w;
 
 	/* an id without its FN record yet (the file's metadata is full) */
 	if (f->fn > t->meta_fns &&
@@ -437,19 +437,22 @@ int jp_trace_entry(struct jp_thread *t, const struct jp_frame *f)
 	bytes = t->event_size + (n || f->framed ? 8 + (listed * 4 + 7) / 8 * 8 : 0);
 	if (room(t, bytes))
 		return -1;
-	w = (uint64_t *)t->pos;
+	w = t->pos;
 	if (n || f->framed) {
-		uint32_t *ids;
+		uint32_t id;
 
-		*w++ = JPT_CTX_WORD(listed, more) | (f->framed ? JPT_CTX_PARTIAL : 0);
-		ids = (uint32_t *)w;
-		for (uint32_t i = 0; i < listed; i++)
-			ids[i] = JP_ID(stack[f->sdepth - listed + i]);
-		if (listed & 1)
-			ids[listed] = 0;
-		w += (listed + 1) / 2;
+		w = jp_trace_put64(w, JPT_CTX_WORD(listed, more) | (f->framed ? JPT_CTX_PARTIAL : 0));
+		for (uint32_t i = 0; i < listed; i++, w += 4) {
+			id = JP_ID(stack[f->sdepth - listed + i]);
+			memcpy(w, &id, 4);
+		}
+		if (listed & 1) {
+			id = 0;
+			memcpy(w, &id, 4);
+			w += 4;
+		}
 	}
-	w = jp_trace_put(t, w, JPT_EV_ENTER, f->fn, f->start, t->nctr ? f->ctr : NULL);
+	w = jp_trace_put(t, w, 0, 0, f->fn, f->start, t->nctr ? f->ctr : NULL);
 	jp_trace_commit(t, w);
 	t->blk_calls++;
 	t->traced++;
@@ -459,12 +462,11 @@ int jp_trace_entry(struct jp_thread *t, const struct jp_frame *f)
 int jp_trace_exit(struct jp_thread *t, const struct jp_frame *f, uint64_t now,
 		  const uint64_t *ctr, int repaired)
 {
-	uint64_t *w;
+	char *w;
 
-	if (room(t, t->event_size))
+	if (room(t, t->event_size + 8))
 		return -1;
-	w = jp_trace_put(t, (uint64_t *)t->pos, repaired ? JPT_EV_EXIT_REPAIRED : JPT_EV_EXIT,
-		      f->fn, now, ctr);
+	w = jp_trace_put(t, t->pos, 1, repaired, f->fn, now, ctr);
 	jp_trace_commit(t, w);
 	return 0;
 }

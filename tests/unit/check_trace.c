@@ -134,7 +134,7 @@ START_TEST(test_tables_and_code_events)
 	t1 = mono_ns();
 
 	r = instr_trace_open(dir, getpid());
-	ck_assert_uint_eq(jpt_info(r)->version, 2);
+	ck_assert_uint_eq(jpt_info(r)->version, 3);
 	ck_assert_uint_eq(jpt_info(r)->pid, (uint32_t)getpid());
 	ck_assert_uint_eq(jpt_info(r)->sample_every, 1);
 	ck_assert_int_eq(jpt_info(r)->truncated, 0);
@@ -320,16 +320,75 @@ START_TEST(test_bytes_per_event)
 	struct walk w = { 0 };
 	char err[512];
 
-	/* 10000 times a > b: 40000 events of 8 bytes (320000 bytes) and one
-	 * absolute time stamp fill five 64 KiB blocks; one more holds the tables. */
+	/* 10000 times a > b: 40000 short events of 4 bytes (160000 bytes) and
+	 * one absolute time stamp fill three 64 KiB blocks; one more holds the
+	 * tables. */
 	write_trace(10000);
 	ck_assert_int_eq(stat(path, &st), 0);
-	ck_assert_int_eq(st.st_size, JPT_HEADER_SIZE + 6 * JPT_BLOCK_SIZE);
+	ck_assert_int_eq(st.st_size, JPT_HEADER_SIZE + 4 * JPT_BLOCK_SIZE);
 	r = instr_trace_open(dir, getpid());
 	ck_assert_int_eq(jpt_for_each_call(r, count_cb, &w, err, sizeof(err)), 0);
 	ck_assert_int_eq(w.calls, 20000);
 	ck_assert_int_eq(w.disorder, 0);
 	jpt_close(r);
+}
+END_TEST
+
+/* The events that do not fit a short one: an id above 4095, a gap of
+ * 131072 ticks or more, a repaired exit. */
+struct long_arg { struct jpt_reader *r; char seen[8][64]; uint64_t dur[8]; int n; };
+
+static int long_cb(const struct jpt_call *c, void *arg)
+{
+	struct long_arg *a = arg;
+
+	if (a->n < 8) {
+		snprintf(a->seen[a->n], sizeof(a->seen[0]), "%s@%u", jpt_fn(a->r, c->fn)->name,
+			 c->depth);
+		a->dur[a->n] = c->end_ns - c->start_ns;
+	}
+	a->n++;
+	return 0;
+}
+
+START_TEST(test_long_events)
+{
+	static const char *const want[] = { "f4100@1", "f4101@2", "f4100@1", "f1@0" };
+	jitperf *jp;
+	jitperf_fn fn[4102];
+	struct long_arg a = { 0 };
+	struct timespec gap = { 0, 2000000 };   /* 2 ms: millions of ticks */
+	char name[32], err[512];
+
+	setenv("JITPERF_CLOCK", "monotonic", 1);
+	jp = instr_open(dir, JITPERF_TRACE, 1, NULL);
+	unsetenv("JITPERF_CLOCK");
+	for (int i = 1; i <= 4101; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		fn[i] = jitperf_fn_register(jp, name, NULL, 0);
+		ck_assert_uint_eq(fn[i], (unsigned)i);
+	}
+	jitperf_enter(fn[1]);
+	jitperf_enter(fn[4100]);        /* id 4100: an event word */
+	nanosleep(&gap, NULL);
+	jitperf_enter(fn[4101]);        /* after 2 ms */
+	jitperf_exit(fn[4101]);
+	jitperf_exit(fn[4100]);
+	jitperf_enter(fn[4100]);
+	jitperf_enter(fn[4101]);
+	jitperf_exit(fn[4100]);         /* 4101's exit skipped: repaired */
+	jitperf_exit(fn[1]);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+
+	a.r = instr_trace_open(dir, getpid());
+	ck_assert_int_eq(jpt_for_each_call(a.r, long_cb, &a, err, sizeof(err)), 0);
+	jpt_close(a.r);
+	ck_assert_int_eq(a.n, 5);
+	ck_assert_str_eq(a.seen[0], "f4101@2");
+	for (int i = 0; i < 4; i++)
+		ck_assert_str_eq(a.seen[i + 1], want[i]);
+	ck_assert_uint_ge(a.dur[1], 2000000);   /* the gap is in the first f4100 */
+	ck_assert_uint_lt(a.dur[0], 2000000);
 }
 END_TEST
 
@@ -616,6 +675,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, test_thread_names);
 	tcase_add_test(tc, test_same_below);
 	tcase_add_test(tc, test_bytes_per_event);
+	tcase_add_test(tc, test_long_events);
 	tcase_add_test(tc, test_min_duration);
 	suite_add_tcase(s, tc);
 
