@@ -5,7 +5,7 @@ bench_code_load_SOURCES = bench/code_load.c
 bench_code_load_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 bench_code_load_LDFLAGS = -no-install
 bench_probe_SOURCES = bench/probe.c
-bench_probe_LDADD = lib/libjitperf.la
+bench_probe_LDADD = read/libjitperf-read.la lib/libjitperf.la
 bench_wrap_SOURCES = bench/wrap.c
 bench_wrap_LDADD = lib/libjitperf.la
 # runs a command, prints its wall time and the CPU of all its threads and children

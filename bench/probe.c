@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "jitperf.h"
+#include "read/stats_read.h"
 
 #define ITERS 1000000
 #define RUNS  7
@@ -51,6 +52,15 @@ static double now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);  /* every thread of the process */
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* The clock a timed call's duration is compared with (a vDSO call). */
+static double wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
@@ -230,6 +240,76 @@ static double worst(struct fig *f)
 	return f->v[RUNS - 1];
 }
 
+/*
+ * How close the calibrated prices come to what the probes cost: a call of
+ * "known" spins SPIN_NS around NINNER timed calls of "empty"; its
+ * statistics (net of the probes, calls to them included) should give the
+ * spin plus the loop without the probes.
+ * Returns the error of the reported minimum, in ns, and in *inside what
+ * the probes inside one call cost (the bench's own clock).  sample: 1,
+ * every call timed; JITPERF_SAMPLE_ADAPTIVE, the inner calls mostly
+ * counted (known, called rarely, is timed).
+ */
+#define SPIN_NS 30000.0
+#define NINNER  300
+
+static double calibration_error(const char *dir, unsigned sample, double *inside)
+{
+	char stats[4200], err[512];
+	struct stats_file *sf;
+	double in[50], body = 1e30, ret = 0;
+	jitperf *jp = open_session(dir, JITPERF_STATS, sample);
+	jitperf_fn known = jitperf_fn_register(jp, "known", NULL, 0);
+
+	for (int i = 0; i < 50; i++) {
+		double t0, t1, t2;
+
+		enter_fn(known);
+		t0 = wall_ns();
+		for (int k = 0; k < NINNER; k++) {
+			enter_fn(fa);
+			exit_fn(fa);
+		}
+		t1 = wall_ns();
+		do
+			t2 = wall_ns();
+		while (t2 - t1 < SPIN_NS);
+		exit_fn(known);
+		in[i] = t1 - t0;
+		if (t2 - t1 < body)
+			body = t2 - t1;
+	}
+	jitperf_close(jp);
+	/* the same loop without the probes (and so without their calls), the
+	 * least of a few: what the body costs besides the spin */
+	{
+		double least = 1e30;
+
+		for (int r = 0; r < 20; r++) {
+			double t0 = wall_ns(), t;
+
+			for (int k = 0; k < NINNER; k++)
+				__asm__ volatile("" ::: "memory");
+			if ((t = wall_ns() - t0) < least)
+				least = t;
+		}
+		body += least;
+	}
+	qsort(in, 50, sizeof(in[0]), cmp);
+	*inside = in[25];
+	snprintf(stats, sizeof(stats), "%s/jitperf-%d.stats", dir, (int)getpid());
+	if (stats_read(stats, &sf, err, sizeof(err))) {
+		fprintf(stderr, "bench/probe: %s\n", err);
+		exit(1);
+	}
+	for (size_t i = 0; i < sf->nrows; i++)
+		if (!strcmp(sf->rows[i].name, "known"))
+			ret = (double)sf->rows[i].min_ns - body;
+	stats_free(sf);
+	unlink(stats);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/jitperf-bench.XXXXXX";
@@ -280,6 +360,25 @@ int main(int argc, char **argv)
 		if (m->outputs == JITPERF_TRACE && m->sample_every == 1 && bytes > 0)
 			printf("%-16s %7.2f bytes/event\n", "  trace",
 			       (double)bytes / (1.1 * m->iters * 6));
+	}
+	if (!only || !strncmp("calibration", only, strlen(only))) {
+		static const struct { unsigned sample; const char *what; } cal[] = {
+			{ 1, "every call timed" }, { ALL, "adaptive: inner calls counted" },
+		};
+
+		for (int c = 0; c < 2; c++) {
+			struct fig e, p;
+			double w = 0;
+
+			for (int k = 0; k < RUNS; k++) {
+				e.v[k] = calibration_error(d, cal[c].sample, &p.v[k]);
+				if (e.v[k] * e.v[k] > w * w)
+					w = e.v[k];
+			}
+			printf("%-16s %7.0f %7.0f  ns error of a %.0f ns call's minimum, with %d calls "
+			       "inside whose probes cost %.0f ns (%s)\n", "calibration", med(&e), w,
+			       SPIN_NS, NINNER, med(&p), cal[c].what);
+		}
 	}
 	printf("(load average %.2f at end)\n", loadavg());
 	if (d == dir)

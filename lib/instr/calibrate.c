@@ -18,8 +18,12 @@
  * every call of it while calibrating, with statistics (in a slot nobody
  * reads) and trace events (into a scratch block, not the file), so that
  * it costs what a timed call costs in this session.  Everything is reset
- * afterwards.  Each cost is the least of a few rounds (other work on the
- * machine only adds), per call, minus the same loop without probes.
+ * afterwards.  Each cost is the least of its rounds (other work on the
+ * machine only adds), per call, minus the same loop without probes.  The
+ * rounds go on for 3 ms: a core that was idle runs its first millisecond
+ * or two of work slower (its clock rises with the load), and costs
+ * measured then would be subtracted, too large, from every timed call of
+ * the run.
  */
 #include "config.h"
 
@@ -30,7 +34,9 @@
 
 #include "instr.h"
 
-#define ROUNDS  7
+#define MIN_ROUNDS  8
+#define MAX_ROUNDS  256
+#define CAL_NS      3000000   /* rounds go on for this long (see above) */
 #define NCOUNT  2000        /* counted pairs per round */
 #define NTIMED  300         /* timed pairs per round */
 
@@ -144,6 +150,12 @@ static int by_value(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void least(uint64_t *min, uint64_t v)
+{
+	if (v < *min)
+		*min = v;
+}
+
 static double per_call(uint64_t with, uint64_t without, int n)
 {
 	return with > without ? (double)(with - without) / n : 0;
@@ -157,7 +169,7 @@ void jp_calibrate(struct jp_instr *in)
 	/* least times over the rounds, each loop apart */
 	uint64_t empty = UINT64_MAX, lib = UINT64_MAX, inl = UINT64_MAX, frm = UINT64_MAX;
 	uint64_t empty_t = UINT64_MAX, timed = UINT64_MAX, self = UINT64_MAX;
-	uint64_t raw[NTIMED], v;
+	uint64_t raw[NTIMED], t0;
 
 	memset(&in->cost, 0, sizeof(in->cost));
 	if (!t)
@@ -166,28 +178,22 @@ void jp_calibrate(struct jp_instr *in)
 	t->calibrating = 1;
 	if (t->trace_on && !(scratch = jp_trace_scratch(t)))
 		t->trace_on = 0;
-	for (int r = 0; r < ROUNDS; r++) {
+	t0 = jp_monotonic_ns();
+	for (int r = 0; r < MAX_ROUNDS && (r < MIN_ROUNDS || jp_monotonic_ns() - t0 < CAL_NS); r++) {
 		/* counted: id 0 never reaches its next timed call */
 		c0->next = UINT64_MAX;
-		if ((v = loop_empty(NCOUNT)) < empty)
-			empty = v;
-		if ((v = loop_lib(NCOUNT)) < lib)
-			lib = v;
-		if ((v = loop_inline(NCOUNT)) < inl)
-			inl = v;
-		if ((v = loop_framed(NCOUNT)) < frm)
-			frm = v;
+		least(&empty, loop_empty(NCOUNT));
+		least(&lib, loop_lib(NCOUNT));
+		least(&inl, loop_inline(NCOUNT));
+		least(&frm, loop_framed(NCOUNT));
 		/* timed: every call of id 0 */
 		c0->next = c0->calls + 1;
-		if ((v = loop_empty(NTIMED)) < empty_t)
-			empty_t = v;
+		least(&empty_t, loop_empty(NTIMED));
 		if (scratch)
 			jp_trace_scratch_rewind(t, scratch);
-		if ((v = loop_timed(t, NTIMED, raw)) < timed)
-			timed = v;
+		least(&timed, loop_timed(t, NTIMED, raw));
 		qsort(raw, NTIMED, sizeof(raw[0]), by_value);
-		if (raw[NTIMED / 2] < self)
-			self = raw[NTIMED / 2];
+		least(&self, raw[NTIMED / 2]);
 	}
 	in->cost.c[JPT_COST_LIB] = per_call(lib, empty, NCOUNT);
 	in->cost.c[JPT_COST_INLINE] = per_call(inl, empty, NCOUNT);
