@@ -315,3 +315,30 @@ int stats_read(const char *path, struct stats_file **out, char *errbuf, size_t e
 	*out = s;
 	return 0;
 }
+
+static uint64_t larger(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+void stats_sum_add(struct stats_sum *sum, const struct stats_file *s)
+{
+	sum->functions += s->nrows;
+	if (s->has_run) {
+		sum->has_run = 1;
+		sum->calls += s->calls;
+		sum->timed += s->timed;
+		sum->cpu_ns += s->cpu_ns;
+		sum->run_probe_ns += s->run_probe_ns;
+	}
+	if (s->has_trace) {
+		sum->has_trace = 1;
+		sum->traced += s->traced;
+		sum->dropped_full += s->dropped_full;
+		sum->dropped_short += s->dropped_short;
+		sum->dropped_ring += s->dropped_ring;
+		sum->trace_max = larger(sum->trace_max, s->trace_max);
+		sum->trace_ring = larger(sum->trace_ring, s->trace_ring);
+		sum->trace_min_ns = larger(sum->trace_min_ns, s->trace_min_ns);
+	}
+}

@@ -52,4 +52,16 @@ struct stats_file {
 int stats_read(const char *path, struct stats_file **out, char *errbuf, size_t errlen);
 void stats_free(struct stats_file *s);
 
+/* What the statistics files of a recording say of their runs, summed
+ * (zero-initialised, then one stats_sum_add per file). */
+struct stats_sum {
+	size_t   functions;             /* rows */
+	int      has_run, has_trace;    /* some file had a "# run:", a "# trace:" line */
+	uint64_t calls, timed, cpu_ns;
+	double   run_probe_ns;          /* what the probes cost the runs */
+	uint64_t traced, dropped_full, dropped_short, dropped_ring;
+	uint64_t trace_max, trace_ring, trace_min_ns;   /* the largest */
+};
+void stats_sum_add(struct stats_sum *sum, const struct stats_file *s);
+
 #endif

@@ -181,6 +181,61 @@ START_TEST(version2_file)
 }
 END_TEST
 
+/* Two processes' files summed: counts add up, the trace's limits are the
+ * largest, a file without run or trace lines adds only its rows. */
+START_TEST(sum_of_files)
+{
+	static const char a[] =
+		"# jitperf-stats 2 pid=1 clock=tsc sample=1 counters=-\n"
+		"# probes: self_ns=20 lib_ns=2 inline_ns=1 framed_ns=1 timed_ns=40\n"
+		"# run: calls=100 lib_calls=0 inline_calls=0 framed_calls=0 timed=100 "
+		"probe_ns=4000.5 cpu_ns=90000\n"
+		"# trace: max=1000 ring=0 min_ns=5 traced=90 dropped_full=10 dropped_short=0 "
+		"dropped_ring=0\n"
+		"function\tcalls\ttimed\ttotal_ns\tself_ns\tmin_ns\tmean_ns\tmax_ns\tunbalanced\n"
+		"f\t100\t100\t5000\t5000\t40\t50\t90\t0\n";
+	static const char b[] =
+		"# jitperf-stats 2 pid=2 clock=tsc sample=1 counters=-\n"
+		"# run: calls=7 lib_calls=0 inline_calls=0 framed_calls=0 timed=7 "
+		"probe_ns=280 cpu_ns=10000\n"
+		"# trace: max=4000 ring=64 min_ns=0 traced=7 dropped_full=0 dropped_short=2 "
+		"dropped_ring=3\n"
+		"function\tcalls\ttimed\ttotal_ns\tself_ns\tmin_ns\tmean_ns\tmax_ns\tunbalanced\n"
+		"g\t4\t4\t400\t400\t90\t100\t110\t0\n"
+		"h\t3\t3\t30\t30\t9\t10\t11\t0\n";
+	static const char c[] =
+		"# jitperf-stats 1 pid=3 clock=tsc sample_every=1 counters=-\n"
+		"function\tcalls\ttotal_ns\tself_ns\tmin_ns\tmean_ns\tmax_ns\tunbalanced\n"
+		"k\t1\t10\t10\t10\t10\t10\t0\n";
+	const char *texts[] = { a, b, c };
+	size_t lens[] = { sizeof(a) - 1, sizeof(b) - 1, sizeof(c) - 1 };
+	struct stats_sum sum = { 0 };
+
+	for (int i = 0; i < 3; i++) {
+		struct stats_file *s;
+
+		write_file(texts[i], lens[i]);
+		ck_assert_msg(stats_read(path, &s, err, sizeof(err)) == 0, "%s", err);
+		stats_sum_add(&sum, s);
+		stats_free(s);
+	}
+	ck_assert_uint_eq(sum.functions, 4);
+	ck_assert_int_eq(sum.has_run, 1);
+	ck_assert_uint_eq(sum.calls, 107);
+	ck_assert_uint_eq(sum.timed, 107);
+	ck_assert_uint_eq(sum.cpu_ns, 100000);
+	ck_assert_double_eq(sum.run_probe_ns, 4280.5);
+	ck_assert_int_eq(sum.has_trace, 1);
+	ck_assert_uint_eq(sum.traced, 97);
+	ck_assert_uint_eq(sum.dropped_full, 10);
+	ck_assert_uint_eq(sum.dropped_short, 2);
+	ck_assert_uint_eq(sum.dropped_ring, 3);
+	ck_assert_uint_eq(sum.trace_max, 4000);
+	ck_assert_uint_eq(sum.trace_ring, 64);
+	ck_assert_uint_eq(sum.trace_min_ns, 5);
+}
+END_TEST
+
 #define HDR2 "# jitperf-stats 2 pid=1 clock=tsc sample=3 counters=-\n"
 #define COLS2 "function\tcalls\ttimed\ttotal_ns\tself_ns\tmin_ns\tmean_ns\tmax_ns\tunbalanced\n"
 
@@ -228,6 +283,7 @@ int main(void)
 	tcase_add_test(tc, full_file);
 	tcase_add_test(tc, no_rows_no_counters);
 	tcase_add_test(tc, version2_file);
+	tcase_add_test(tc, sum_of_files);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("Damaged files");
 	tcase_add_checked_fixture(tc, setup, teardown);

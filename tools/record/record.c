@@ -388,13 +388,8 @@ static int record_with_perf(const struct record_opts *o, const char *perf, const
 }
 
 /* What the statistics files of the run say, summed. */
-struct instr_sum {
-	uint64_t calls, timed, functions, probe_ns, cpu_ns;
-	uint64_t traced, dropped_full, dropped_short, dropped_ring, trace_max;
-	int      has_run, has_trace;
-};
-
-static void sum_stats(const struct rundir *rd, struct instr_sum *is)
+/* The statistics files of the recording, summed. */
+static void sum_stats(const struct rundir *rd, struct stats_sum *is)
 {
 	char err[512];
 
@@ -406,32 +401,14 @@ static void sum_stats(const struct rundir *rd, struct instr_sum *is)
 			cmd_err("%s", err);
 			continue;
 		}
-		is->functions += s->nrows;
-		for (size_t r = 0; r < s->nrows; r++) {
-			is->calls += s->rows[r].calls;
-			is->timed += s->rows[r].timed;
-		}
-		if (s->has_run) {
-			is->has_run = 1;
-			is->probe_ns += (uint64_t)s->run_probe_ns;
-			is->cpu_ns += s->cpu_ns;
-		}
-		if (s->has_trace) {
-			is->has_trace = 1;
-			is->traced += s->traced;
-			is->dropped_full += s->dropped_full;
-			is->dropped_short += s->dropped_short;
-			is->dropped_ring += s->dropped_ring;
-			if (s->trace_max > is->trace_max)
-				is->trace_max = s->trace_max;
-		}
+		stats_sum_add(is, s);
 		stats_free(s);
 	}
 }
 
 /* The instrumentation's lines: calls and what they cost, and what the
  * trace's limits left out. */
-static void instr_summary(const struct instr_sum *is)
+static void instr_summary(const struct stats_sum *is)
 {
 	fprintf(stderr, "jitperf record: %" PRIu64 " calls counted, %" PRIu64 " timed", is->calls,
 		is->timed);
@@ -439,7 +416,7 @@ static void instr_summary(const struct instr_sum *is)
 		fprintf(stderr, " (about 1 in %.0f)", (double)is->calls / (double)is->timed);
 	if (is->has_run && is->cpu_ns)
 		fprintf(stderr, "; the probes cost about %.1f%% of the run's CPU time",
-			100.0 * (double)is->probe_ns / (double)is->cpu_ns);
+			100.0 * is->run_probe_ns / (double)is->cpu_ns);
 	fputc('\n', stderr);
 	if (!is->has_trace)
 		return;
@@ -517,7 +494,7 @@ static uint64_t functions(const struct collect *c, const struct rundir *rd, size
 static void summary(const struct record_opts *o, const struct collect *c, const char *event)
 {
 	struct rundir rd;
-	struct instr_sum is;
+	struct stats_sum is;
 	uint64_t loads;
 	size_t procs;
 

@@ -33,13 +33,10 @@ struct runinfo {
 	int      nfiles;
 	int      sample_every;          /* the first file's, or -1 if the files differ */
 	uint32_t timed_per_sec;
-	int      has_probes, has_run, has_trace;
+	int      has_probes;
 	double   probe_ns[STATS_NCOSTS]; /* the largest of each cost */
-	uint64_t calls, timed, cpu_ns;
-	double   run_probe_ns;          /* what the probes cost the run */
-	double   inline_ns;             /* of which inside the JIT code */
-	uint64_t traced, dropped_full, dropped_short, dropped_ring;
-	uint64_t trace_max, trace_ring, trace_min_ns;
+	struct stats_sum sum;           /* the runs' calls, costs and trace */
+	double   inline_ns;             /* of sum.run_probe_ns, inside the JIT code */
 };
 
 struct table {

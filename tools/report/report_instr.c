@@ -41,28 +41,10 @@ void report_run_add(struct runinfo *ri, const struct stats_file *s)
 			if (s->probe_ns[i] > ri->probe_ns[i])
 				ri->probe_ns[i] = s->probe_ns[i];
 	}
-	if (s->has_run) {
-		ri->has_run = 1;
-		ri->calls += s->calls;
-		ri->timed += s->timed;
-		ri->cpu_ns += s->cpu_ns;
-		ri->run_probe_ns += s->run_probe_ns;
+	stats_sum_add(&ri->sum, s);
+	if (s->has_run)
 		ri->inline_ns += (double)s->inline_calls * s->probe_ns[STATS_COST_INLINE] +
 				 (double)s->framed_calls * s->probe_ns[STATS_COST_FRAMED];
-	}
-	if (s->has_trace) {
-		ri->has_trace = 1;
-		ri->traced += s->traced;
-		ri->dropped_full += s->dropped_full;
-		ri->dropped_short += s->dropped_short;
-		ri->dropped_ring += s->dropped_ring;
-		if (s->trace_max > ri->trace_max)
-			ri->trace_max = s->trace_max;
-		if (s->trace_ring > ri->trace_ring)
-			ri->trace_ring = s->trace_ring;
-		if (s->trace_min_ns > ri->trace_min_ns)
-			ri->trace_min_ns = s->trace_min_ns;
-	}
 }
 
 void report_row_add(struct fnrow *row, const struct stats_file *s, const struct stats_row *sr)
@@ -88,9 +70,9 @@ void report_probes_move(struct table *t)
 {
 	double per_ns;
 
-	if (!t->run.cpu_ns || !t->total_samples)
+	if (!t->run.sum.cpu_ns || !t->total_samples)
 		return;
-	per_ns = (double)t->total_samples / (double)t->run.cpu_ns;
+	per_ns = (double)t->total_samples / (double)t->run.sum.cpu_ns;
 	for (size_t i = 0; i < t->n; i++) {
 		struct fnrow *r = &t->rows[i];
 		uint64_t est = (uint64_t)llround(r->probe_ns * per_ns);
@@ -166,11 +148,11 @@ static void note_cost(const struct table *t)
 {
 	const struct runinfo *ri = &t->run;
 
-	if (!ri->has_run || !ri->cpu_ns)
+	if (!ri->sum.has_run || !ri->sum.cpu_ns)
 		return;
 	printf("# probes: about %.1f ms of the run's %.1f ms of CPU time (%.1f%%)",
-	       ri->run_probe_ns / 1e6, (double)ri->cpu_ns / 1e6,
-	       100.0 * ri->run_probe_ns / (double)ri->cpu_ns);
+	       ri->sum.run_probe_ns / 1e6, (double)ri->sum.cpu_ns / 1e6,
+	       100.0 * ri->sum.run_probe_ns / (double)ri->sum.cpu_ns);
 	if (t->moved_samples)
 		printf("; the %" PRIu64 " samples they are estimated to have taken inside the "
 		       "JIT code are counted under (jitperf probes), not under the functions",
@@ -182,19 +164,19 @@ static void note_trace(const struct runinfo *ri)
 {
 	char size[32];
 
-	if (!ri->has_trace)
+	if (!ri->sum.has_trace)
 		return;
-	printf("# trace: %" PRIu64 " calls", ri->traced);
-	if (ri->dropped_full)
+	printf("# trace: %" PRIu64 " calls", ri->sum.traced);
+	if (ri->sum.dropped_full)
 		printf("; %" PRIu64 " timed calls left out, the trace was full at %s "
-		       "(record with --trace-max)", ri->dropped_full,
-		       cmd_size_text(ri->trace_max, size, sizeof(size)));
-	if (ri->dropped_short)
+		       "(record with --trace-max)", ri->sum.dropped_full,
+		       cmd_size_text(ri->sum.trace_max, size, sizeof(size)));
+	if (ri->sum.dropped_short)
 		printf("; %" PRIu64 " shorter than %" PRIu64 " ns left out (--trace-min)",
-		       ri->dropped_short, ri->trace_min_ns);
-	if (ri->dropped_ring)
+		       ri->sum.dropped_short, ri->sum.trace_min_ns);
+	if (ri->sum.dropped_ring)
 		printf("; %" PRIu64 " overwritten, each thread kept its last %s (--trace-ring)",
-		       ri->dropped_ring, cmd_size_text(ri->trace_ring, size, sizeof(size)));
+		       ri->sum.dropped_ring, cmd_size_text(ri->sum.trace_ring, size, sizeof(size)));
 	putchar('\n');
 }
 
