@@ -149,8 +149,9 @@ static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
 	return 0;
 }
 
-/* *where: the directory of the output that could not be opened. */
-static int open_outputs(struct jitperf *jp, const char **where)
+/* *where: the file (the perf map) or the directory (the rest) of the
+ * output that could not be opened; buf holds it when it is made. */
+static int open_outputs(struct jitperf *jp, const char **where, char *buf, size_t buflen)
 {
 	int err;
 
@@ -159,7 +160,8 @@ static int open_outputs(struct jitperf *jp, const char **where)
 	if (jp->outputs & JITPERF_PERFMAP) {
 		err = jp_perfmap_open(&jp->perfmap, jp->pid);
 		if (err) {
-			*where = "/tmp";
+			snprintf(buf, buflen, "/tmp/perf-%d.map", (int)jp->pid);
+			*where = buf;
 			return err;
 		}
 	}
@@ -190,13 +192,14 @@ static void session_release(struct jitperf *jp)
 
 /*
  * Options, then the outputs.  On failure where (when not NULL) gets the
- * directory the failing output was to be in, or "" if the options
- * themselves failed.
+ * perf map's path or the directory the failing output was to be in, or ""
+ * if the options themselves failed.
  */
 static int session_init(struct jitperf *jp, const struct jitperf_options *opts,
 			char *where, size_t wherelen)
 {
 	const char *dir = NULL;
+	char file[64];
 	int err;
 
 	err = session_setup(jp, opts);
@@ -206,7 +209,7 @@ static int session_init(struct jitperf *jp, const struct jitperf_options *opts,
 		session_release(jp);
 		return err;
 	}
-	err = open_outputs(jp, &dir);
+	err = open_outputs(jp, &dir, file, sizeof(file));
 	if (!err)
 		err = jp_instr_open(jp);
 	if (err) {
@@ -307,9 +310,9 @@ static void say_inactive(int err, const char *where)
 		return;                 /* nothing asked: inactive is what was meant */
 	if (why)                        /* a value refused: its own words */
 		fprintf(stderr, "jitperf: JITPERF=%s: nothing is recorded: %s\n", asked, why);
-	else if (where[0])              /* a directory or file: the system's words */
+	else if (where[0])              /* a directory or file: the system's words, or */
 		fprintf(stderr, "jitperf: JITPERF=%s: nothing is recorded: %s: %s\n", asked,
-			where, strerror(-err));
+			where, err == -EPERM ? jitperf_strerror(err) : strerror(-err));  /* ours */
 	else
 		fprintf(stderr, "jitperf: JITPERF=%s: nothing is recorded: %s\n", asked,
 			jitperf_strerror(err));

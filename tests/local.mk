@@ -156,6 +156,7 @@ SCRIPT_TESTS = \
 	tests/lib/jitdump-perf.test tests/lib/perf-attach.test tests/lib/standby.test \
 	tests/lib/instr-env.test tests/lib/instr-sigkill.test tests/lib/layers.test \
 	tests/lib/cyg-preload.test tests/lib/cyg-linked.test tests/lib/setid-env.test \
+	tests/lib/perfmap-taken.test \
 	tests/cmd/dump.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
 	tests/cmd/filesafety.test tests/cmd/inject.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
 	tests/cmd/attach.test tests/cmd/messages.test \

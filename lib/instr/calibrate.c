@@ -98,19 +98,31 @@ static uint64_t loop_inline(int n)
 	return jp_ticks() - t0;
 }
 
-/* Timed calls of id 0; raw gets what each measured of itself. */
-static uint64_t loop_timed(struct jp_thread *t, int n, uint64_t *raw) LOOP;
-static uint64_t loop_timed(struct jp_thread *t, int n, uint64_t *raw)
+/* Timed calls of id 0; raw gets what each measured of itself.  They run
+ * inside a counted call of id 0, as the timed calls whose price is
+ * subtracted run inside their caller (which gets their time as its
+ * callees'). */
+static uint64_t loop_timed(struct jp_thread *t, struct jitperf__count *c0, int n, uint64_t *raw)
+	LOOP;
+static uint64_t loop_timed(struct jp_thread *t, struct jitperf__count *c0, int n, uint64_t *raw)
 {
 	void (*en)(jitperf_fn) = enter_p, (*ex)(jitperf_fn) = exit_p;
-	uint64_t t0 = jp_ticks();
+	uint64_t t0, t1;
 
+	c0->next = UINT64_MAX;          /* the caller: counted */
+	en(0);
+	c0->next = c0->calls + 1;       /* the calls inside: each timed */
+	t0 = jp_ticks();
 	for (int k = 0; k < n; k++) {
 		en(0);
 		ex(0);
 		raw[k] = t->cal_raw;
 	}
-	return jp_ticks() - t0;
+	t1 = jp_ticks();
+	c0->next = UINT64_MAX;
+	ex(0);
+	c0->next = c0->calls + 1;
+	return t1 - t0;
 }
 
 /* What generated code using jitperf__enter_framed does (the example JIT):
@@ -191,7 +203,7 @@ void jp_calibrate(struct jp_instr *in)
 		least(&empty_t, loop_empty(NTIMED));
 		if (scratch)
 			jp_trace_scratch_rewind(t, scratch);
-		least(&timed, loop_timed(t, NTIMED, raw));
+		least(&timed, loop_timed(t, c0, NTIMED, raw));
 		qsort(raw, NTIMED, sizeof(raw[0]), by_value);
 		least(&self, raw[NTIMED / 2]);
 	}

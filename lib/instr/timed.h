@@ -166,12 +166,13 @@ void jp_timed_exit(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now)
 		for (unsigned i = 0; i < t->nctr; i++)
 			st->ctr[i] += (double)(int64_t)(cur[i] - f->ctr[i]) * f->w;
 		/* the caller's share of time spent in its callees (not known
-		 * when the call was entered by code that keeps no stack) */
+		 * when the call was entered by code that keeps no stack; id 0
+		 * is calibration's, which prices this too) */
 		if (sd > 0 && !f->framed) {
 			uint32_t caller = JP_ID(T->stack[sd - 1]);
 			struct jp_fstat *cs;
 
-			if (caller && caller - 1 < t->nfns && (cs = jp_stat(t, caller)))
+			if (caller <= t->nfns && (cs = jp_stat(t, caller)))
 				cs->child += net * f->w;
 		}
 	}
