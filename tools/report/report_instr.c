@@ -107,6 +107,8 @@ void report_print_times(const struct fnrow *r, const struct runinfo *ri)
 		snprintf(timed, sizeof(timed), "-");
 	else if (r->timed >= r->calls)
 		snprintf(timed, sizeof(timed), "all");
+	else if ((double)r->calls / (double)r->timed < 9.95)  /* most: 1/1.1, not 1/1 */
+		snprintf(timed, sizeof(timed), "1/%.1f", (double)r->calls / (double)r->timed);
 	else
 		snprintf(timed, sizeof(timed), "1/%.0f", (double)r->calls / (double)r->timed);
 	printf(" %8s", timed);
