@@ -12,7 +12,8 @@ tools_libcommand_la_SOURCES = tools/cmds.h tools/msg.c tools/perf.c tools/perf.h
 	tools/report/report.c tools/report/report.h tools/report/report_instr.c \
 	tools/dump/dump.c tools/dump/dump.h tools/dump/check.c tools/dump/elfwrite.c \
 	tools/inject/inject.h tools/inject/cmd.c tools/inject/inject.c tools/inject/image.c \
-	tools/inject/ehframe.c tools/inject/dwline.c \
+	tools/inject/ehframe.c tools/inject/dwline.c tools/inject/ctx.h tools/inject/jitdumps.c \
+	tools/inject/perfmaps.c \
 	tools/convert/convert.c tools/convert/convert.h \
 	tools/convert/cvinput.c tools/convert/cvinput.h tools/convert/cvtrace.c \
 	tools/convert/cvperfdata.c tools/convert/cvparallel.c tools/convert/chrome_budget.c \

@@ -2,20 +2,17 @@
 /*
  * jitperf inject's work: perf.data in, perf.jit.data out.  The input's
  * records are copied in file order; where a process mapped its
- * jit-PID.dump (the marker perf inject --jit looks for), the jitdump is
- * read and that record is replaced by one PERF_RECORD_MMAP2 per CODE_LOAD
- * and CODE_MOVE, at the record's time, into the process's code image
- * (image.c).  As perf inject does, the marker itself and the process's
- * later anonymous mappings (//anon, [anon:, /memfd:) are left out.  A
- * process with a perf map and no jitdump gets its map's symbols the same
- * way, mapped at its exec.
- * The header and feature sections are the input's, with the images'
- * build-ids added to HEADER_BUILD_ID.  Everything goes to temporary files
- * renamed into place at the end: a failure leaves no partial output.
+ * jit-PID.dump (the marker perf inject --jit looks for), that record is
+ * replaced by the jitdump's functions (jitdumps.c); after the exec of a
+ * process with a perf map and no jitdump come its map's symbols
+ * (perfmaps.c).  As perf inject does, the marker itself and the process's
+ * later anonymous mappings (//anon, [anon:, /memfd:) are left out.  The
+ * header and feature sections are the input's, with the images' build-ids
+ * added to HEADER_BUILD_ID.  Everything goes to temporary files renamed
+ * into place at the end: a failure leaves no partial output.
  */
 #include "config.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -29,78 +26,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "inject.h"
-#include "read/jitdump_read.h"
-#include "read/perfmap_read.h"
+#include "ctx.h"
 #include "read/perfdata.h"
 #include "tools/cmds.h"
-
-struct file_section {
-	uint64_t offset, size;
-};
-
-struct file_header {               /* perf's struct perf_file_header */
-	uint64_t            magic, size, attr_size;
-	struct file_section attrs, data, event_types;
-	uint64_t            features[4];
-};
-
-struct code {                      /* a CODE_LOAD's place, found again by CODE_MOVE */
-	uint64_t index, vaddr, size, addr;
-	uint32_t image, sym;
-	int      used;
-};
-
-struct jitdump {                   /* one jitdump injected, by its path in the marker */
-	char            *path;
-	uint32_t         pid;
-	size_t           first, nimages; /* its images: ctx.images[first ...] */
-	uint16_t         machine;
-	struct code     *codes;    /* open addressing on index */
-	size_t           ncodes, capcodes;
-};
-
-struct range {                     /* a mapping of a process, from the input's mmap records */
-	uint32_t pid;
-	uint64_t start, end;
-};
-
-struct mapproc {                   /* a process, for its perf map */
-	uint32_t pid;
-	uint64_t off;              /* input offset of its (last) exec COMM, else first COMM */
-	uint64_t time;             /* that record's time */
-	int      exec;
-	char    *map;              /* the perf map to inject (no jitdump of its own), or NULL */
-};
-
-struct ctx {
-	const char        *in, *out;
-	char              *imgdir;
-	struct pd_file    *pd;
-	int                infd;
-	unsigned char     *map;
-	size_t             maplen;
-	struct file_header h;
-	int                outfd;
-	char              *outtmp;
-	struct ij_buf      wbuf;   /* output not yet written */
-	uint64_t           outpos, data_size;
-	uint64_t           sample_type, id;
-	int                sample_id_all;
-	struct ij_image   *images;
-	size_t             nimages;
-	struct jitdump    *dumps;
-	size_t             ndumps;
-	uint32_t          *jitpids; /* processes whose anonymous mappings are dropped */
-	size_t             njitpids;
-	struct range      *ranges;  /* sorted by pid, start */
-	size_t             nranges, capranges;
-	struct range      *marks;   /* per process, its first marker's time (in start) */
-	size_t             nmarks;
-	struct mapproc    *procs;   /* processes and where a perf map would go in */
-	size_t             nprocs;
-	uint64_t           functions, moves;
-};
 
 static int flush_out(struct ctx *c)
 {
@@ -121,7 +49,7 @@ static int flush_out(struct ctx *c)
 	return 0;
 }
 
-static int emit(struct ctx *c, const void *p, size_t len)
+int ij_emit(struct ctx *c, const void *p, size_t len)
 {
 	int err = ij_buf_put(&c->wbuf, p, len);
 
@@ -133,45 +61,8 @@ static int emit(struct ctx *c, const void *p, size_t len)
 	return c->wbuf.len >= (1u << 20) ? flush_out(c) : 0;
 }
 
-/* ---- the jitdumps ---- */
-
-static struct code *code_slot(struct jitdump *d, uint64_t index)
-{
-	size_t mask = d->capcodes - 1, i = (size_t)(index * 0x9e3779b97f4a7c15ull) & mask;
-
-	while (d->codes[i].used && d->codes[i].index != index)
-		i = (i + 1) & mask;
-	return &d->codes[i];
-}
-
-static int code_put(struct jitdump *d, const struct code *cd)
-{
-	struct code *s;
-
-	if (2 * (d->ncodes + 1) > d->capcodes) {
-		size_t cap = d->capcodes ? 2 * d->capcodes : 1024;
-		struct code *old = d->codes, *n = calloc(cap, sizeof(*n));
-		size_t oldcap = d->capcodes;
-
-		if (!n)
-			return -ENOMEM;
-		d->codes = n;
-		d->capcodes = cap;
-		for (size_t i = 0; i < oldcap; i++)
-			if (old[i].used)
-				*code_slot(d, old[i].index) = old[i];
-		free(old);
-	}
-	s = code_slot(d, cd->index);
-	if (!s->used)
-		d->ncodes++;
-	*s = *cd;
-	s->used = 1;
-	return 0;
-}
-
 /* one PERF_RECORD_MMAP2 into the image, with the sample_id fields perf reads */
-static int emit_mmap(struct ctx *c, const struct ij_image *im, uint32_t pid, uint32_t tid,
+int ij_emit_mmap(struct ctx *c, const struct ij_image *im, uint32_t pid, uint32_t tid,
 		     uint64_t start, uint64_t len, uint64_t pgoff, uint64_t time)
 {
 	size_t namelen = strlen(im->path) + 1, padded = (namelen + 7) / 8 * 8;
@@ -222,207 +113,7 @@ static int emit_mmap(struct ctx *c, const struct ij_image *im, uint32_t pid, uin
 	hd.misc = PERF_RECORD_MISC_USER;
 	hd.size = (uint16_t)n;
 	memcpy(ev, &hd, sizeof(hd));
-	return emit(c, ev, n);
-}
-
-/* the jitdump the marker names; else the one of that name beside the input */
-static int open_jitdump(struct ctx *c, const char *path, struct jd_file **jd)
-{
-	char err[512], alt[PATH_MAX], *dir;
-	const char *base = strrchr(path, '/');
-	int r = jd_open(jd, path, err, sizeof(err));
-
-	if (r == -ENOENT) {
-		char *copy = strdup(c->in);
-
-		if (!copy)
-			return -ENOMEM;
-		dir = dirname(copy);
-		snprintf(alt, sizeof(alt), "%s/%s", dir, base ? base + 1 : path);
-		free(copy);
-		if (jd_open(jd, alt, err + 256, sizeof(err) - 256) == 0)
-			return 0;
-	}
-	if (r)
-		cmd_err("%s", err);
-	return r;
-}
-
-static int new_image(struct ctx *c, uint32_t pid, uint16_t machine, size_t *idx)
-{
-	/* images of a jitdump are consecutive: one jitdump is walked at a time */
-	char path[PATH_MAX];
-	struct ij_image *im = realloc(c->images, (c->nimages + 1) * sizeof(*im));
-	int err;
-
-	if (!im)
-		return -ENOMEM;
-	c->images = im;
-	snprintf(path, sizeof(path), "%s/jitimage-%" PRIu32 "-%zu.so", c->imgdir, pid, c->nimages + 1);
-	err = ij_image_open(&c->images[c->nimages], path, machine);
-	if (err)
-		return err;
-	c->images[c->nimages].pid = pid;
-	*idx = c->nimages++;
-	return 0;
-}
-
-/* the DEBUG_INFO entries of rec into a growing array (file names point into rec) */
-static int read_lines(struct jd_file *jd, const struct jd_record *rec, struct ij_srcline **lines,
-		      size_t *n, size_t *cap)
-{
-	struct jd_debug_iter it;
-	struct jd_debug_entry e;
-	uint64_t addr, nr;
-	char err[256];
-	int r;
-
-	*n = 0;
-	if (jd_debug_info(jd, rec, &addr, &nr, &it))
-		return -EINVAL;
-	while ((r = jd_debug_next(&it, &e, err, sizeof(err))) == 1) {
-		if (*n == *cap) {
-			size_t nc = *cap ? 2 * *cap : 64;
-			struct ij_srcline *l = realloc(*lines, nc * sizeof(*l));
-
-			if (!l)
-				return -ENOMEM;
-			*lines = l;
-			*cap = nc;
-		}
-		(*lines)[(*n)++] = (struct ij_srcline){ e.addr, e.lineno, e.file };
-	}
-	return r < 0 ? -EINVAL : 0;
-}
-
-/*
- * The image of d a function at addr goes into: the latest of its last 64
- * it fits in (a runtime that fills several code areas at once keeps an
- * image per area), else a new one.
- */
-static int image_for(struct ctx *c, struct jitdump *d, uint64_t addr, size_t *idx)
-{
-	int err;
-
-	for (size_t i = d->nimages; i > 0 && i + 64 > d->nimages; i--)
-		if (ij_image_fits(&c->images[d->first + i - 1], addr)) {
-			*idx = d->first + i - 1;
-			return 0;
-		}
-	err = new_image(c, d->pid, d->machine, idx);
-	if (!err && !d->nimages++)
-		d->first = *idx;
-	return err;
-}
-
-static int add_code(struct ctx *c, struct jitdump *d, const struct ij_func *fn, uint64_t index,
-		    uint64_t time, uint64_t *vaddr, size_t *img)
-{
-	struct ij_image *im;
-	struct code cd;
-	int err = image_for(c, d, fn->code_addr, img);
-
-	if (err)
-		return err;
-	im = &c->images[*img];
-	if (!im->nsyms)
-		im->first_time = time;
-	cd = (struct code){ .index = index, .size = fn->size, .addr = fn->code_addr,
-			    .image = (uint32_t)*img, .sym = (uint32_t)im->nsyms };
-	err = ij_image_add(im, fn, vaddr);
-	cd.vaddr = *vaddr;
-	return err ?: code_put(d, &cd);
-}
-
-/*
- * Walk a jitdump: each CODE_LOAD into an image with the DEBUG_INFO and
- * UNWINDING_INFO before it, an MMAP2 at its time; each CODE_MOVE an
- * MMAP2 of the function's bytes at the new address.  The
- * mmap's length is perf inject's: with unwinding info, the code rounded
- * to 8 bytes and the mapped size.  A record that cannot be read is named
- * in one line; what came before it is kept.
- */
-static int walk_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd)
-{
-	struct ij_srcline *lines = NULL;
-	size_t nlines = 0, capl = 0, img;
-	struct jd_unwinding uw;
-	int have_uw = 0, warned = 0, r, err = 0;
-	struct jd_record rec;
-	char msg[512];
-
-	while ((r = jd_next(jd, &rec, msg, sizeof(msg))) != 0) {
-		if (r < 0) {
-			if (!warned++)
-				cmd_err("%s (the records before it are injected)", msg);
-			if (r == -EINVAL)
-				continue;
-			break;
-		}
-		switch (rec.id) {
-		case JIT_CODE_DEBUG_INFO:
-			if (read_lines(jd, &rec, &lines, &nlines, &capl) == -ENOMEM) {
-				err = -ENOMEM;
-				goto out;
-			}
-			break;
-		case JIT_CODE_UNWINDING_INFO:
-			have_uw = !jd_unwinding_info(jd, &rec, &uw, msg, sizeof(msg));
-			break;
-		case JIT_CODE_LOAD: {
-			struct ij_func fn = {
-				.name = rec.name, .code_addr = rec.code_addr, .size = rec.code_size,
-				.code = rec.code, .lines = lines, .nlines = nlines,
-			};
-			uint64_t va, len = rec.code_size;
-
-			if (have_uw) {
-				fn.unwind = uw.data;
-				fn.unwind_size = uw.unwinding_size;
-				fn.eh_frame_hdr_size = uw.eh_frame_hdr_size;
-				fn.mapped_size = uw.mapped_size;
-				if (uw.mapped_size)
-					len = (rec.code_size + 7) / 8 * 8 + uw.mapped_size;
-			}
-			err = add_code(c, d, &fn, rec.code_index, rec.timestamp, &va, &img);
-			err = err ?: emit_mmap(c, &c->images[img], rec.pid, rec.tid, rec.code_addr,
-					       len, va, rec.timestamp);
-			if (err)
-				goto out;
-			c->functions++;
-			nlines = 0;
-			have_uw = 0;
-			break;
-		}
-		case JIT_CODE_MOVE: {
-			/*
-			 * The function's own bytes and symbol at the new address,
-			 * as perf maps its one-function image again: perf counts
-			 * the moved code as the same symbol.
-			 */
-			struct code *s = d->capcodes ? code_slot(d, rec.code_index) : NULL;
-			uint64_t len = rec.code_size;
-
-			if (!s || !s->used)
-				break;       /* perf's would name a file that does not exist */
-			if (have_uw && uw.mapped_size)
-				len = (rec.code_size + 7) / 8 * 8 + uw.mapped_size;
-			err = emit_mmap(c, &c->images[s->image], rec.pid, rec.tid, rec.new_code_addr,
-					len, s->vaddr, rec.timestamp);
-			if (err)
-				goto out;
-			c->moves++;
-			break;
-		}
-		default:
-			break;
-		}
-	}
-out:
-	free(lines);
-	if (err == -ENOMEM)
-		cmd_err("%s: %s", jd_path(jd), strerror(ENOMEM));
-	return err;
+	return ij_emit(c, ev, n);
 }
 
 static int range_cmp(const void *a, const void *b)
@@ -450,7 +141,7 @@ static int add_range(struct ctx *c, uint32_t pid, uint64_t start, uint64_t end)
 }
 
 /* is [start, end) free of every mapping of pid the input names, and of every image's code? */
-static int is_free(const struct ctx *c, uint32_t pid, uint64_t start, uint64_t end, uint64_t *next)
+int ij_is_free(const struct ctx *c, uint32_t pid, uint64_t start, uint64_t end, uint64_t *next)
 {
 	for (size_t i = 0; i < c->nranges; i++) {
 		const struct range *r = &c->ranges[i];
@@ -480,57 +171,7 @@ static int is_free(const struct ctx *c, uint32_t pid, uint64_t start, uint64_t e
 	return 1;
 }
 
-/*
- * The unwind tables of each image of d get a mapping of their own, as
- * perf's unwinder reads them through the process's maps, at the image's
- * load bias (the run-time address of the image's first byte): perf finds
- * .eh_frame_hdr at that bias plus its place in the file.  They follow the
- * code, in the first range above it that no mapping of the process and
- * no JIT code ever used (zeros pad the file up to there, at most
- * IJ_MAX_GAP), dated at the image's first load.  An image without such a
- * range has no unwind tables; perf then walks its frames by frame pointer.
- */
-static int map_unwind_tables(struct ctx *c, const struct jitdump *d)
-{
-	for (size_t i = d->first; i < d->first + d->nimages; i++) {
-		struct ij_image *im = &c->images[i];
-		uint64_t size = ij_eh_size(im), bias = im->base - IJ_TEXT_OFF, at, next = 0;
-		int err;
-
-		if (!size)
-			continue;
-		at = bias + ij_eh_offset(im);
-		while (!is_free(c, im->pid, at, at + size, &next) && next > at)
-			at = bias + (next - bias + 7) / 8 * 8;
-		if (at - im->end > IJ_MAX_GAP) {
-			im->eh_skipped += im->nfdes;
-			continue;
-		}
-		err = ij_buf_put(&im->text, NULL, at - bias - IJ_TEXT_OFF - im->text.len);
-		if (err)
-			return err;
-		im->eh_vaddr = ij_eh_offset(im);
-		err = emit_mmap(c, im, im->pid, im->pid, at, size, im->eh_vaddr, im->first_time);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* jit-PID.dump with PID the mapping process's (0: any, perf's rule) */
-static int is_marker(const char *name, uint32_t pid)
-{
-	const char *b = strrchr(name, '/');
-	char *end;
-	unsigned long v;
-
-	if (!b || strncmp(b, "/jit-", 5) || b[5] < '0' || b[5] > '9')
-		return 0;
-	v = strtoul(b + 5, &end, 10);
-	return strcmp(end, ".dump") == 0 && (!pid || v == pid);
-}
-
-static int add_jitpid(struct ctx *c, uint32_t pid)
+int ij_add_jitpid(struct ctx *c, uint32_t pid)
 {
 	uint32_t *p;
 
@@ -553,81 +194,8 @@ static int is_jitpid(const struct ctx *c, uint32_t pid)
 	return 0;
 }
 
-/*
- * A marker: inject its jitdump.  1 when the record is replaced, 0 when it
- * is kept (the jitdump cannot be read: said once), or -errno.
- */
-static int marker(struct ctx *c, const char *path, uint32_t pid)
-{
-	struct jd_file *jd = NULL;
-	struct jitdump *d = NULL;
-	const struct jitdump_file_header *jh;
-	int err;
-
-	for (size_t i = 0; i < c->ndumps; i++)
-		if (!strcmp(c->dumps[i].path, path)) {
-			d = &c->dumps[i];
-			break;
-		}
-	if (open_jitdump(c, path, &jd))
-		return 0;
-	jh = jd_header(jd);
-	if (jh->flags & JITDUMP_FLAGS_ARCH_TIMESTAMP) {
-		cmd_err("%s: timestamps are the CPU's (TSC), not CLOCK_MONOTONIC: not injected",
-			jd_path(jd));
-		jd_close(jd);
-		return 0;
-	}
-	if (!d) {
-		struct jitdump *nd = realloc(c->dumps, (c->ndumps + 1) * sizeof(*nd));
-
-		if (!nd) {
-			jd_close(jd);
-			return -ENOMEM;
-		}
-		c->dumps = nd;
-		d = &c->dumps[c->ndumps];
-		memset(d, 0, sizeof(*d));
-		d->path = strdup(path);
-		d->pid = jh->pid;
-		d->machine = (uint16_t)jh->elf_mach;
-		if (!d->path) {
-			jd_close(jd);
-			return -ENOMEM;
-		}
-		c->ndumps++;
-		err = walk_jitdump(c, d, jd) ?: map_unwind_tables(c, d);
-	} else {
-		/* mapped again: the same functions at the same places, as perf injects twice */
-		struct jd_record rec;
-		char msg[512];
-		int r;
-
-		err = 0;
-		while (!err && (r = jd_next(jd, &rec, msg, sizeof(msg))) != 0) {
-			struct code *s;
-
-			if (r < 0) {
-				if (r == -EINVAL)
-					continue;
-				break;
-			}
-			if ((rec.id != JIT_CODE_LOAD && rec.id != JIT_CODE_MOVE) || !d->capcodes)
-				continue;
-			s = code_slot(d, rec.code_index);
-			if (!s->used || s->addr != (rec.id == JIT_CODE_LOAD ? rec.code_addr
-									    : rec.new_code_addr))
-				continue;
-			err = emit_mmap(c, &c->images[s->image], rec.pid, rec.tid, s->addr,
-					rec.code_size, s->vaddr, rec.timestamp);
-		}
-	}
-	jd_close(jd);
-	return err ?: add_jitpid(c, pid) ?: 1;
-}
-
 /* a non-sample record's time, from its sample_id fields at its end; 0 if none */
-static uint64_t record_time(const struct ctx *c, const unsigned char *p, uint16_t size)
+uint64_t ij_record_time(const struct ctx *c, const unsigned char *p, uint16_t size)
 {
 	uint64_t st = c->sample_type, t = 0;
 	size_t after = 0;
@@ -644,183 +212,12 @@ static uint64_t record_time(const struct ctx *c, const unsigned char *p, uint16_
 }
 
 /* the time of pid's first marker whose jitdump can be read; 0 if none */
-static uint64_t marker_time(const struct ctx *c, uint32_t pid)
+uint64_t ij_marker_time(const struct ctx *c, uint32_t pid)
 {
 	for (size_t i = 0; i < c->nmarks; i++)
 		if (c->marks[i].pid == pid)
 			return c->marks[i].start;
 	return 0;
-}
-
-static int readable_jitdump(const struct ctx *c, const char *path)
-{
-	char alt[PATH_MAX], *copy;
-	const char *base = strrchr(path, '/');
-	int ok = access(path, R_OK) == 0;
-
-	if (!ok && (copy = strdup(c->in))) {
-		snprintf(alt, sizeof(alt), "%s/%s", dirname(copy), base ? base + 1 : path);
-		ok = access(alt, R_OK) == 0;
-		free(copy);
-	}
-	return ok;
-}
-
-/* ---- perf maps ---- */
-
-/*
- * A process that wrote only a perf map (V8, the JVM's agents, .NET,
- * Python): its symbols go into images as a jitdump's functions do, with
- * zeros for the code perf maps do not carry, mapped at its exec (the
- * symbols hold from then on, as perf reads a perf map for the whole
- * process); its later anonymous mappings are left out.  perf's own tools
- * then name its code from the output alone, after /tmp is cleaned or on
- * another machine.  Later lines of the map win where addresses are used
- * again, as they go into later images.
- */
-static struct mapproc *mapproc_get(struct ctx *c, uint32_t pid)
-{
-	struct mapproc *m;
-
-	for (size_t i = 0; i < c->nprocs; i++)
-		if (c->procs[i].pid == pid)
-			return &c->procs[i];
-	m = realloc(c->procs, (c->nprocs + 1) * sizeof(*m));
-	if (!m)
-		return NULL;
-	c->procs = m;
-	m = &c->procs[c->nprocs++];
-	memset(m, 0, sizeof(*m));
-	m->pid = pid;
-	m->off = UINT64_MAX;
-	return m;
-}
-
-/* A COMM record at off: a process's exec, or its first name (attached). */
-static int note_comm(struct ctx *c, const unsigned char *p, uint16_t size, uint16_t misc,
-		     uint64_t off)
-{
-	uint32_t pid, tid;
-	struct mapproc *m;
-	int exec = !!(misc & PERF_RECORD_MISC_COMM_EXEC);
-
-	memcpy(&pid, p + 8, 4);
-	memcpy(&tid, p + 12, 4);
-	if (pid != tid)
-		return 0;
-	if (!(m = mapproc_get(c, pid)))
-		return -ENOMEM;
-	if (exec || m->off == UINT64_MAX) {
-		m->off = off;
-		m->time = record_time(c, p, size);
-		m->exec |= exec;
-	}
-	return 0;
-}
-
-static uint16_t host_machine(void)
-{
-#if defined(__x86_64__)
-	return EM_X86_64;
-#elif defined(__aarch64__)
-	return EM_AARCH64;
-#elif defined(__i386__)
-	return EM_386;
-#else
-	return EM_NONE;
-#endif
-}
-
-/* The processes without a jitdump whose perf map is beside the input or in
- * /tmp; their anonymous mappings go from their exec on. */
-static int find_perfmaps(struct ctx *c)
-{
-	char *copy = strdup(c->in), path[PATH_MAX];
-	const char *dir = copy ? dirname(copy) : NULL;
-	int err = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->nprocs && !err; i++) {
-		struct mapproc *m = &c->procs[i];
-		struct range *mk;
-
-		if (m->off == UINT64_MAX || marker_time(c, m->pid))
-			continue;
-		snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map", dir, m->pid);
-		if (access(path, R_OK))
-			snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", m->pid);
-		if (access(path, R_OK))
-			continue;
-		if (!(m->map = strdup(path)) ||
-		    !(mk = realloc(c->marks, (c->nmarks + 1) * sizeof(*mk)))) {
-			err = -ENOMEM;
-			break;
-		}
-		c->marks = mk;
-		if (m->time)
-			c->marks[c->nmarks++] = (struct range){ m->pid, m->time, 0 };
-	}
-	free(copy);
-	return err;
-}
-
-static int by_line(const void *a, const void *b)
-{
-	const struct pm_sym *x = *(const struct pm_sym *const *)a, *y = *(const struct pm_sym *const *)b;
-
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-/* m's perf map into images, one MMAP2 per symbol at m's exec.  A map that
- * cannot be read is named in one line and left out. */
-static int inject_perfmap(struct ctx *c, const struct mapproc *m)
-{
-	const struct pm_sym **order = NULL;
-	struct pm_map *pm = NULL;
-	struct jitdump *d;
-	char msg[512];
-	int err = 0;
-
-	if (pm_read(m->map, &pm, msg, sizeof(msg))) {
-		cmd_err("%s (not injected)", msg);
-		return 0;
-	}
-	d = realloc(c->dumps, (c->ndumps + 1) * sizeof(*d));
-	if (!d || (pm->nsyms && !(order = malloc(pm->nsyms * sizeof(*order))))) {
-		if (d)
-			c->dumps = d;
-		pm_free(pm);
-		return -ENOMEM;
-	}
-	c->dumps = d;
-	d = &c->dumps[c->ndumps];
-	memset(d, 0, sizeof(*d));
-	d->pid = m->pid;
-	d->machine = host_machine();
-	if (!(d->path = strdup(m->map))) {
-		free(order);
-		pm_free(pm);
-		return -ENOMEM;
-	}
-	c->ndumps++;
-	for (size_t i = 0; i < pm->nsyms; i++)
-		order[i] = &pm->syms[i];
-	qsort(order, pm->nsyms, sizeof(*order), by_line);
-	for (size_t i = 0; i < pm->nsyms && !err; i++) {
-		const struct pm_sym *s = order[i];
-		struct ij_func fn = { .name = s->name, .code_addr = s->start, .size = s->size };
-		uint64_t va;
-		size_t img;
-
-		err = add_code(c, d, &fn, s->line, m->time, &va, &img);
-		err = err ?: emit_mmap(c, &c->images[img], m->pid, m->pid, s->start, s->size, va,
-				       m->time);
-		c->functions += !err;
-	}
-	free(order);
-	pm_free(pm);
-	return err ?: add_jitpid(c, m->pid);
 }
 
 /* ---- perf.data ---- */
@@ -849,12 +246,12 @@ static int copy_records(struct ctx *c)
 			int r = 0;
 
 			memcpy(&pid, p + 8, 4);
-			if (is_marker(name, pid))
-				r = marker(c, name, pid);
+			if (ij_is_marker(name, pid))
+				r = ij_marker(c, name, pid);
 			else if ((!strncmp(name, "//anon", 6) || !strncmp(name, "[anon:", 6) ||
 				  !strncmp(name, "/memfd:", 7)) &&
-				 (record_time(c, p, hd.size) ? marker_time(c, pid) &&
-				  record_time(c, p, hd.size) >= marker_time(c, pid) : is_jitpid(c, pid)))
+				 (ij_record_time(c, p, hd.size) ? ij_marker_time(c, pid) &&
+				  ij_record_time(c, p, hd.size) >= ij_marker_time(c, pid) : is_jitpid(c, pid)))
 				r = 1;
 			if (r) {
 				if (r < 0)
@@ -863,11 +260,11 @@ static int copy_records(struct ctx *c)
 				continue;
 			}
 		}
-		err = emit(c, p, hd.size);
+		err = ij_emit(c, p, hd.size);
 		if (!err && hd.type == PERF_RECORD_COMM)
 			for (size_t i = 0; i < c->nprocs && !err; i++)
 				if (c->procs[i].map && c->procs[i].off == (uint64_t)(p - c->map))
-					err = inject_perfmap(c, &c->procs[i]);
+					err = ij_inject_perfmap(c, &c->procs[i]);
 		p += hd.size;
 	}
 	return err;
@@ -946,14 +343,14 @@ static int copy_features(struct ctx *c)
 		k++;
 		i += had;
 	}
-	err = emit(c, out, nout * sizeof(*out));
+	err = ij_emit(c, out, nout * sizeof(*out));
 	for (int b = 0, i = 0; b < 256 && !err; b++) {
 		int had = (c->h.features[b / 64] >> (b % 64)) & 1;
 
 		if (had)
-			err = emit(c, c->map + in[i].offset, in[i].size);
+			err = ij_emit(c, c->map + in[i].offset, in[i].size);
 		if (!err && b == PD_FEAT_BUILD_ID)
-			err = emit(c, ids.p, ids.len);
+			err = ij_emit(c, ids.p, ids.len);
 		i += had;
 	}
 	memcpy(c->h.features, feats, sizeof(feats));
@@ -1050,7 +447,7 @@ static int collect_ranges(struct ctx *c)
 		if (hd.size < 8 || hd.size > end - p)
 			break;
 		if (hd.type == PERF_RECORD_COMM && hd.size > 16 &&
-		    note_comm(c, p, hd.size, hd.misc, (uint64_t)(p - c->map)))
+		    ij_note_comm(c, p, hd.size, hd.misc, (uint64_t)(p - c->map)))
 			return -ENOMEM;
 		if ((hd.type == PERF_RECORD_MMAP || hd.type == PERF_RECORD_MMAP2) && hd.size >= 40) {
 			memcpy(&pid, p + 8, 4);
@@ -1060,11 +457,11 @@ static int collect_ranges(struct ctx *c)
 				return -ENOMEM;
 			if (hd.type == PERF_RECORD_MMAP2 ? hd.size > 72 : hd.size > 40) {
 				const char *name = (const char *)p + (hd.type == PERF_RECORD_MMAP2 ? 72 : 40);
-				uint64_t t = record_time(c, p, hd.size), t0;
+				uint64_t t = ij_record_time(c, p, hd.size), t0;
 
 				if (memchr(name, 0, (size_t)(p + hd.size - (const unsigned char *)name)) &&
-				    is_marker(name, pid) && readable_jitdump(c, name)) {
-					t0 = marker_time(c, pid);
+				    ij_is_marker(name, pid) && ij_readable_jitdump(c, name)) {
+					t0 = ij_marker_time(c, pid);
 					if (!t0 || t < t0) {
 						struct range *m;
 
@@ -1086,7 +483,7 @@ static int collect_ranges(struct ctx *c)
 		p += hd.size;
 	}
 	qsort(c->ranges, c->nranges, sizeof(*c->ranges), range_cmp);
-	return find_perfmaps(c);
+	return ij_find_perfmaps(c);
 }
 
 static int write_all(struct ctx *c)
@@ -1099,7 +496,7 @@ static int write_all(struct ctx *c)
 	}
 
 	/* header, attributes and their ids as they are; the data section follows */
-	err = emit(c, c->map, c->h.data.offset);
+	err = ij_emit(c, c->map, c->h.data.offset);
 	err = err ?: copy_records(c);
 	if (err)
 		return err;
@@ -1192,3 +589,4 @@ int ij_inject(const char *in, const char *out, const char *imgdir)
 	free(c.imgdir);
 	return err;
 }
+

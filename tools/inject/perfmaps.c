@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * jitperf inject's perf maps: the symbols of a process that wrote a perf
+ * map and no jitdump go into code images, mapped at its exec.
+ */
+#include "config.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "ctx.h"
+#include "read/perfmap_read.h"
+#include "tools/cmds.h"
+
+/*
+ * A process that wrote only a perf map (V8, the JVM's agents, .NET,
+ * Python): its symbols go into images as a jitdump's functions do, with
+ * zeros for the code perf maps do not carry, mapped at its exec (the
+ * symbols hold from then on, as perf reads a perf map for the whole
+ * process); its later anonymous mappings are left out.  perf's own tools
+ * then name its code from the output alone, after /tmp is cleaned or on
+ * another machine.  Later lines of the map win where addresses are used
+ * again, as they go into later images.
+ */
+static struct mapproc *mapproc_get(struct ctx *c, uint32_t pid)
+{
+	struct mapproc *m;
+
+	for (size_t i = 0; i < c->nprocs; i++)
+		if (c->procs[i].pid == pid)
+			return &c->procs[i];
+	m = realloc(c->procs, (c->nprocs + 1) * sizeof(*m));
+	if (!m)
+		return NULL;
+	c->procs = m;
+	m = &c->procs[c->nprocs++];
+	memset(m, 0, sizeof(*m));
+	m->pid = pid;
+	m->off = UINT64_MAX;
+	return m;
+}
+
+/* A COMM record at off: a process's exec, or its first name (attached). */
+int ij_note_comm(struct ctx *c, const unsigned char *p, uint16_t size, uint16_t misc,
+		     uint64_t off)
+{
+	uint32_t pid, tid;
+	struct mapproc *m;
+	int exec = !!(misc & PERF_RECORD_MISC_COMM_EXEC);
+
+	memcpy(&pid, p + 8, 4);
+	memcpy(&tid, p + 12, 4);
+	if (pid != tid)
+		return 0;
+	if (!(m = mapproc_get(c, pid)))
+		return -ENOMEM;
+	if (exec || m->off == UINT64_MAX) {
+		m->off = off;
+		m->time = ij_record_time(c, p, size);
+		m->exec |= exec;
+	}
+	return 0;
+}
+
+static uint16_t host_machine(void)
+{
+#if defined(__x86_64__)
+	return EM_X86_64;
+#elif defined(__aarch64__)
+	return EM_AARCH64;
+#elif defined(__i386__)
+	return EM_386;
+#else
+	return EM_NONE;
+#endif
+}
+
+/* The processes without a jitdump whose perf map is beside the input or in
+ * /tmp; their anonymous mappings go from their exec on. */
+int ij_find_perfmaps(struct ctx *c)
+{
+	char *copy = strdup(c->in), path[PATH_MAX];
+	const char *dir = copy ? dirname(copy) : NULL;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nprocs && !err; i++) {
+		struct mapproc *m = &c->procs[i];
+		struct range *mk;
+
+		if (m->off == UINT64_MAX || ij_marker_time(c, m->pid))
+			continue;
+		snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map", dir, m->pid);
+		if (access(path, R_OK))
+			snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", m->pid);
+		if (access(path, R_OK))
+			continue;
+		if (!(m->map = strdup(path)) ||
+		    !(mk = realloc(c->marks, (c->nmarks + 1) * sizeof(*mk)))) {
+			err = -ENOMEM;
+			break;
+		}
+		c->marks = mk;
+		if (m->time)
+			c->marks[c->nmarks++] = (struct range){ m->pid, m->time, 0 };
+	}
+	free(copy);
+	return err;
+}
+
+static int by_line(const void *a, const void *b)
+{
+	const struct pm_sym *x = *(const struct pm_sym *const *)a, *y = *(const struct pm_sym *const *)b;
+
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* m's perf map into images, one MMAP2 per symbol at m's exec.  A map that
+ * cannot be read is named in one line and left out. */
+int ij_inject_perfmap(struct ctx *c, const struct mapproc *m)
+{
+	const struct pm_sym **order = NULL;
+	struct pm_map *pm = NULL;
+	struct jitdump *d;
+	char msg[512];
+	int err = 0;
+
+	if (pm_read(m->map, &pm, msg, sizeof(msg))) {
+		cmd_err("%s (not injected)", msg);
+		return 0;
+	}
+	d = realloc(c->dumps, (c->ndumps + 1) * sizeof(*d));
+	if (!d || (pm->nsyms && !(order = malloc(pm->nsyms * sizeof(*order))))) {
+		if (d)
+			c->dumps = d;
+		pm_free(pm);
+		return -ENOMEM;
+	}
+	c->dumps = d;
+	d = &c->dumps[c->ndumps];
+	memset(d, 0, sizeof(*d));
+	d->pid = m->pid;
+	d->machine = host_machine();
+	if (!(d->path = strdup(m->map))) {
+		free(order);
+		pm_free(pm);
+		return -ENOMEM;
+	}
+	c->ndumps++;
+	for (size_t i = 0; i < pm->nsyms; i++)
+		order[i] = &pm->syms[i];
+	qsort(order, pm->nsyms, sizeof(*order), by_line);
+	for (size_t i = 0; i < pm->nsyms && !err; i++) {
+		const struct pm_sym *s = order[i];
+		struct ij_func fn = { .name = s->name, .code_addr = s->start, .size = s->size };
+		uint64_t va;
+		size_t img;
+
+		err = ij_add_code(c, d, &fn, s->line, m->time, &va, &img);
+		err = err ?: ij_emit_mmap(c, &c->images[img], m->pid, m->pid, s->start, s->size, va,
+				       m->time);
+		c->functions += !err;
+	}
+	free(order);
+	pm_free(pm);
+	return err ?: ij_add_jitpid(c, m->pid);
+}
