@@ -17,8 +17,8 @@
  * that outruns it still works (it takes the faults itself).
  *
  * Limits.  The file holds at most max_blocks blocks (trace_max); the last
- * two are kept for metadata, so every function that has events also has
- * its name.  In ring mode each thread writes into at most ring_max blocks
+ * is kept for metadata (block 0 is metadata too), so every function that
+ * has events also has its name.  In ring mode each thread writes into at most ring_max blocks
  * of its own and then reuses the oldest: the file keeps the last
  * trace_ring bytes of every thread (a flight recorder), and what a reuse
  * overwrites is counted.
@@ -48,7 +48,7 @@
 
 static int grow(struct jp_trace *tr, uint64_t idx);
 
-#define META_RESERVE 2u                       /* blocks only metadata may claim */
+#define META_RESERVE 1u                       /* last blocks only metadata may claim */
 
 static struct jpt_file_header *hdr(struct jp_trace *tr)
 {
@@ -188,8 +188,8 @@ int jp_trace_open(struct jp_instr *in)
 		if (b < tr->max_blocks)
 			tr->max_blocks = b;
 	}
-	if (tr->max_blocks < META_RESERVE + 1)
-		tr->max_blocks = META_RESERVE + 1;      /* one block of events at least */
+	if (tr->max_blocks < META_RESERVE + 2)
+		tr->max_blocks = META_RESERVE + 2;      /* block 0, one of events, the reserve */
 	tr->map = mmap(NULL, tr->map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
 		       tr->fd, 0);
 	if (tr->map == MAP_FAILED) {
