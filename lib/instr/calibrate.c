@@ -20,10 +20,11 @@
  * it costs what a timed call costs in this session.  Everything is reset
  * afterwards.  Each cost is the least of its rounds (other work on the
  * machine only adds), per call, minus the same loop without probes.  The
- * rounds go on for 3 ms: a core that was idle runs its first millisecond
- * or two of work slower (its clock rises with the load), and costs
- * measured then would be subtracted, too large, from every timed call of
- * the run.
+ * rounds go on for 3 ms when the costs are subtracted (statistics, a
+ * trace's minimum duration): a core that was idle runs its first
+ * millisecond or two of work slower (its clock rises with the load), and
+ * costs measured then would be subtracted, too large, from every timed
+ * call of the run.  A trace alone only records them: eight rounds.
  */
 #include "config.h"
 
@@ -181,7 +182,7 @@ void jp_calibrate(struct jp_instr *in)
 	/* least times over the rounds, each loop apart */
 	uint64_t empty = UINT64_MAX, lib = UINT64_MAX, inl = UINT64_MAX, frm = UINT64_MAX;
 	uint64_t empty_t = UINT64_MAX, timed = UINT64_MAX, self = UINT64_MAX;
-	uint64_t raw[NTIMED], t0;
+	uint64_t raw[NTIMED], t0, cal_ns;
 
 	memset(&in->cost, 0, sizeof(in->cost));
 	if (!t)
@@ -190,8 +191,11 @@ void jp_calibrate(struct jp_instr *in)
 	t->calibrating = 1;
 	if (t->trace_on && !(scratch = jp_trace_scratch(t)))
 		t->trace_on = 0;
+	/* only statistics and a trace's minimum duration subtract the prices;
+	 * a trace alone records them for its readers, roughly */
+	cal_ns = in->stats || in->trace_min_ns ? CAL_NS : 0;
 	t0 = jp_monotonic_ns();
-	for (int r = 0; r < MAX_ROUNDS && (r < MIN_ROUNDS || jp_monotonic_ns() - t0 < CAL_NS); r++) {
+	for (int r = 0; r < MAX_ROUNDS && (r < MIN_ROUNDS || jp_monotonic_ns() - t0 < cal_ns); r++) {
 		/* counted: id 0 never reaches its next timed call */
 		c0->next = UINT64_MAX;
 		least(&empty, loop_empty(NCOUNT));
