@@ -195,7 +195,7 @@ uint64_t ij_eh_size(const struct ij_image *im)
 
 uint64_t ij_eh_offset(const struct ij_image *im)
 {
-	return (IJ_TEXT_OFF + im->text.len + 7) / 8 * 8;
+	return (IJ_TEXT_OFF + im->text_len + 7) / 8 * 8;
 }
 
 static int by_target(const void *a, const void *b)

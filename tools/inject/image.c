@@ -134,11 +134,19 @@ int ij_image_add(struct ij_image *im, const struct ij_func *fn, uint64_t *vaddr)
 	uint64_t va;
 	int err;
 
-	if (!im->nsyms)
+	if (!im->nsyms) {
 		im->base = fn->code_addr;
+		im->nocode = !fn->code;         /* a perf map's symbols: no bytes at all */
+	}
 	va = IJ_TEXT_OFF + (fn->code_addr - im->base);
-	err = ij_buf_put(&im->text, NULL, va - IJ_TEXT_OFF - im->text.len);
-	err = err ?: ij_buf_put(&im->text, fn->code, fn->size);
+	if (im->nocode) {
+		err = 0;
+		im->text_len = va - IJ_TEXT_OFF + fn->size;
+	} else {
+		err = ij_buf_put(&im->text, NULL, va - IJ_TEXT_OFF - im->text.len);
+		err = err ?: ij_buf_put(&im->text, fn->code, fn->size);
+		im->text_len = im->text.len;
+	}
 	im->end = fn->code_addr + fn->size;
 	if (!err && im->nsyms == im->symcap) {
 		size_t cap = im->symcap ? 2 * im->symcap : 1024;
@@ -174,9 +182,12 @@ int ij_image_add(struct ij_image *im, const struct ij_func *fn, uint64_t *vaddr)
 void ij_image_build_id(struct ij_image *im)
 {
 	uint64_t h[3] = { 0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full, 0x165667b19e3779f9ull };
-	const struct ij_buf *bufs[2] = { &im->text, &im->strtab };
+	/* the code, the names, and where each function is (all a perf map's
+	 * image has besides its names) */
+	const struct ij_buf syms = { (unsigned char *)im->syms, im->nsyms * sizeof(*im->syms), 0 };
+	const struct ij_buf *bufs[3] = { &im->text, &im->strtab, &syms };
 
-	for (int b = 0; b < 2; b++) {
+	for (int b = 0; b < 3; b++) {
 		const unsigned char *p = bufs[b]->p;
 		size_t n = bufs[b]->len, i;
 
@@ -275,9 +286,10 @@ int ij_image_write(struct ij_image *im)
 	}
 	memset(s, 0, sizeof(s));
 	itext = ns;
-	s[ns++] = (struct sect){ ".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 16, 0,
-				 im->text.p, im->text.len, ELF_T_BYTE, IJ_TEXT_OFF, 0, 0 };
-	off = IJ_TEXT_OFF + im->text.len;
+	s[ns++] = (struct sect){ ".text", im->nocode ? SHT_NOBITS : SHT_PROGBITS,
+				 SHF_ALLOC | SHF_EXECINSTR, 16, 0, im->nocode ? NULL : im->text.p,
+				 im->text_len, ELF_T_BYTE, IJ_TEXT_OFF, 0, 0 };
+	off = IJ_TEXT_OFF + (im->nocode ? 0 : im->text_len);
 	if (eh_hdr.len) {
 		ieh = ns;
 		s[ns++] = (struct sect){ ".eh_frame", SHT_PROGBITS, SHF_ALLOC, 8, 0,
@@ -349,7 +361,8 @@ int ij_image_write(struct ij_image *im)
 	ph[0].p_type = PT_LOAD;
 	ph[0].p_flags = PF_R | PF_X;
 	ph[0].p_offset = ph[0].p_vaddr = ph[0].p_paddr = 0;
-	ph[0].p_filesz = ph[0].p_memsz = IJ_TEXT_OFF + im->text.len;
+	ph[0].p_filesz = IJ_TEXT_OFF + (im->nocode ? 0 : im->text_len);
+	ph[0].p_memsz = IJ_TEXT_OFF + im->text_len;
 	ph[0].p_align = 0x1000;
 	if (ihdr) {
 		ph[1].p_type = PT_LOAD;

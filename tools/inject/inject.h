@@ -48,6 +48,8 @@ struct ij_image {
 	struct stat    st;         /* of fd: the mmap events' inode and device */
 	uint16_t       machine;
 	struct ij_buf  text;       /* the functions, each followed by its mapped unwind bytes */
+	uint64_t       text_len;   /* .text's size (text.len, or a perf map's span) */
+	int            nocode;     /* a perf map's: no bytes, .text is SHT_NOBITS */
 	struct ij_buf  strtab;
 	struct ij_sym *syms;
 	size_t         nsyms, symcap;

@@ -285,6 +285,7 @@ static int map_unwind_tables(struct ctx *c, const struct jitdump *d)
 		err = ij_buf_put(&im->text, NULL, at - bias - IJ_TEXT_OFF - im->text.len);
 		if (err)
 			return err;
+		im->text_len = im->text.len;
 		im->eh_vaddr = ij_eh_offset(im);
 		err = ij_emit_mmap(c, im, im->pid, im->pid, at, size, im->eh_vaddr, im->first_time);
 		if (err)
