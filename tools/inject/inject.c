@@ -61,7 +61,7 @@ int ij_emit(struct ctx *c, const void *p, size_t len)
 
 /* one PERF_RECORD_MMAP2 into the image, with the sample_id fields perf reads */
 int ij_emit_mmap(struct ctx *c, const struct ij_image *im, uint32_t pid, uint32_t tid,
-		     uint64_t start, uint64_t len, uint64_t pgoff, uint64_t time)
+		 uint64_t start, uint64_t len, uint64_t pgoff, uint64_t time)
 {
 	size_t namelen = strlen(im->path) + 1, padded = (namelen + 7) / 8 * 8;
 	unsigned char ev[PATH_MAX + 160];

@@ -147,7 +147,7 @@ static int ij_image_for(struct ctx *c, struct jitdump *d, uint64_t addr, size_t 
 }
 
 int ij_add_code(struct ctx *c, struct jitdump *d, const struct ij_func *fn, uint64_t index,
-		    uint64_t time, uint64_t *vaddr, size_t *img)
+		uint64_t time, uint64_t *vaddr, size_t *img)
 {
 	struct ij_image *im;
 	struct code cd;
@@ -217,7 +217,7 @@ static int walk_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd)
 			}
 			err = ij_add_code(c, d, &fn, rec.code_index, rec.timestamp, &va, &img);
 			err = err ?: ij_emit_mmap(c, &c->images[img], rec.pid, rec.tid, rec.code_addr,
-					       len, va, rec.timestamp);
+						  len, va, rec.timestamp);
 			if (err)
 				goto out;
 			c->functions++;
@@ -239,7 +239,7 @@ static int walk_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd)
 			if (have_uw && uw.mapped_size)
 				len = (rec.code_size + 7) / 8 * 8 + uw.mapped_size;
 			err = ij_emit_mmap(c, &c->images[s->image], rec.pid, rec.tid, rec.new_code_addr,
-					len, s->vaddr, rec.timestamp);
+					   len, s->vaddr, rec.timestamp);
 			if (err)
 				goto out;
 			c->moves++;
@@ -373,7 +373,7 @@ int ij_marker(struct ctx *c, const char *path, uint32_t pid)
 									    : rec.new_code_addr))
 				continue;
 			err = ij_emit_mmap(c, &c->images[s->image], rec.pid, rec.tid, s->addr,
-					rec.code_size, s->vaddr, rec.timestamp);
+					   rec.code_size, s->vaddr, rec.timestamp);
 		}
 	}
 	jd_close(jd);

@@ -22,8 +22,8 @@
 
 /*
  * A process that wrote only a perf map (V8, the JVM's agents, .NET,
- * Python): its symbols go into images as a jitdump's functions do, with
- * zeros for the code perf maps do not carry, mapped at its exec (the
+ * Python): its symbols go into images as a jitdump's functions do, without
+ * the code a perf map does not carry, mapped at its exec (the
  * symbols hold from then on, as perf reads a perf map for the whole
  * process); its later anonymous mappings are left out.  perf's own tools
  * then name its code from the output alone, after /tmp is cleaned or on
@@ -50,7 +50,7 @@ static struct mapproc *mapproc_get(struct ctx *c, uint32_t pid)
 
 /* A COMM record at off: a process's exec, or its first name (attached). */
 int ij_note_comm(struct ctx *c, const unsigned char *p, uint16_t size, uint16_t misc,
-		     uint64_t off)
+		 uint64_t off)
 {
 	uint32_t pid, tid;
 	struct mapproc *m;
@@ -158,7 +158,8 @@ int ij_inject_perfmap(struct ctx *c, const struct mapproc *m)
 	c->ndumps++;
 	for (size_t i = 0; i < pm->nsyms; i++)
 		order[i] = &pm->syms[i];
-	qsort(order, pm->nsyms, sizeof(*order), by_line);
+	if (pm->nsyms)
+		qsort(order, pm->nsyms, sizeof(*order), by_line);
 	for (size_t i = 0; i < pm->nsyms && !err; i++) {
 		const struct pm_sym *s = order[i];
 		struct ij_func fn = { .name = s->name, .code_addr = s->start, .size = s->size };
@@ -166,8 +167,8 @@ int ij_inject_perfmap(struct ctx *c, const struct mapproc *m)
 		size_t img;
 
 		err = ij_add_code(c, d, &fn, s->line, m->time, &va, &img);
-		err = err ?: ij_emit_mmap(c, &c->images[img], m->pid, m->pid, s->start, s->size, va,
-				       m->time);
+		err = err ?: ij_emit_mmap(c, &c->images[img], m->pid, m->pid, s->start, s->size,
+					  va, m->time);
 		c->functions += !err;
 	}
 	free(order);
