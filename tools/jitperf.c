@@ -21,7 +21,7 @@ struct cmd {
 static const struct cmd cmds[] = {
 	{ "record",  cmd_record,  "run a command under perf with JIT code made visible" },
 	{ "report",  cmd_report,  "where the time went, per JIT function" },
-	{ "inject",  cmd_inject,  "add the JIT code of jitdumps to perf.data, as perf inject --jit" },
+	{ "inject",  cmd_inject,  "add the JIT code of jitdumps and perf maps to perf.data" },
 	{ "dump",    cmd_dump,    "print and check a jitdump file, write its functions as ELF" },
 	{ "convert", cmd_convert, "perf samples and traced calls to Chrome trace, folded stacks, SVG, pprof" },
 	{ NULL, NULL, NULL },
