@@ -46,7 +46,6 @@ struct mapproc {                   /* a process, for its perf map */
 	uint32_t pid;
 	uint64_t off;              /* input offset of its (last) exec COMM, else first COMM */
 	uint64_t time;             /* that record's time */
-	int      exec;
 	char    *map;              /* the perf map to inject (no jitdump of its own), or NULL */
 };
 

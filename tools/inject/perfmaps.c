@@ -65,7 +65,6 @@ int ij_note_comm(struct ctx *c, const unsigned char *p, uint16_t size, uint16_t 
 	if (exec || m->off == UINT64_MAX) {
 		m->off = off;
 		m->time = ij_record_time(c, p, size);
-		m->exec |= exec;
 	}
 	return 0;
 }
@@ -104,14 +103,16 @@ int ij_find_perfmaps(struct ctx *c)
 			snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", m->pid);
 		if (access(path, R_OK))
 			continue;
-		if (!(m->map = strdup(path)) ||
-		    !(mk = realloc(c->marks, (c->nmarks + 1) * sizeof(*mk)))) {
+		if (!(m->map = strdup(path)))
 			err = -ENOMEM;
-			break;
+		else if (m->time) {     /* its anonymous mappings go from then on */
+			if ((mk = realloc(c->marks, (c->nmarks + 1) * sizeof(*mk)))) {
+				c->marks = mk;
+				c->marks[c->nmarks++] = (struct range){ m->pid, m->time, 0 };
+			} else {
+				err = -ENOMEM;
+			}
 		}
-		c->marks = mk;
-		if (m->time)
-			c->marks[c->nmarks++] = (struct range){ m->pid, m->time, 0 };
 	}
 	free(copy);
 	return err;
