@@ -793,12 +793,85 @@ static int leave(struct jpt_reader *r, struct rthread *t, struct walk *w, uint64
 	return cb(&c, arg);
 }
 
+/* One event of a block, decoded (event_at). */
+struct event {
+	enum { EV_CALL, EV_TIME, EV_CONTEXT, EV_MARK } kind;
+	int      exit;                  /* EV_CALL: an exit */
+	uint32_t fn;                    /* EV_CALL */
+	uint64_t delta;                 /* EV_CALL: ticks since the previous event */
+	uint64_t tick;                  /* EV_TIME: where the next deltas start */
+	uint32_t ctx_n, ctx_more;       /* EV_CONTEXT */
+	int      ctx_partial;
+	uint64_t size;                  /* bytes, counters and ids included */
+};
+
+/*
+ * The event at off, which its block ends at end: 1, 0 when the block ends
+ * inside it (cut by truncation), or a negative errno with the message in eb.
+ * Versions 1 and 2 have only 8-byte words, and their type 3 is a repaired
+ * exit; version 3 has 4-byte short events and marks a repaired exit with
+ * an extended event before it (EV_MARK: nothing to do, the exit closes
+ * the call).
+ */
+static int event_at(const struct jpt_reader *r, uint64_t off, uint64_t end, struct event *e,
+		    char *eb, size_t el)
+{
+	size_t nc = r->info.ncounters;
+	int v3 = r->info.version >= 3;
+	uint32_t u, type;
+	uint64_t word;
+
+	if (end - off < 4)
+		return 0;
+	u = rd32(r, off);
+	type = u & 3;
+	if (type == JPT_EV_SHORT && v3) {
+		if (nc)
+			return fail(r, eb, el, -EINVAL, off, "short event in a trace with counters");
+		*e = (struct event){ .kind = EV_CALL, .exit = !!(u & JPT_SHORT_EXIT),
+				     .fn = JPT_SHORT_FN(u), .delta = JPT_SHORT_DELTA(u), .size = 4 };
+		return 1;
+	}
+	if (end - off < 8)
+		return 0;
+	word = rd64(r, off);
+	if (type != JPT_EV_X) {
+		if (end - off < 8 + 8 * nc)
+			return 0;
+		*e = (struct event){ .kind = EV_CALL, .exit = type != JPT_EV_ENTER,
+				     .fn = (uint32_t)(word >> 2) & JPT_FN_MAX,
+				     .delta = word >> JPT_EV_DELTA_SHIFT, .size = 8 + 8 * nc };
+		return 1;
+	}
+	switch (JPT_X_KIND(word)) {
+	case JPT_X_TIME:
+		if (end - off < 16)
+			return 0;
+		*e = (struct event){ .kind = EV_TIME, .tick = rd64(r, off + 8), .size = 16 };
+		return 1;
+	case JPT_X_CONTEXT:
+		if (r->info.version < 2)
+			break;
+		*e = (struct event){ .kind = EV_CONTEXT, .ctx_n = JPT_CTX_N(word),
+				     .ctx_more = JPT_CTX_MORE(word),
+				     .ctx_partial = !!(word & JPT_CTX_PARTIAL),
+				     .size = 8 + ((uint64_t)JPT_CTX_N(word) * 4 + 7) / 8 * 8 };
+		if ((uint64_t)e->ctx_n + e->ctx_more > CONTEXT_MAX)
+			return fail(r, eb, el, -EINVAL, off, "context of %u calls: deeper than a stack",
+				    e->ctx_n + e->ctx_more);
+		return end - off >= e->size;
+	case JPT_X_REPAIRED:
+		if (!v3)
+			break;
+		*e = (struct event){ .kind = EV_MARK, .size = 8 };
+		return 1;
+	}
+	return fail(r, eb, el, -EINVAL, off, "unknown event kind %u", JPT_X_KIND(word));
+}
+
 static int walk_thread(struct jpt_reader *r, struct rthread *t, struct walk *w,
 		       int (*cb)(const struct jpt_call *, void *), void *arg, char *eb, size_t el)
 {
-	size_t nc = r->info.ncounters, esize = 8 + 8 * nc;
-	int v3 = r->info.version >= 3;
-
 	w->nids = w->nopen = w->stable = 0;
 	w->ctx_off = 0;
 	w->ctx_n = w->ctx_more = 0;
@@ -806,85 +879,45 @@ static int walk_thread(struct jpt_reader *r, struct rthread *t, struct walk *w,
 	for (size_t k = 0; k < t->nblocks; k++) {
 		uint64_t off = t->blocks[k].off + BLOCK_HDR, end = off + t->blocks[k].used;
 		uint64_t last = rd64(r, t->blocks[k].off + offsetof(struct jpt_block_header, base_tick));
+		struct event e = { .size = 0 };
+		int ret;
 
-		while (off < end) {
-			uint64_t word, tick, delta, size = esize;
-			uint32_t type, fn;
-			int ret, exit;
-
-			if (end - off < 4)
+		for (; off < end; off += e.size) {
+			if ((ret = event_at(r, off, end, &e, eb, el)) <= 0) {
+				if (ret < 0)
+					return ret;
 				break;                         /* cut by truncation */
-			type = rd32(r, off) & 3;
-			if (type == JPT_EV_SHORT && v3) {
-				uint32_t u = rd32(r, off);
-
-				if (nc)
-					return fail(r, eb, el, -EINVAL, off,
-						    "short event in a trace with counters");
-				fn = JPT_SHORT_FN(u);
-				delta = JPT_SHORT_DELTA(u);
-				exit = !!(u & JPT_SHORT_EXIT);
-				size = 4;
-			} else {
-				if (end - off < 8)
-					break;
-				word = rd64(r, off);
-				if (type == JPT_EV_X) {
-					uint32_t kind = JPT_X_KIND(word);
-
-					if (kind == JPT_X_TIME) {
-						if (end - off < 16)
-							break;
-						last = rd64(r, off + 8);
-						off += 16;
-						continue;
-					}
-					if (kind == JPT_X_CONTEXT && r->info.version > 1) {
-						uint32_t n = JPT_CTX_N(word), more = JPT_CTX_MORE(word);
-						uint64_t len = 8 + ((uint64_t)n * 4 + 7) / 8 * 8;
-
-						if ((uint64_t)n + more > CONTEXT_MAX)
-							return fail(r, eb, el, -EINVAL, off,
-								    "context of %u calls: deeper than a stack",
-								    n + more);
-						if (end - off < len)
-							break;
-						w->ctx_off = off + 8;
-						w->ctx_n = n;
-						w->ctx_more = more;
-						w->ctx_partial = !!(word & JPT_CTX_PARTIAL);
-						off += len;
-						continue;
-					}
-					if (kind == JPT_X_REPAIRED && v3) {
-						off += 8;      /* the exit that follows closes the call */
-						continue;
-					}
-					return fail(r, eb, el, -EINVAL, off, "unknown event kind %u", kind);
-				}
-				if (end - off < esize)
-					break;
-				fn = (uint32_t)(word >> 2) & JPT_FN_MAX;
-				delta = word >> JPT_EV_DELTA_SHIFT;
-				exit = type != JPT_EV_ENTER;   /* 1 or 3 (repaired) before version 3 */
 			}
-			tick = last + delta;
-			last = tick;
-			if (!jpt_fn(r, fn))
-				return fail(r, eb, el, -EINVAL, off, "event for unknown function id %u", fn);
-			if (!exit) {
-				if (enter(r, w, fn, tick, off + 8))
+			if (e.kind == EV_TIME) {
+				last = e.tick;
+				continue;
+			}
+			if (e.kind == EV_CONTEXT) {
+				w->ctx_off = off + 8;
+				w->ctx_n = e.ctx_n;
+				w->ctx_more = e.ctx_more;
+				w->ctx_partial = e.ctx_partial;
+				continue;
+			}
+			if (e.kind != EV_CALL)
+				continue;
+			last += e.delta;
+			if (!jpt_fn(r, e.fn))
+				return fail(r, eb, el, -EINVAL, off, "event for unknown function id %u",
+					    e.fn);
+			if (!e.exit) {
+				if (enter(r, w, e.fn, last, off + 8))
 					return -ENOMEM;
 			} else if (!w->nopen && t->wrapped) {
 				/* a call entered in a block the ring overwrote */
 			} else {
-				if (!w->nopen || w->ids[w->open[w->nopen - 1].pos] != fn)
+				if (!w->nopen || w->ids[w->open[w->nopen - 1].pos] != e.fn)
 					return fail(r, eb, el, -EINVAL, off,
-						    "exit of function %u does not match the open call", fn);
-				if ((ret = leave(r, t, w, tick, off + 8, cb, arg)))
+						    "exit of function %u does not match the open call",
+						    e.fn);
+				if ((ret = leave(r, t, w, last, off + 8, cb, arg)))
 					return ret;
 			}
-			off += size;
 		}
 	}
 	return 0;
