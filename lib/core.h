@@ -88,6 +88,8 @@ JP_HIDDEN void jp_futex_wake(int *word);
 JP_HIDDEN unsigned jp_elf_machine(void);
 
 /* ---- lib/perfmap.c: one write() per line */
+/* where perf looks for pid's map: /tmp/perf-PID.map */
+JP_HIDDEN void jp_perfmap_name(char *buf, size_t len, pid_t pid);
 JP_HIDDEN int  jp_perfmap_open(struct jp_perfmap **out, pid_t pid);
 /* room jp_perfmap_line needs besides the name's nlen bytes */
 #define JP_PERFMAP_LINE_EXTRA 36

@@ -26,6 +26,11 @@ struct jp_perfmap {
 	char     path[64];
 };
 
+void jp_perfmap_name(char *buf, size_t len, pid_t pid)
+{
+	snprintf(buf, len, "/tmp/perf-%d.map", (int)pid);
+}
+
 int jp_perfmap_open(struct jp_perfmap **out, pid_t pid)
 {
 	struct jp_perfmap *pm;
@@ -35,7 +40,7 @@ int jp_perfmap_open(struct jp_perfmap **out, pid_t pid)
 	pm = calloc(1, sizeof(*pm));
 	if (!pm)
 		return -ENOMEM;
-	snprintf(pm->path, sizeof(pm->path), "/tmp/perf-%d.map", (int)pid);
+	jp_perfmap_name(pm->path, sizeof(pm->path), pid);
 	/* a stale map of an earlier process with our pid, or a planted symlink,
 	 * is replaced, never followed or appended to: see jp_create_fresh().
 	 */

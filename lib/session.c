@@ -160,7 +160,7 @@ static int open_outputs(struct jitperf *jp, const char **where, char *buf, size_
 	if (jp->outputs & JITPERF_PERFMAP) {
 		err = jp_perfmap_open(&jp->perfmap, jp->pid);
 		if (err) {
-			snprintf(buf, buflen, "/tmp/perf-%d.map", (int)jp->pid);
+			jp_perfmap_name(buf, buflen, jp->pid);
 			*where = buf;
 			return err;
 		}
