@@ -49,6 +49,8 @@ struct mapproc {                   /* a process, for its perf map */
 	char    *map;              /* the perf map to inject (no jitdump of its own), or NULL */
 };
 
+struct ij_pend;
+
 struct ctx {
 	const char        *in, *out;
 	char              *imgdir;
@@ -75,6 +77,11 @@ struct ctx {
 	size_t             nmarks;
 	struct mapproc    *procs;   /* processes and where a perf map would go in */
 	size_t             nprocs;
+	uint64_t          *rounds;  /* latest input time up to each FINISHED_ROUND */
+	size_t             nrounds;
+	struct ij_pend    *pend;    /* mmap events waiting for their round (pending.c) */
+	size_t             npend, cappend;
+	uint64_t           npend_seq;
 	uint64_t           functions, moves;
 };
 
@@ -92,7 +99,17 @@ int ij_is_marker(const char *name, uint32_t pid);
 int ij_readable_jitdump(const struct ctx *c, const char *path);
 int ij_marker(struct ctx *c, const char *path, uint32_t pid);
 int ij_add_code(struct ctx *c, struct jitdump *d, const struct ij_func *fn, uint64_t index,
-		uint64_t time, uint64_t *vaddr, size_t *img);
+		size_t img, uint64_t *vaddr);
+
+/* plan.c: the image of each function, before any is added */
+int ij_plan(struct ctx *c, struct jitdump *d, uint64_t addr, uint64_t len, uint64_t time,
+	    size_t *img);
+void ij_plan_done(struct ctx *c, const struct jitdump *d);
+
+/* pending.c: an mmap event for the round of its time; those up to a time out */
+int ij_queue_mmap(struct ctx *c, size_t img, uint32_t pid, uint32_t tid, uint64_t start,
+		  uint64_t len, uint64_t pgoff, uint64_t time);
+int ij_flush_pending(struct ctx *c, uint64_t upto);
 
 /* perfmaps.c */
 int ij_note_comm(struct ctx *c, const unsigned char *p, uint16_t size, uint16_t misc,

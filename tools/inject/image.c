@@ -52,13 +52,6 @@ int ij_buf_put(struct ij_buf *b, const void *data, size_t len)
 	return 0;
 }
 
-int ij_buf_pad(struct ij_buf *b, size_t align)
-{
-	size_t n = (align - b->len % align) % align;
-
-	return n ? ij_buf_put(b, NULL, n) : 0;
-}
-
 int ij_buf_uleb(struct ij_buf *b, uint64_t v)
 {
 	unsigned char c[10];
@@ -96,9 +89,9 @@ int ij_buf_sleb(struct ij_buf *b, int64_t v)
 int ij_image_open(struct ij_image *im, const char *path, uint16_t machine)
 {
 	size_t n = strlen(path);
+	int fd;
 
 	memset(im, 0, sizeof(*im));
-	im->fd = -1;
 	im->machine = machine;
 	im->path = strdup(path);
 	im->tmp = malloc(n + 16);
@@ -107,25 +100,39 @@ int ij_image_open(struct ij_image *im, const char *path, uint16_t machine)
 		return -ENOMEM;
 	}
 	snprintf(im->tmp, n + 16, "%s.tmpXXXXXX", path);
-	im->fd = mkstemp(im->tmp);
-	if (im->fd < 0 || fstat(im->fd, &im->st)) {
+	fd = mkstemp(im->tmp);
+	if (fd >= 0 && (fstat(fd, &im->st) || fchmod(fd, 0644))) {
+		close(fd);
+		fd = -2;
+	}
+	if (fd < 0 || close(fd)) {
 		int err = errno;
 
 		cmd_err("%s: cannot create: %s", path, strerror(err));
-		if (im->fd >= 0)
+		if (fd != -1)
 			unlink(im->tmp);
 		free(im->tmp);
 		im->tmp = NULL;
 		return -err;
 	}
-	fchmod(im->fd, 0644);
 	/* the string table starts with the empty name */
 	return ij_buf_put(&im->strtab, "", 1);
 }
 
-int ij_image_fits(const struct ij_image *im, uint64_t addr)
+/* code bytes at va: packed into text, placed by a segment */
+static int add_seg(struct ij_image *im, uint64_t va, const void *code, size_t len)
 {
-	return !im->nsyms || (addr >= im->end && addr - im->end <= IJ_MAX_GAP);
+	if (im->nsegs == im->segcap) {
+		size_t cap = im->segcap ? 2 * im->segcap : 256;
+		struct ij_seg *s = realloc(im->segs, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		im->segs = s;
+		im->segcap = cap;
+	}
+	im->segs[im->nsegs++] = (struct ij_seg){ va, im->text.len, len };
+	return ij_buf_put(&im->text, code, len);
 }
 
 int ij_image_add(struct ij_image *im, const struct ij_func *fn, uint64_t *vaddr)
@@ -134,20 +141,12 @@ int ij_image_add(struct ij_image *im, const struct ij_func *fn, uint64_t *vaddr)
 	uint64_t va;
 	int err;
 
-	if (!im->nsyms) {
-		im->base = fn->code_addr;
+	if (!im->nsyms)
 		im->nocode = !fn->code;         /* a perf map's symbols: no bytes at all */
-	}
 	va = IJ_TEXT_OFF + (fn->code_addr - im->base);
-	if (im->nocode) {
-		err = 0;
+	if (va - IJ_TEXT_OFF + fn->size > im->text_len)
 		im->text_len = va - IJ_TEXT_OFF + fn->size;
-	} else {
-		err = ij_buf_put(&im->text, NULL, va - IJ_TEXT_OFF - im->text.len);
-		err = err ?: ij_buf_put(&im->text, fn->code, fn->size);
-		im->text_len = im->text.len;
-	}
-	im->end = fn->code_addr + fn->size;
+	err = im->nocode ? 0 : add_seg(im, va, fn->code, fn->size);
 	if (!err && im->nsyms == im->symcap) {
 		size_t cap = im->symcap ? 2 * im->symcap : 1024;
 		struct ij_sym *s = realloc(im->syms, cap * sizeof(*s));
@@ -249,13 +248,14 @@ int ij_image_write(struct ij_image *im)
 		uint8_t  id[20];
 	} note;
 	Elf64_Sym *syms = NULL;
+	unsigned char *text = NULL;
 	struct sect s[11];
 	size_t ns = 0, i, itext, ieh = 0, ihdr = 0, istr;
 	uint64_t off, eh_va, hdr_va;
 	Elf64_Ehdr *eh;
 	Elf64_Phdr *ph;
 	Elf *elf = NULL;
-	int err = 0, nph;
+	int err = 0, nph, fd = -1;
 
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		cmd_err("libelf: %s", elf_errmsg(-1));
@@ -280,14 +280,19 @@ int ij_image_write(struct ij_image *im)
 	}
 	err = err ?: ij_lines_finish(im, &line, &info, &abbrev);
 	syms = calloc(im->nsyms + 1, sizeof(*syms));
-	if (err || !syms) {
+	/* the code at its places, zeros between: only while this image is written */
+	if (!im->nocode && im->text_len && (text = calloc(1, im->text_len)))
+		for (i = 0; i < im->nsegs; i++)
+			memcpy(text + im->segs[i].va - IJ_TEXT_OFF, im->text.p + im->segs[i].off,
+			       im->segs[i].len);
+	if (err || !syms || (!im->nocode && im->text_len && !text)) {
 		err = err ?: -ENOMEM;
 		goto out;
 	}
 	memset(s, 0, sizeof(s));
 	itext = ns;
 	s[ns++] = (struct sect){ ".text", im->nocode ? SHT_NOBITS : SHT_PROGBITS,
-				 SHF_ALLOC | SHF_EXECINSTR, 16, 0, im->nocode ? NULL : im->text.p,
+				 SHF_ALLOC | SHF_EXECINSTR, 16, 0, text,
 				 im->text_len, ELF_T_BYTE, IJ_TEXT_OFF, 0, 0 };
 	off = IJ_TEXT_OFF + (im->nocode ? 0 : im->text_len);
 	if (eh_hdr.len) {
@@ -336,7 +341,13 @@ int ij_image_write(struct ij_image *im)
 		}
 	off = align_up(off, 8);
 
-	elf = elf_begin(im->fd, ELF_C_WRITE, NULL);
+	fd = open(im->tmp, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		cmd_err("%s: %s", im->tmp, strerror(errno));
+		goto out;
+	}
+	elf = elf_begin(fd, ELF_C_WRITE, NULL);
 	if (!elf || !(eh = elf64_newehdr(elf)))
 		goto elf_fail;
 	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
@@ -404,6 +415,15 @@ int ij_image_write(struct ij_image *im)
 	}
 	if (elf_update(elf, ELF_C_WRITE) < 0)
 		goto elf_fail;
+	elf_end(elf);
+	elf = NULL;
+	if (close(fd)) {
+		fd = -1;
+		err = -errno;
+		cmd_err("%s: %s", im->path, strerror(errno));
+		goto out;
+	}
+	fd = -1;
 	goto out;
 elf_fail:
 	cmd_err("%s: libelf: %s", im->path, elf_errmsg(-1));
@@ -411,6 +431,9 @@ elf_fail:
 out:
 	if (elf)
 		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	free(text);
 	free(syms);
 	free(eh_hdr.p);
 	free(line.p);
@@ -421,12 +444,6 @@ out:
 
 int ij_image_commit(struct ij_image *im)
 {
-	if (im->fd >= 0 && close(im->fd)) {
-		im->fd = -1;
-		cmd_err("%s: %s", im->path, strerror(errno));
-		return -EIO;
-	}
-	im->fd = -1;
 	if (rename(im->tmp, im->path)) {
 		int err = errno;
 
@@ -445,13 +462,13 @@ static void free_node(void *p)
 
 void ij_image_close(struct ij_image *im)
 {
-	if (im->fd >= 0)
-		close(im->fd);
 	if (im->tmp)
 		unlink(im->tmp);
 	free(im->tmp);
 	free(im->path);
 	free(im->text.p);
+	free(im->segs);
+	tdestroy(im->taken, free_node);
 	free(im->strtab.p);
 	free(im->syms);
 	free(im->eh.p);
@@ -462,5 +479,4 @@ void ij_image_close(struct ij_image *im)
 		free(im->files[i]);
 	free(im->files);
 	memset(im, 0, sizeof(*im));
-	im->fd = -1;
 }

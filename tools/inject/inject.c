@@ -192,13 +192,28 @@ static int is_jitpid(const struct ctx *c, uint32_t pid)
 	return 0;
 }
 
-/* a non-sample record's time, from its sample_id fields at its end; 0 if none */
+/*
+ * A record's time: a sample's own, another kernel record's from its
+ * sample_id fields at its end; 0 if it has none (perf's own records).
+ */
 uint64_t ij_record_time(const struct ctx *c, const unsigned char *p, uint16_t size)
 {
 	uint64_t st = c->sample_type, t = 0;
-	size_t after = 0;
+	size_t at = 8, after = 0;
+	uint32_t type;
 
-	if (!c->sample_id_all || !(st & PERF_SAMPLE_TIME))
+	memcpy(&type, p, 4);
+	if (!(st & PERF_SAMPLE_TIME))
+		return 0;
+	if (type == PERF_RECORD_SAMPLE) {
+		at += (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+		at += (st & PERF_SAMPLE_IP) ? 8 : 0;
+		at += (st & PERF_SAMPLE_TID) ? 8 : 0;
+		if (size >= at + 8)
+			memcpy(&t, p + at, 8);
+		return t;
+	}
+	if (!c->sample_id_all || type >= PERF_RECORD_MAX)
 		return 0;
 	after += (st & PERF_SAMPLE_ID) ? 8 : 0;
 	after += (st & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
@@ -220,9 +235,14 @@ uint64_t ij_marker_time(const struct ctx *c, uint32_t pid)
 
 /* ---- perf.data ---- */
 
+/*
+ * The input's records in file order; a jitdump's mmap events wait for the
+ * round of their time (pending.c) and go out before its FINISHED_ROUND.
+ */
 static int copy_records(struct ctx *c)
 {
 	const unsigned char *p = c->map + c->h.data.offset, *end = p + c->h.data.size;
+	size_t round = 0;
 	int err = 0;
 
 	while (!err && end - p >= 8) {
@@ -258,14 +278,16 @@ static int copy_records(struct ctx *c)
 				continue;
 			}
 		}
-		err = ij_emit(c, p, hd.size);
+		if (hd.type == PD_FINISHED_ROUND && round < c->nrounds)
+			err = ij_flush_pending(c, c->rounds[round++]);
+		err = err ?: ij_emit(c, p, hd.size);
 		if (!err && hd.type == PERF_RECORD_COMM)
 			for (size_t i = 0; i < c->nprocs && !err; i++)
 				if (c->procs[i].map && c->procs[i].off == (uint64_t)(p - c->map))
 					err = ij_inject_perfmap(c, &c->procs[i]);
 		p += hd.size;
 	}
-	return err;
+	return err ?: ij_flush_pending(c, UINT64_MAX);
 }
 
 static int build_id_entries(struct ctx *c, struct ij_buf *b)
@@ -426,24 +448,43 @@ static int open_output(struct ctx *c)
 	return 0;
 }
 
+static int add_round(struct ctx *c, uint64_t latest)
+{
+	if (!(c->nrounds & (c->nrounds - 1))) {
+		uint64_t *r = realloc(c->rounds, (c->nrounds ? 2 * c->nrounds : 1) * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		c->rounds = r;
+	}
+	c->rounds[c->nrounds++] = latest;
+	return 0;
+}
+
 /*
  * Every mapping of every process, for map_unwind_tables to keep clear of;
  * the time of each process's first marker, from which on its anonymous
  * mappings are left out (perf inject decides in time order, and records
- * of different CPUs are not in time order in the file).
+ * of different CPUs are not in time order in the file); the latest time
+ * up to each FINISHED_ROUND.
  */
 static int collect_ranges(struct ctx *c)
 {
 	const unsigned char *p = c->map + c->h.data.offset, *end = p + c->h.data.size;
+	uint64_t latest = 0;
 
 	while (end - p >= 8) {
 		struct perf_event_header hd;
 		uint32_t pid;
-		uint64_t start, len;
+		uint64_t start, len, t;
 
 		memcpy(&hd, p, sizeof(hd));
 		if (hd.size < 8 || hd.size > end - p)
 			break;
+		t = ij_record_time(c, p, hd.size);
+		latest = t > latest ? t : latest;
+		if (hd.type == PD_FINISHED_ROUND && add_round(c, latest))
+			return -ENOMEM;
 		if (hd.type == PERF_RECORD_COMM && hd.size > 16 &&
 		    ij_note_comm(c, p, hd.size, hd.misc, (uint64_t)(p - c->map)))
 			return -ENOMEM;
@@ -455,7 +496,7 @@ static int collect_ranges(struct ctx *c)
 				return -ENOMEM;
 			if (hd.type == PERF_RECORD_MMAP2 ? hd.size > 72 : hd.size > 40) {
 				const char *name = (const char *)p + (hd.type == PERF_RECORD_MMAP2 ? 72 : 40);
-				uint64_t t = ij_record_time(c, p, hd.size), t0;
+				uint64_t t0;
 
 				if (memchr(name, 0, (size_t)(p + hd.size - (const unsigned char *)name)) &&
 				    ij_is_marker(name, pid) && ij_readable_jitdump(c, name)) {
@@ -569,6 +610,8 @@ int ij_inject(const char *in, const char *out, const char *imgdir)
 	free(c.jitpids);
 	free(c.ranges);
 	free(c.marks);
+	free(c.rounds);
+	free(c.pend);
 	for (size_t i = 0; i < c.nprocs; i++)
 		free(c.procs[i].map);
 	free(c.procs);

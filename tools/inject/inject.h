@@ -19,7 +19,6 @@ struct ij_buf {
 	size_t         len, cap;
 };
 int ij_buf_put(struct ij_buf *b, const void *data, size_t len);
-int ij_buf_pad(struct ij_buf *b, size_t align);
 int ij_buf_uleb(struct ij_buf *b, uint64_t v);
 int ij_buf_sleb(struct ij_buf *b, int64_t v);
 
@@ -41,14 +40,20 @@ struct ij_srcline {                /* one DEBUG_INFO entry */
 	const char *file;
 };
 
+struct ij_seg {                    /* bytes of .text at va, from text.p + off */
+	uint64_t va;
+	size_t   off, len;
+};
+
 struct ij_image {
 	char          *path;       /* where the image goes (the mmap events name it) */
 	char          *tmp;        /* where it is written until ij_image_commit */
-	int            fd;
-	struct stat    st;         /* of fd: the mmap events' inode and device */
+	struct stat    st;         /* of tmp: the mmap events' inode and device */
 	uint16_t       machine;
-	struct ij_buf  text;       /* the functions, each followed by its mapped unwind bytes */
-	uint64_t       text_len;   /* .text's size (text.len, or a perf map's span) */
+	struct ij_buf  text;       /* the functions' bytes, packed; segs says where each goes */
+	struct ij_seg *segs;       /* in the order added */
+	size_t         nsegs, segcap;
+	uint64_t       text_len;   /* .text's size: the span from base, zeros between functions */
 	int            nocode;     /* a perf map's: no bytes, .text is SHT_NOBITS */
 	struct ij_buf  strtab;
 	struct ij_sym *syms;
@@ -61,35 +66,35 @@ struct ij_image {
 	size_t         nfiles, filecap;
 	void          *filehash;   /* file name -> number (tsearch) */
 	uint64_t       eh_skipped; /* functions whose unwind info could not be used */
-	uint64_t       base;       /* run-time address of the first function (at IJ_TEXT_OFF) */
-	uint64_t       end;        /* run-time end of the last function */
-	uint64_t       first_time; /* its CODE_LOAD's time */
+	uint64_t       base;       /* lowest run-time address of its functions (at IJ_TEXT_OFF) */
+	uint64_t       end;        /* highest run-time end of its functions */
+	uint64_t       first_time; /* its first CODE_LOAD's time */
+	uint64_t       planned;    /* bytes the plan put in it (plan.c) */
+	void          *taken;      /* the plan's ranges, a tsearch tree (plan.c) */
 	uint32_t       pid;
 	uint64_t       eh_vaddr;   /* where the unwind tables are mapped (0: not yet) */
 	uint8_t        build_id[20];
 };
 
-/* largest hole between two functions of an image (zeros in the file) */
+/*
+ * Zeros an image may hold beyond its code's bytes (the holes between its
+ * functions), and the largest distance of its unwind tables from its code.
+ */
 #define IJ_MAX_GAP (1u << 20)
 
 /* vaddr (= file offset) of an image's .text */
 #define IJ_TEXT_OFF 0x1000u
 
 /*
- * Create the image at path (written to a temporary file beside it until
- * ij_image_commit).  0 or -errno (message printed).
+ * Create the image at path: an empty temporary file beside it, closed
+ * (an image holds no file open), written by ij_image_write and renamed
+ * by ij_image_commit.  0 or -errno (message printed).
  */
 int ij_image_open(struct ij_image *im, const char *path, uint16_t machine);
 
 /*
- * Whether a function at run-time address addr fits in the image: its
- * functions lie in increasing address order without overlap, holes of at
- * most IJ_MAX_GAP between them (inject.c tries the jitdump's recent images).
- */
-int ij_image_fits(const struct ij_image *im, uint64_t addr);
-/*
  * Add a function at its run-time address's place: the image mirrors the
- * process's code, base at IJ_TEXT_OFF.  lines (may be NULL) are
+ * process's code, base (set by the plan, plan.c) at IJ_TEXT_OFF.  lines (may be NULL) are
  * DEBUG_INFO entries with run-time addresses; unwind (may be NULL) is the
  * function's .eh_frame as the emitter placed it, ALIGN8(size) after the
  * code.  *vaddr gets the function's address in the image (its file
@@ -108,7 +113,8 @@ int ij_image_add(struct ij_image *im, const struct ij_func *fn, uint64_t *vaddr)
 
 /* Its build-id, from its functions: once all are added, before ij_image_write. */
 void ij_image_build_id(struct ij_image *im);
-/* Write the ELF file (libelf).  0 or -errno (message printed). */
+/* Write the ELF file (libelf); .text is laid out only now, one image at a
+ * time.  0 or -errno (message printed). */
 int ij_image_write(struct ij_image *im);
 /* Rename into place; 0 or -errno (message printed). */
 int ij_image_commit(struct ij_image *im);

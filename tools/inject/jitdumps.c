@@ -79,25 +79,6 @@ static int open_jitdump(struct ctx *c, const char *path, struct jd_file **jd)
 	return r;
 }
 
-static int new_image(struct ctx *c, uint32_t pid, uint16_t machine, size_t *idx)
-{
-	/* images of a jitdump are consecutive: one jitdump is walked at a time */
-	char path[PATH_MAX];
-	struct ij_image *im = realloc(c->images, (c->nimages + 1) * sizeof(*im));
-	int err;
-
-	if (!im)
-		return -ENOMEM;
-	c->images = im;
-	snprintf(path, sizeof(path), "%s/jitimage-%" PRIu32 "-%zu.so", c->imgdir, pid, c->nimages + 1);
-	err = ij_image_open(&c->images[c->nimages], path, machine);
-	if (err)
-		return err;
-	c->images[c->nimages].pid = pid;
-	*idx = c->nimages++;
-	return 0;
-}
-
 /* the DEBUG_INFO entries of rec into a growing array (file names point into rec) */
 static int read_lines(struct jd_file *jd, const struct jd_record *rec, struct ij_srcline **lines,
 		      size_t *n, size_t *cap)
@@ -126,43 +107,53 @@ static int read_lines(struct jd_file *jd, const struct jd_record *rec, struct ij
 	return r < 0 ? -EINVAL : 0;
 }
 
-/*
- * The image of d a function at addr goes into: the latest of its last 64
- * it fits in (a runtime that fills several code areas at once keeps an
- * image per area), else a new one.
- */
-static int ij_image_for(struct ctx *c, struct jitdump *d, uint64_t addr, size_t *idx)
-{
-	int err;
-
-	for (size_t i = d->nimages; i > 0 && i + 64 > d->nimages; i--)
-		if (ij_image_fits(&c->images[d->first + i - 1], addr)) {
-			*idx = d->first + i - 1;
-			return 0;
-		}
-	err = new_image(c, d->pid, d->machine, idx);
-	if (!err && !d->nimages++)
-		d->first = *idx;
-	return err;
-}
-
 int ij_add_code(struct ctx *c, struct jitdump *d, const struct ij_func *fn, uint64_t index,
-		uint64_t time, uint64_t *vaddr, size_t *img)
+		size_t img, uint64_t *vaddr)
 {
-	struct ij_image *im;
-	struct code cd;
-	int err = ij_image_for(c, d, fn->code_addr, img);
+	struct ij_image *im = &c->images[img];
+	struct code cd = { .index = index, .size = fn->size, .addr = fn->code_addr,
+			   .image = (uint32_t)img, .sym = (uint32_t)im->nsyms };
+	int err = ij_image_add(im, fn, vaddr);
 
-	if (err)
-		return err;
-	im = &c->images[*img];
-	if (!im->nsyms)
-		im->first_time = time;
-	cd = (struct code){ .index = index, .size = fn->size, .addr = fn->code_addr,
-			    .image = (uint32_t)*img, .sym = (uint32_t)im->nsyms };
-	err = ij_image_add(im, fn, vaddr);
 	cd.vaddr = *vaddr;
 	return err ?: code_put(d, &cd);
+}
+
+/*
+ * The image of each CODE_LOAD of jd, in order (plan.c).  The records
+ * that cannot be read are named by walk_jitdump, which reads them again.
+ */
+static int plan_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd, uint32_t **plan,
+			size_t *nplan)
+{
+	size_t cap = 0, img;
+	struct jd_record rec;
+	char msg[512];
+	int r, err = 0;
+
+	*nplan = 0;
+	while (!err && (r = jd_next(jd, &rec, msg, sizeof(msg))) != 0) {
+		if (r < 0) {
+			if (r == -EINVAL)
+				continue;
+			break;
+		}
+		if (rec.id != JIT_CODE_LOAD)
+			continue;
+		if (*nplan == cap) {
+			uint32_t *p;
+
+			cap = cap ? 2 * cap : 1024;
+			p = realloc(*plan, cap * sizeof(*p));
+			if (!p)
+				return -ENOMEM;
+			*plan = p;
+		}
+		err = ij_plan(c, d, rec.code_addr, rec.code_size, rec.timestamp, &img);
+		(*plan)[(*nplan)++] = (uint32_t)img;
+	}
+	ij_plan_done(c, d);
+	return err;
 }
 
 /*
@@ -173,10 +164,11 @@ int ij_add_code(struct ctx *c, struct jitdump *d, const struct ij_func *fn, uint
  * to 8 bytes and the mapped size.  A record that cannot be read is named
  * in one line; what came before it is kept.
  */
-static int walk_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd)
+static int walk_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd,
+			const uint32_t *plan, size_t nplan)
 {
 	struct ij_srcline *lines = NULL;
-	size_t nlines = 0, capl = 0, img;
+	size_t nlines = 0, capl = 0, nload = 0;
 	struct jd_unwinding uw;
 	int have_uw = 0, warned = 0, r, err = 0;
 	struct jd_record rec;
@@ -215,9 +207,12 @@ static int walk_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd)
 				if (uw.mapped_size)
 					len = (rec.code_size + 7) / 8 * 8 + uw.mapped_size;
 			}
-			err = ij_add_code(c, d, &fn, rec.code_index, rec.timestamp, &va, &img);
-			err = err ?: ij_emit_mmap(c, &c->images[img], rec.pid, rec.tid, rec.code_addr,
-						  len, va, rec.timestamp);
+			if (nload == nplan)
+				break;       /* the file changed since it was planned */
+			err = ij_add_code(c, d, &fn, rec.code_index, plan[nload], &va);
+			err = err ?: ij_queue_mmap(c, plan[nload], rec.pid, rec.tid, rec.code_addr,
+						   len, va, rec.timestamp);
+			nload++;
 			if (err)
 				goto out;
 			c->functions++;
@@ -238,8 +233,8 @@ static int walk_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd)
 				break;       /* perf's would name a file that does not exist */
 			if (have_uw && uw.mapped_size)
 				len = (rec.code_size + 7) / 8 * 8 + uw.mapped_size;
-			err = ij_emit_mmap(c, &c->images[s->image], rec.pid, rec.tid, rec.new_code_addr,
-					   len, s->vaddr, rec.timestamp);
+			err = ij_queue_mmap(c, s->image, rec.pid, rec.tid, rec.new_code_addr,
+					    len, s->vaddr, rec.timestamp);
 			if (err)
 				goto out;
 			c->moves++;
@@ -282,12 +277,9 @@ static int map_unwind_tables(struct ctx *c, const struct jitdump *d)
 			im->eh_skipped += im->nfdes;
 			continue;
 		}
-		err = ij_buf_put(&im->text, NULL, at - bias - IJ_TEXT_OFF - im->text.len);
-		if (err)
-			return err;
-		im->text_len = im->text.len;
+		im->text_len = at - bias - IJ_TEXT_OFF;    /* zeros up to the tables */
 		im->eh_vaddr = ij_eh_offset(im);
-		err = ij_emit_mmap(c, im, im->pid, im->pid, at, size, im->eh_vaddr, im->first_time);
+		err = ij_queue_mmap(c, i, im->pid, im->pid, at, size, im->eh_vaddr, im->first_time);
 		if (err)
 			return err;
 	}
@@ -316,6 +308,8 @@ int ij_marker(struct ctx *c, const char *path, uint32_t pid)
 	struct jd_file *jd = NULL;
 	struct jitdump *d = NULL;
 	const struct jitdump_file_header *jh;
+	uint32_t *plan = NULL;
+	size_t nplan;
 	int err;
 
 	for (size_t i = 0; i < c->ndumps; i++)
@@ -350,7 +344,12 @@ int ij_marker(struct ctx *c, const char *path, uint32_t pid)
 			return -ENOMEM;
 		}
 		c->ndumps++;
-		err = walk_jitdump(c, d, jd) ?: map_unwind_tables(c, d);
+		err = plan_jitdump(c, d, jd, &plan, &nplan);
+		jd_close(jd);
+		jd = NULL;
+		err = err ?: open_jitdump(c, path, &jd);
+		err = err ?: walk_jitdump(c, d, jd, plan, nplan) ?: map_unwind_tables(c, d);
+		free(plan);
 	} else {
 		/* mapped again: the same functions at the same places, as perf injects twice */
 		struct jd_record rec;
@@ -372,11 +371,12 @@ int ij_marker(struct ctx *c, const char *path, uint32_t pid)
 			if (!s->used || s->addr != (rec.id == JIT_CODE_LOAD ? rec.code_addr
 									    : rec.new_code_addr))
 				continue;
-			err = ij_emit_mmap(c, &c->images[s->image], rec.pid, rec.tid, s->addr,
-					   rec.code_size, s->vaddr, rec.timestamp);
+			err = ij_queue_mmap(c, s->image, rec.pid, rec.tid, s->addr,
+					    rec.code_size, s->vaddr, rec.timestamp);
 		}
 	}
-	jd_close(jd);
+	if (jd)
+		jd_close(jd);
 	return err ?: ij_add_jitpid(c, pid) ?: 1;
 }
 

@@ -131,6 +131,7 @@ int ij_inject_perfmap(struct ctx *c, const struct mapproc *m)
 {
 	const struct pm_sym **order = NULL;
 	struct pm_map *pm = NULL;
+	size_t *plan = NULL;
 	struct jitdump *d;
 	char msg[512];
 	int err = 0;
@@ -161,17 +162,22 @@ int ij_inject_perfmap(struct ctx *c, const struct mapproc *m)
 		order[i] = &pm->syms[i];
 	if (pm->nsyms)
 		qsort(order, pm->nsyms, sizeof(*order), by_line);
+	if (pm->nsyms && !(plan = malloc(pm->nsyms * sizeof(*plan))))
+		err = -ENOMEM;
+	for (size_t i = 0; i < pm->nsyms && !err; i++)
+		err = ij_plan(c, d, order[i]->start, order[i]->size, m->time, &plan[i]);
+	ij_plan_done(c, d);
 	for (size_t i = 0; i < pm->nsyms && !err; i++) {
 		const struct pm_sym *s = order[i];
 		struct ij_func fn = { .name = s->name, .code_addr = s->start, .size = s->size };
 		uint64_t va;
-		size_t img;
 
-		err = ij_add_code(c, d, &fn, s->line, m->time, &va, &img);
-		err = err ?: ij_emit_mmap(c, &c->images[img], m->pid, m->pid, s->start, s->size,
+		err = ij_add_code(c, d, &fn, s->line, plan[i], &va);
+		err = err ?: ij_emit_mmap(c, &c->images[plan[i]], m->pid, m->pid, s->start, s->size,
 					  va, m->time);
 		c->functions += !err;
 	}
+	free(plan);
 	free(order);
 	pm_free(pm);
 	return err ?: ij_add_jitpid(c, m->pid);
