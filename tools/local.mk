@@ -6,7 +6,7 @@ noinst_LTLIBRARIES += tools/libcommand.la
 tools_libcommand_la_SOURCES = tools/cmds.h tools/msg.c tools/perf.c tools/perf.h \
 	tools/pathsafe.c tools/pathsafe.h tools/stagedir.c tools/stagedir.h \
 	tools/sigcleanup.c tools/sigcleanup.h tools/rundir.c tools/rundir.h \
-	tools/jitsym.c tools/jitsym.h \
+	tools/jitsym.c tools/jitsym.h tools/nsproc.c tools/nsproc.h \
 	tools/record/record.c tools/record/attach.c tools/record/attach.h \
 	tools/record/collect.c tools/record/collect.h \
 	tools/report/report.c tools/report/report.h tools/report/report_instr.c \
