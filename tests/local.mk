@@ -162,7 +162,7 @@ SCRIPT_TESTS = \
 	tests/lib/perfmap-taken.test tests/lib/standby-seccomp.test \
 	tests/cmd/dump.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
 	tests/cmd/filesafety.test tests/cmd/inject.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
-	tests/cmd/attach.test tests/cmd/messages.test \
+	tests/cmd/attach.test tests/cmd/messages.test tests/cmd/container.test \
 	tests/convert/stackcollapse.test tests/convert/chrome.test tests/convert/svg.test \
 	tests/convert/errors.test tests/convert/record.test tests/convert/viewer.test \
 	tests/convert/outfile.test tests/convert/chrome-max.test tests/convert/perfdata.test \
