@@ -56,7 +56,7 @@ void collect_free(struct collect *c);
  */
 struct collect_held {
 	pid_t  pid, nspid;          /* as jitperf and as the process itself know it */
-	int    foreign;             /* 0: it sees files as jitperf does: collect_run finds them */
+	int    foreign;             /* set once its pid in its namespace is read */
 	int    map_fd, dump_fd;     /* -1 until found */
 	char  *dump_path;           /* the jitdump's path as the process sees it */
 };

@@ -28,15 +28,11 @@
 /* how deep a tree of processes is followed */
 #define MAX_DEPTH 32
 
-static struct collect_held *held(struct collect_watch *w, pid_t pid, int *fresh)
+/* pid, added to those watched */
+static struct collect_held *add(struct collect_watch *w, pid_t pid)
 {
-	struct collect_held *h;
+	struct collect_held *h = realloc(w->procs, (w->nprocs + 1) * sizeof(*h));
 
-	*fresh = 0;
-	for (size_t i = 0; i < w->nprocs; i++)
-		if (w->procs[i].pid == pid)
-			return &w->procs[i];
-	h = realloc(w->procs, (w->nprocs + 1) * sizeof(*h));
 	if (!h)
 		return NULL;
 	w->procs = h;
@@ -44,7 +40,6 @@ static struct collect_held *held(struct collect_watch *w, pid_t pid, int *fresh)
 	memset(h, 0, sizeof(*h));
 	h->pid = h->nspid = pid;
 	h->map_fd = h->dump_fd = -1;
-	*fresh = 1;
 	return h;
 }
 
@@ -94,24 +89,30 @@ static int find_dump(struct collect_held *h, struct timespec since)
 	return 0;
 }
 
-/* One process: a new one is placed; one in a container gets what it wrote so far. */
+/*
+ * One process: one in a container gets what it wrote so far.  Only those
+ * are kept in w: the others (a build's thousands of processes) cost a
+ * look at their namespace per tick, and no memory.
+ */
 static int look(struct collect_watch *w, pid_t pid)
 {
-	struct collect_held *h;
+	struct collect_held *h = NULL;
 	char path[64];
-	int fresh;
 
-	if (!(h = held(w, pid, &fresh)))
+	for (size_t i = 0; i < w->nprocs && !h; i++)
+		if (w->procs[i].pid == pid)
+			h = &w->procs[i];
+	if (!h && nsproc_foreign(pid) != 1)
+		return 0;
+	if (!h && !(h = add(w, pid)))
 		return -ENOMEM;
-	if (fresh) {
+	if (!h->foreign) {
 		pid_t ns;
 
-		h->foreign = nsproc_foreign(pid) == 1;
+		h->foreign = 1;
 		if (!nsproc_pid(pid, &ns))
 			h->nspid = ns;
 	}
-	if (!h->foreign)
-		return 0;
 	if (h->map_fd < 0) {
 		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)h->nspid);
 		h->map_fd = keep(nsproc_open(pid, path, O_RDONLY), w->since);
