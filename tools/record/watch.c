@@ -43,14 +43,16 @@ static struct collect_held *add(struct collect_watch *w, pid_t pid)
 	return h;
 }
 
-/* a regular file written since the run began: kept open, else closed */
+/* a regular file of ours written since the run began: kept open, else closed */
 static int keep(int fd, struct timespec since)
 {
 	struct stat st;
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_mtim.tv_sec < since.tv_sec ||
+	/* the container's own files: of this user (its root mapped to us) or root */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != geteuid() && st.st_uid != 0) || st.st_mtim.tv_sec < since.tv_sec ||
 	    (st.st_mtim.tv_sec == since.tv_sec && st.st_mtim.tv_nsec < since.tv_nsec)) {
 		close(fd);
 		return -1;
