@@ -236,6 +236,15 @@ JP_HIDDEN void jp_standby_atfork_child(void);
 JP_HIDDEN int  jp_standby_wake(struct jitperf *jp, const char *dir, uint64_t *n,
 			       char *path, size_t pathlen);
 /*
+ * The len bytes of live code at addr into dst, with the kernel's checks:
+ * 0, -EFAULT when (part of) it is no longer mapped, another -errno when
+ * this process may not read its memory that way at all (a seccomp
+ * profile): jp_standby_strerror then says why and how to allow it.
+ */
+JP_HIDDEN int  jp_standby_read(void *dst, uintptr_t addr, size_t len);
+/* The reply's text for a wake that failed with err. */
+JP_HIDDEN const char *jp_standby_strerror(int err);
+/*
  * lib/session.c: jp_standby_wake for every standby session of the process,
  * one reply line each into out ("ok N PATH" or "error TEXT").
  */

@@ -254,11 +254,11 @@ int jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jitdump_load *
 	if (ld->checked) {
 		/* code the JIT may have freed without telling us: copy with the
 		 * kernel's checks (EFAULT) instead of crashing */
-		struct iovec to = { p, ld->len }, from = { (void *)(uintptr_t)ld->addr, ld->len };
+		int err = jp_standby_read(p, (uintptr_t)ld->addr, ld->len);
 
-		if (process_vm_readv(getpid(), &to, 1, &from, 1, 0) != (ssize_t)ld->len) {
+		if (err) {
 			jp_jitdump_unit_free(u);
-			return -EFAULT;
+			return err;
 		}
 		u->hash = jp_code_hash(p, ld->len);
 	} else {

@@ -474,7 +474,7 @@ void jp_sessions_wake(const char *dir, char *out, size_t outlen)
 		pthread_mutex_unlock(&jp->lock);
 		if (used < outlen) {
 			int k = err ? snprintf(out + used, outlen - used, "error %s\n",
-					       jitperf_strerror(err))
+					       jp_standby_strerror(err))
 				    : snprintf(out + used, outlen - used, "ok %llu %s\n",
 					       (unsigned long long)n, path);
 

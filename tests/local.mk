@@ -111,7 +111,8 @@ check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
 	tests/progs/jd-fixture tests/progs/instr-prog tests/progs/instr-dump \
 	tests/progs/cyg_prog tests/progs/cyg_prog_linked tests/progs/cyg_read \
 	tests/progs/setid-prog tests/progs/pdprog tests/progs/pd-fixture \
-	tests/progs/inlprog tests/progs/pltprog tests/progs/standby tests/progs/jitreuse
+	tests/progs/inlprog tests/progs/pltprog tests/progs/standby tests/progs/jitreuse \
+	tests/progs/seccomp-exec
 # a JIT that registers N functions (and can be killed halfway)
 tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_jitload_LDFLAGS = -no-install
@@ -122,6 +123,8 @@ tests_progs_jitrun_LDADD = lib/libjitperf.la
 # both ends of JITPERF=standby: a JIT in standby that forks, a recorder's knock
 tests_progs_standby_LDADD = lib/libjitperf.la
 tests_progs_standby_LDFLAGS = -no-install
+# a program run with system calls refused, as a container's seccomp profile refuses them
+tests_progs_seccomp_exec_SOURCES = tests/progs/seccomp-exec.c
 # code reused at one address, and moved (tests/cmd/inject.test)
 tests_progs_jitreuse_LDADD = lib/libjitperf.la
 # the jitdump of known layout that tests/cmd/dump.test takes apart
@@ -156,10 +159,10 @@ SCRIPT_TESTS = \
 	tests/lib/jitdump-perf.test tests/lib/perf-attach.test tests/lib/standby.test \
 	tests/lib/instr-env.test tests/lib/instr-sigkill.test tests/lib/layers.test \
 	tests/lib/cyg-preload.test tests/lib/cyg-linked.test tests/lib/setid-env.test \
-	tests/lib/perfmap-taken.test \
+	tests/lib/perfmap-taken.test tests/lib/standby-seccomp.test \
 	tests/cmd/dump.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
 	tests/cmd/filesafety.test tests/cmd/inject.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
-	tests/cmd/attach.test tests/cmd/messages.test \
+	tests/cmd/attach.test tests/cmd/messages.test tests/cmd/container.test \
 	tests/convert/stackcollapse.test tests/convert/chrome.test tests/convert/svg.test \
 	tests/convert/errors.test tests/convert/record.test tests/convert/viewer.test \
 	tests/convert/outfile.test tests/convert/chrome-max.test tests/convert/perfdata.test \

@@ -6,9 +6,9 @@ noinst_LTLIBRARIES += tools/libcommand.la
 tools_libcommand_la_SOURCES = tools/cmds.h tools/msg.c tools/perf.c tools/perf.h \
 	tools/pathsafe.c tools/pathsafe.h tools/stagedir.c tools/stagedir.h \
 	tools/sigcleanup.c tools/sigcleanup.h tools/rundir.c tools/rundir.h \
-	tools/jitsym.c tools/jitsym.h \
+	tools/jitsym.c tools/jitsym.h tools/nsproc.c tools/nsproc.h \
 	tools/record/record.c tools/record/attach.c tools/record/attach.h \
-	tools/record/collect.c tools/record/collect.h \
+	tools/record/collect.c tools/record/collect.h tools/record/watch.c \
 	tools/report/report.c tools/report/report.h tools/report/report_instr.c \
 	tools/dump/dump.c tools/dump/dump.h tools/dump/check.c tools/dump/elfwrite.c \
 	tools/inject/inject.h tools/inject/cmd.c tools/inject/inject.c tools/inject/image.c \

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,7 +144,9 @@ int rundir_fix_dump(const char *path, struct rundir_fix *fx)
 	struct jd_file *f;
 	struct jd_record rec;
 	uint64_t end = sizeof(struct jitdump_file_header);
-	char err[512];
+	const char *base;
+	char err[512], *rest;
+	long named;
 	int r;
 
 	memset(fx, 0, sizeof(*fx));
@@ -152,6 +155,13 @@ int rundir_fix_dump(const char *path, struct rundir_fix *fx)
 	while ((r = jd_next(f, &rec, err, sizeof(err))) != 0 && r != -EBADMSG)
 		end = rec.offset + rec.total_size;
 	fx->pid = (pid_t)jd_header(f)->pid;
+	/* a copy of a container's jitdump: the header names its pid there, the
+	 * file name the pid it has here (collect.c) */
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (!strncmp(base, "jit-", 4) && base[4] >= '0' && base[4] <= '9' &&
+	    (named = strtol(base + 4, &rest, 10)) > 0 && named <= INT_MAX && !strcmp(rest, ".dump"))
+		fx->pid = (pid_t)named;
 	fx->gone = kill(fx->pid, 0) < 0 && errno == ESRCH;
 	if (r == 0 && (jd_zero_tail(f) || jd_unfinished(f)) && fx->gone)
 		fx->dump_cut = cut_own(path, end);

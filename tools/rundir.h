@@ -35,7 +35,7 @@ uint64_t rundir_code_loads(const struct rundir *rd);
  */
 struct rundir_fix {
 	int   dump_cut;         /* path was cut to its records */
-	pid_t pid;              /* the writer, from the header */
+	pid_t pid;              /* the writer: jit-PID.dump's PID, else the header's */
 	int   gone;             /* ... is no longer running */
 };
 int rundir_fix_dump(const char *path, struct rundir_fix *fx);

@@ -9,17 +9,21 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ctx.h"
 #include "read/jitdump_read.h"
 #include "tools/cmds.h"
+#include "tools/nsproc.h"
 
 static struct code *code_slot(struct jitdump *d, uint64_t index)
 {
@@ -54,29 +58,6 @@ static int code_put(struct jitdump *d, const struct code *cd)
 	*s = *cd;
 	s->used = 1;
 	return 0;
-}
-
-/* the jitdump the marker names; else the one of that name beside the input */
-static int open_jitdump(struct ctx *c, const char *path, struct jd_file **jd)
-{
-	char err[512], alt[PATH_MAX], *dir;
-	const char *base = strrchr(path, '/');
-	int r = jd_open(jd, path, err, sizeof(err));
-
-	if (r == -ENOENT) {
-		char *copy = strdup(c->in);
-
-		if (!copy)
-			return -ENOMEM;
-		dir = dirname(copy);
-		snprintf(alt, sizeof(alt), "%s/%s", dir, base ? base + 1 : path);
-		free(copy);
-		if (jd_open(jd, alt, err + 256, sizeof(err) - 256) == 0)
-			return 0;
-	}
-	if (r)
-		cmd_err("%s", err);
-	return r;
 }
 
 /* the DEBUG_INFO entries of rec into a growing array (file names point into rec) */
@@ -157,6 +138,21 @@ static int plan_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd, ui
 }
 
 /*
+ * The process and thread of a record as perf.data knows them: a jitdump
+ * written in a pid namespace of its own (a container) names them as they
+ * are known there; its mappings go to its process (d->pid), as perf
+ * inject maps them.
+ */
+static void host_ids(const struct jitdump *d, const struct jd_file *jd, const struct jd_record *rec,
+		     uint32_t *pid, uint32_t *tid)
+{
+	*pid = rec->pid;
+	*tid = rec->tid;
+	if (jd_header(jd)->pid != d->pid)
+		*pid = *tid = d->pid;
+}
+
+/*
  * Walk a jitdump: each CODE_LOAD into an image with the DEBUG_INFO and
  * UNWINDING_INFO before it, an MMAP2 at its time; each CODE_MOVE an
  * MMAP2 of the function's bytes at the new address.  The
@@ -198,6 +194,7 @@ static int walk_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd,
 				.code = rec.code, .lines = lines, .nlines = nlines,
 			};
 			uint64_t va, len = rec.code_size;
+			uint32_t pid, tid;
 
 			if (have_uw) {
 				fn.unwind = uw.data;
@@ -209,8 +206,9 @@ static int walk_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd,
 			}
 			if (nload == nplan)
 				break;       /* the file changed since it was planned */
+			host_ids(d, jd, &rec, &pid, &tid);
 			err = ij_add_code(c, d, &fn, rec.code_index, plan[nload], &va);
-			err = err ?: ij_queue_mmap(c, plan[nload], rec.pid, rec.tid, rec.code_addr,
+			err = err ?: ij_queue_mmap(c, plan[nload], pid, tid, rec.code_addr,
 						   len, va, rec.timestamp);
 			nload++;
 			if (err)
@@ -228,12 +226,14 @@ static int walk_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd,
 			 */
 			struct code *s = d->capcodes ? code_slot(d, rec.code_index) : NULL;
 			uint64_t len = rec.code_size;
+			uint32_t pid, tid;
 
 			if (!s || !s->used)
 				break;       /* perf's would name a file that does not exist */
+			host_ids(d, jd, &rec, &pid, &tid);
 			if (have_uw && uw.mapped_size)
 				len = (rec.code_size + 7) / 8 * 8 + uw.mapped_size;
-			err = ij_queue_mmap(c, s->image, rec.pid, rec.tid, rec.new_code_addr,
+			err = ij_queue_mmap(c, s->image, pid, tid, rec.new_code_addr,
 					    len, s->vaddr, rec.timestamp);
 			if (err)
 				goto out;
@@ -286,8 +286,20 @@ static int map_unwind_tables(struct ctx *c, const struct jitdump *d)
 	return 0;
 }
 
-/* jit-PID.dump with PID the mapping process's (0: any, perf's rule) */
-int ij_is_marker(const char *name, uint32_t pid)
+/*
+ * The marker ij_is_marker accepted last: inject.c asks ij_readable_jitdump
+ * or ij_marker about a marker right after ij_is_marker has accepted it,
+ * and those find its file through its process (pid, as perf.data names
+ * it; nspid, as it names itself: jit-NSPID.dump).
+ */
+static struct {
+	char     name[PATH_MAX];
+	uint32_t pid, nspid;
+	int      live;              /* pid was running when the marker was accepted */
+} marker_last;
+
+/* the pid jit-N.dump names, or 0 */
+static uint32_t marker_pid(const char *name)
 {
 	const char *b = strrchr(name, '/');
 	char *end;
@@ -295,8 +307,157 @@ int ij_is_marker(const char *name, uint32_t pid)
 
 	if (!b || strncmp(b, "/jit-", 5) || b[5] < '0' || b[5] > '9')
 		return 0;
+	errno = 0;
 	v = strtoul(b + 5, &end, 10);
-	return strcmp(end, ".dump") == 0 && (!pid || v == pid);
+	return strcmp(end, ".dump") || errno || !v || v > UINT32_MAX ? 0 : (uint32_t)v;
+}
+
+/* the pid in the header of the jitdump at path, or 0 */
+static uint32_t header_pid(const char *path)
+{
+	struct jitdump_file_header h;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), ok;
+	struct stat st;
+
+	if (fd < 0)
+		return 0;
+	ok = !fstat(fd, &st) && S_ISREG(st.st_mode) && pread(fd, &h, sizeof(h), 0) == sizeof(h);
+	close(fd);
+	if (ok && h.magic == JITDUMP_MAGIC)
+		return h.pid;
+	if (ok && h.magic == JITDUMP_MAGIC_SWAPPED)
+		return __builtin_bswap32(h.pid);
+	return 0;
+}
+
+/*
+ * Where the jitdump of a marker may be, in order (i = 0 ...): as its
+ * process sees path, through /proc/PID/root while it lives; path as given
+ * (a process that is gone: its namespace too, when it had one of its
+ * own); beside the input, named as record names its copy (jit-PID.dump,
+ * pid as perf.data knows the process), then as in the marker.  0 with
+ * buf filled, -ENOENT for a candidate that does not apply, -ENOMEM.
+ */
+#define MARKER_CANDIDATES 4
+static int marker_candidate(const struct ctx *c, const char *path, int i, char *buf, size_t len)
+{
+	const char *base = strrchr(path, '/');
+	int known = marker_last.pid && !strcmp(marker_last.name, path);
+	char *copy;
+	int n;
+
+	base = base ? base + 1 : path;
+	switch (i) {
+	case 0:
+		if (!known || !marker_last.live || path[0] != '/')
+			return -ENOENT;
+		return nsproc_path((pid_t)marker_last.pid, path, buf, len) ? -ENOENT : 0;
+	case 1:
+		n = snprintf(buf, len, "%s", path);
+		break;
+	case 2:
+		if (!known || marker_last.nspid == marker_last.pid)
+			return -ENOENT;
+		/* fall through */
+	default:
+		if (!(copy = strdup(c->in)))
+			return -ENOMEM;
+		n = i == 2 ? snprintf(buf, len, "%s/jit-%" PRIu32 ".dump", dirname(copy),
+				      marker_last.pid)
+			   : snprintf(buf, len, "%s/%s", dirname(copy), base);
+		free(copy);
+		break;
+	}
+	return n < 0 || (size_t)n >= len ? -ENOENT : 0;
+}
+
+/*
+ * jit-N.dump mapped by process pid (0: any, perf's rule) is its jitdump
+ * when N is pid, or the pid the process knows itself by in a pid
+ * namespace of its own (NSpid, while it lives).  A process that is gone
+ * can no longer say: then the jitdump found for the marker (beside the
+ * input, where record copies it) must say in its header that N wrote it.
+ */
+int ij_is_marker(const char *name, uint32_t pid)
+{
+	static uint32_t last_pid, last_nspid;       /* NSpid read once per process in a row */
+	uint32_t n = marker_pid(name);
+	int live;
+
+	if (!n)
+		return 0;
+	if (!pid || n == pid) {
+		snprintf(marker_last.name, sizeof(marker_last.name), "%s", name);
+		marker_last.pid = marker_last.nspid = pid;
+		marker_last.live = pid && kill((pid_t)pid, 0) == 0;
+		return 1;
+	}
+	if (pid != last_pid) {
+		pid_t ns;
+
+		last_pid = pid;
+		last_nspid = nsproc_pid((pid_t)pid, &ns) ? 0 : (uint32_t)ns;
+	}
+	live = last_nspid != 0;
+	if ((live && last_nspid != n) || strlen(name) >= sizeof(marker_last.name))
+		return 0;
+	/* gone: open_jitdump and ij_readable_jitdump check the header */
+	snprintf(marker_last.name, sizeof(marker_last.name), "%s", name);
+	marker_last.pid = pid;
+	marker_last.nspid = n;
+	marker_last.live = live;
+	return 1;
+}
+
+/*
+ * A candidate file of a marker whose N is not its process's pid must say
+ * in its header that N wrote it: the marker's process is gone, and a file
+ * of that name elsewhere may be another's.
+ */
+static int candidate_mismatch(const char *path, const char *cand, uint32_t *hpid)
+{
+	if (!marker_last.pid || marker_last.nspid == marker_last.pid ||
+	    strcmp(marker_last.name, path))
+		return 0;
+	*hpid = header_pid(cand);
+	return *hpid != marker_last.nspid;
+}
+
+/*
+ * The jitdump the marker names: as its process sees the path, through
+ * /proc/PID/root while it lives (a container's own /tmp); else as given;
+ * else beside the input (marker_candidate).
+ */
+static int open_jitdump(struct ctx *c, const char *path, struct jd_file **jd)
+{
+	char err[PATH_MAX + 128], cand[PATH_MAX];
+	uint32_t hpid;
+	int r = -ENOENT;
+
+	err[0] = '\0';
+	for (int i = 0; r == -ENOENT && i < MARKER_CANDIDATES; i++) {
+		char msg[PATH_MAX + 128];
+		int k = marker_candidate(c, path, i, cand, sizeof(cand));
+
+		if (k == -ENOMEM)
+			return k;
+		if (k)
+			continue;
+		k = jd_open(jd, cand, msg, sizeof(msg));
+		if (!k && candidate_mismatch(path, cand, &hpid)) {
+			jd_close(*jd);
+			*jd = NULL;
+			k = -ENOENT;
+			snprintf(msg, sizeof(msg), "%s: written by process %" PRIu32 ", not by the "
+				 "marker's %" PRIu32 ": not injected", cand, hpid, marker_last.nspid);
+		}
+		if (k && (!err[0] || k != -ENOENT))   /* the first file tried, or what is wrong */
+			memcpy(err, msg, sizeof(err));
+		r = k;
+	}
+	if (r)
+		cmd_err("%s", err);
+	return r;
 }
 
 /*
@@ -312,8 +473,9 @@ int ij_marker(struct ctx *c, const char *path, uint32_t pid)
 	size_t nplan;
 	int err;
 
+	/* by path and process: containers' jitdumps may share a path */
 	for (size_t i = 0; i < c->ndumps; i++)
-		if (!strcmp(c->dumps[i].path, path)) {
+		if (!strcmp(c->dumps[i].path, path) && (!pid || c->dumps[i].pid == pid)) {
 			d = &c->dumps[i];
 			break;
 		}
@@ -337,7 +499,7 @@ int ij_marker(struct ctx *c, const char *path, uint32_t pid)
 		d = &c->dumps[c->ndumps];
 		memset(d, 0, sizeof(*d));
 		d->path = strdup(path);
-		d->pid = jh->pid;
+		d->pid = pid ? pid : jh->pid;
 		d->machine = (uint16_t)jh->elf_mach;
 		if (!d->path) {
 			jd_close(jd);
@@ -359,6 +521,7 @@ int ij_marker(struct ctx *c, const char *path, uint32_t pid)
 		err = 0;
 		while (!err && (r = jd_next(jd, &rec, msg, sizeof(msg))) != 0) {
 			struct code *s;
+			uint32_t rpid, rtid;
 
 			if (r < 0) {
 				if (r == -EINVAL)
@@ -371,7 +534,8 @@ int ij_marker(struct ctx *c, const char *path, uint32_t pid)
 			if (!s->used || s->addr != (rec.id == JIT_CODE_LOAD ? rec.code_addr
 									    : rec.new_code_addr))
 				continue;
-			err = ij_queue_mmap(c, s->image, rec.pid, rec.tid, s->addr,
+			host_ids(d, jd, &rec, &rpid, &rtid);
+			err = ij_queue_mmap(c, s->image, rpid, rtid, s->addr,
 					    rec.code_size, s->vaddr, rec.timestamp);
 		}
 	}
@@ -382,14 +546,12 @@ int ij_marker(struct ctx *c, const char *path, uint32_t pid)
 
 int ij_readable_jitdump(const struct ctx *c, const char *path)
 {
-	char alt[PATH_MAX], *copy;
-	const char *base = strrchr(path, '/');
-	int ok = access(path, R_OK) == 0;
+	char cand[PATH_MAX];
+	uint32_t hpid;
 
-	if (!ok && (copy = strdup(c->in))) {
-		snprintf(alt, sizeof(alt), "%s/%s", dirname(copy), base ? base + 1 : path);
-		ok = access(alt, R_OK) == 0;
-		free(copy);
-	}
-	return ok;
+	for (int i = 0; i < MARKER_CANDIDATES; i++)
+		if (!marker_candidate(c, path, i, cand, sizeof(cand)) && access(cand, R_OK) == 0 &&
+		    !candidate_mismatch(path, cand, &hpid))
+			return 1;
+	return 0;
 }

@@ -19,6 +19,7 @@
 #include "ctx.h"
 #include "read/perfmap_read.h"
 #include "tools/cmds.h"
+#include "tools/nsproc.h"
 
 /*
  * A process that wrote only a perf map (V8, the JVM's agents, .NET,
@@ -82,8 +83,32 @@ static uint16_t host_machine(void)
 #endif
 }
 
-/* The processes without a jitdump whose perf map is beside the input or in
- * /tmp; their anonymous mappings go from their exec on. */
+/*
+ * Where the perf map of process pid (as perf.data knows it) is: beside
+ * the input (record's copy); else as the process sees /tmp, named by the
+ * pid it knows itself by (NSpid: a container's own /tmp, through
+ * /proc/PID/root), while it lives; else /tmp/perf-PID.map.  0 with path
+ * filled, or -ENOENT.
+ */
+static int perfmap_path(const char *dir, uint32_t pid, char *path, size_t len)
+{
+	char own[64];
+	pid_t nspid;
+
+	snprintf(path, len, "%s/perf-%" PRIu32 ".map", dir, pid);
+	if (!access(path, R_OK))
+		return 0;
+	if (!nsproc_pid((pid_t)pid, &nspid)) {
+		snprintf(own, sizeof(own), "/tmp/perf-%d.map", (int)nspid);
+		if (!nsproc_path((pid_t)pid, own, path, len) && !access(path, R_OK))
+			return 0;
+	}
+	snprintf(path, len, "/tmp/perf-%" PRIu32 ".map", pid);
+	return access(path, R_OK) ? -ENOENT : 0;
+}
+
+/* The processes without a jitdump whose perf map is beside the input or
+ * theirs in /tmp; their anonymous mappings go from their exec on. */
 int ij_find_perfmaps(struct ctx *c)
 {
 	char *copy = strdup(c->in), path[PATH_MAX];
@@ -98,10 +123,7 @@ int ij_find_perfmaps(struct ctx *c)
 
 		if (m->off == UINT64_MAX || ij_marker_time(c, m->pid))
 			continue;
-		snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map", dir, m->pid);
-		if (access(path, R_OK))
-			snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", m->pid);
-		if (access(path, R_OK))
+		if (perfmap_path(dir, m->pid, path, sizeof(path)))
 			continue;
 		if (!(m->map = strdup(path)))
 			err = -ENOMEM;

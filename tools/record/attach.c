@@ -29,6 +29,7 @@
 
 #include "attach.h"
 #include "tools/cmds.h"
+#include "tools/nsproc.h"
 #include "tools/perf.h"
 
 /* How long perf may take to start, and a process to write its code out. */
@@ -273,19 +274,27 @@ static int read_reply(int fd, char *buf, size_t len)
 }
 
 /*
- * Connect to "\0jitperf-standby-PID"; no listener: not in standby.  The
- * listener must be PID itself (SO_PEERCRED), not a socket someone bound
- * under its name.
+ * Connect to "\0jitperf-standby-PID", PID as the process knows itself (in
+ * a container: its NSpid); no listener: not in standby.  The listener
+ * must be the process itself (SO_PEERCRED, which names it in our pid
+ * namespace), not a socket someone bound under its name.  A process in
+ * a container writes its jitdump where it would (DIR may not be there as
+ * it sees files): the recorder copies it from there.
  */
 static void wake(pid_t pid, const char *dir)
 {
+	pid_t nspid;
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct ucred cr;
 	socklen_t alen, crlen = sizeof(cr);
 	char req[PATH_MAX + 16], rep[4096], *line, *save;
 	int fd, n, err;
 
-	n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "jitperf-standby-%d", (int)pid);
+	if (nsproc_pid(pid, &nspid))
+		return;         /* gone */
+	if (nsproc_foreign(pid) == 1)
+		dir = NULL;
+	n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "jitperf-standby-%d", (int)nspid);
 	alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -296,11 +305,12 @@ static void wake(pid_t pid, const char *dir)
 	}
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) || cr.pid != pid) {
 		cmd_err("-p %d: @jitperf-standby-%d is held by process %d, not %d: not woken",
-			(int)pid, (int)pid, (int)cr.pid, (int)pid);
+			(int)pid, (int)nspid, (int)cr.pid, (int)pid);
 		close(fd);
 		return;
 	}
-	n = snprintf(req, sizeof(req), "attach %s\n", dir);
+	n = dir ? snprintf(req, sizeof(req), "attach %s\n", dir)
+		: snprintf(req, sizeof(req), "attach\n");
 	err = send(fd, req, (size_t)n, MSG_NOSIGNAL) == n ? read_reply(fd, rep, sizeof(rep)) : -EPIPE;
 	if (err) {
 		cmd_err("-p %d: the process in standby did not answer%s", (int)pid,
@@ -312,6 +322,24 @@ static void wake(pid_t pid, const char *dir)
 	for (line = strtok_r(rep, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		if (!strncmp(line, "error ", 6))
 			cmd_err("-p %d: standby: %s", (int)pid, line + 6);
+}
+
+/*
+ * Until perf ends: the processes (and those they start) are looked at
+ * every WATCH_MS, their files in containers held (tools/record/watch.c).
+ */
+#define WATCH_MS 100
+
+static void watch(const struct attach *a, const struct attach_perf *p, pid_t perf)
+{
+	struct timespec tick = { 0, WATCH_MS * 1000000L };
+
+	while (p->watch && perf_running(perf)) {
+		for (size_t i = 0; i < a->npids; i++)
+			if (collect_watch(p->watch, a->pids[i]) == -ENOMEM)
+				return;
+		nanosleep(&tick, NULL);
+	}
 }
 
 int attach_record(const struct attach *a, const struct attach_perf *p, int *status)
@@ -353,6 +381,7 @@ int attach_record(const struct attach *a, const struct attach_perf *p, int *stat
 	if (enable_events(ctl[1], ack[0]) == 0) {
 		for (size_t i = 0; i < a->npids; i++)
 			wake(a->pids[i], p->dir);
+		watch(a, p, pid);
 	} else if (!stopped && perf_running(pid)) {
 		/* perf never said its events were on (had it ended, its message said why) */
 		cmd_err("perf did not start recording within %d s: stopped",

@@ -9,6 +9,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "collect.h"
+
 struct attach {
 	pid_t  *pids;
 	size_t  npids;
@@ -20,6 +22,7 @@ struct attach_perf {
 	const char *perf, *data, *event, *freq, *callgraph;
 	const char *dir;           /* the record directory (absolute): standby jitdumps go there */
 	char      **cmd;           /* COMMAND, or NULL: until Ctrl-C */
+	struct collect_watch *watch; /* the processes' files in containers, held while perf runs */
 };
 
 /* "PID[,PID...]": -EINVAL (said) when it is not a list of process ids. */

@@ -19,6 +19,7 @@
 #include "read/perfdata.h"
 #include "read/perfmap_read.h"
 #include "tools/cmds.h"
+#include "tools/nsproc.h"
 #include "tools/rundir.h"
 
 struct marker {
@@ -155,14 +156,18 @@ static int newer(const struct stat *st, struct timespec since)
 /*
  * Open a file of the run to copy it: a regular file (never through a
  * symbolic link someone planted in /tmp), of this user or root, written
- * since the run began.  The fd, or -errno; -ESTALE for an older file.
+ * since the run began.  path is as process pid (0: jitperf) sees it: in a
+ * container, through /proc/PID/root.  The fd, or -errno; -ESTALE for an
+ * older file.
  */
-static int open_source(const char *path, struct timespec since, struct stat *st)
+static int open_source(pid_t pid, const char *path, struct timespec since, struct stat *st)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int fd = pid && nsproc_foreign(pid) == 1 ? nsproc_open(pid, path, O_RDONLY)
+						 : open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+							      O_NONBLOCK);
 
 	if (fd < 0)
-		return -errno;
+		return fd == -1 ? -errno : fd;
 	if (fstat(fd, st)) {
 		int err = -errno;
 
@@ -248,7 +253,7 @@ static int copy_file(const char *src, const char *dst, struct timespec since, ui
 {
 	struct stat st;
 	off_t copied;
-	int fd = open_source(src, since, &st), err;
+	int fd = open_source((pid_t)pid, src, since, &st), err;
 
 	if (removed)
 		*removed = 0;
@@ -313,7 +318,7 @@ static int collect_dump(struct collect *c, const struct marker *m, const char *d
 {
 	char dst[PATH_MAX], *from, *slash;
 	struct collect_proc *p = proc(c, m->pid);
-	int err, removed;
+	int err, removed, own;
 
 	if (!p)
 		return -ENOMEM;
@@ -322,12 +327,25 @@ static int collect_dump(struct collect *c, const struct marker *m, const char *d
 	slash = strrchr(from, '/');
 	if (slash)
 		*slash = '\0';
-	if (slash && same_dir(slash == from ? "/" : from, dir)) {
-		p->has_dump = 1;        /* written there: libjitperf under jitperf record */
+	/* a process in a pid namespace of its own names its jitdump by its pid there */
+	own = dump_pid(base(m->path)) != m->pid;
+	snprintf(dst, sizeof(dst), "%s/jit-%" PRIu32 ".dump", dir, m->pid);
+	if (own && !access(dst, F_OK)) {
+		p->has_dump = 1;        /* held and saved while it lived (watch.c) */
 		free(from);
 		return 0;
 	}
-	snprintf(dst, sizeof(dst), "%s/%s", dir, base(m->path));
+	if (slash && same_dir(slash == from ? "/" : from, dir)) {
+		char here[PATH_MAX];
+
+		/* written there (libjitperf under jitperf record): named as perf.data knows it */
+		snprintf(here, sizeof(here), "%s/%s", dir, base(m->path));
+		p->has_dump = !own || !rename(here, dst);
+		free(from);
+		return 0;
+	}
+	if (!own)
+		snprintf(dst, sizeof(dst), "%s/%s", dir, base(m->path));
 	err = copy_file(m->path, dst, since, m->pid, &removed);
 	if (!err) {
 		p->has_dump = 1;
@@ -354,9 +372,19 @@ static void collect_map(struct collect *c, struct collect_proc *p, const char *d
 {
 	char src[64], dst[PATH_MAX];
 	int err, removed;
+	pid_t nspid;
 
-	snprintf(src, sizeof(src), "/tmp/perf-%" PRIu32 ".map", p->pid);
+	/* in a container: its own /tmp, its own pid (tools/nsproc.h) */
+	if (nsproc_pid((pid_t)p->pid, &nspid))
+		nspid = (pid_t)p->pid;
+	snprintf(src, sizeof(src), "/tmp/perf-%d.map", (int)nspid);
 	snprintf(dst, sizeof(dst), "%s/perf-%" PRIu32 ".map", dir, p->pid);
+	if (!access(dst, F_OK)) {
+		/* held and saved while it lived (watch.c) */
+		rundir_trim_map(dst);
+		p->has_map = 1;
+		return;
+	}
 	err = copy_file(src, dst, since, p->pid, &removed);
 	if (!err) {
 		/* the copy of a map a killed writer left with a zero tail: its lines only */

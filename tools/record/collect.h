@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 /* One process of the run that left JIT code behind. */
@@ -45,5 +46,40 @@ struct collect {
 int collect_run(const char *dir, const char *perfdata, struct timespec since,
 		struct collect *c);
 void collect_free(struct collect *c);
+
+/*
+ * A process of the run in a container (its own mount namespace or root:
+ * its own /tmp, gone when it ends), watched while it lives: its perf map
+ * and the jitdump it maps, opened as it sees them and held open, so that
+ * they can be copied after it ended, and after its files are removed
+ * (watch.c).
+ */
+struct collect_held {
+	pid_t  pid, nspid;          /* as jitperf and as the process itself know it */
+	int    foreign;             /* set once its pid in its namespace is read */
+	int    map_fd, dump_fd;     /* -1 until found */
+	char  *dump_path;           /* the jitdump's path as the process sees it */
+};
+
+struct collect_watch {
+	struct collect_held *procs;
+	size_t               nprocs;
+	struct timespec      since;  /* older files are not the run's */
+};
+
+/*
+ * Look at pid and every process it started, once: for each one in a
+ * container, open what it has written of its perf map and jitdump.  0 or
+ * -ENOMEM; a process that ends meanwhile is no error.
+ */
+int  collect_watch(struct collect_watch *w, pid_t pid);
+/*
+ * Each held file into dir, as jit-PID.dump and perf-PID.map (pid as
+ * perf.data knows the process), where dir has no file of that name: its
+ * jitdump written into dir under its own pid is renamed so.  What cannot
+ * be is said in one line.  Before inject: it finds them there.
+ */
+void collect_watch_save(struct collect_watch *w, const char *dir);
+void collect_watch_free(struct collect_watch *w);
 
 #endif /* JITPERF_COLLECT_H */

@@ -100,7 +100,25 @@ static void forward(int sig, siginfo_t *si, void *uc)
 	}
 }
 
-static int run(char **argv, int *status)
+/*
+ * Until the child ends: its processes in containers are looked at every
+ * WATCH_MS (tools/record/watch.c), their files held while they live.
+ */
+#define WATCH_MS 100
+
+static int watch_until_end(pid_t pid, struct collect_watch *w)
+{
+	struct timespec tick = { 0, WATCH_MS * 1000000L };
+
+	while (w && perf_running(pid)) {
+		if (collect_watch(w, pid) == -ENOMEM)
+			break;  /* the files are then collected after the run, as they can be */
+		nanosleep(&tick, NULL);
+	}
+	return perf_wait(pid);
+}
+
+static int run(char **argv, int *status, struct collect_watch *w)
 {
 	struct sigaction sa = { 0 }, old_int, old_term;
 	struct perf_io io = { .errfd = PERF_OWN, .sigint = &old_int, .sigterm = &old_term };
@@ -116,7 +134,7 @@ static int run(char **argv, int *status)
 	err = perf_spawn(argv[0], (const char *const *)argv + 1, &io, &pid);
 	if (!err) {
 		child = pid;
-		st = perf_wait(pid);
+		st = watch_until_end(pid, w);
 		*status = st < 256 ? st : 128 + st - 256;
 	}
 	sigaction(SIGINT, &old_int, NULL);
@@ -344,7 +362,7 @@ static void step_end(void)
 }
 
 static int record_with_perf(const struct record_opts *o, const char *perf, const char *event,
-			    const char *data, int *status)
+			    const char *data, int *status, struct collect_watch *w)
 {
 	char *argv[32 + 1];
 	int n = 0;
@@ -381,7 +399,7 @@ static int record_with_perf(const struct record_opts *o, const char *perf, const
 			return -ENOMEM;
 		memcpy(all, argv, (size_t)n * sizeof(char *));
 		memcpy(all + n, o->cmd, ncmd * sizeof(char *));
-		err = run(all, status);
+		err = run(all, status, w);
 		free(all);
 		return err;
 	}
@@ -699,6 +717,7 @@ struct record {
 	struct record_opts o;
 	struct attach      attach;     /* -p */
 	struct collect     collected;  /* what the run left outside DIR, brought in */
+	struct collect_watch watch;    /* files of processes in containers, held while they live */
 	struct timespec    since;      /* when the run began (the clock of file times) */
 	char       *perf;          /* NULL with --no-perf */
 	char       *absdir, *data, *jitdata;
@@ -819,18 +838,21 @@ static int run_command(struct record *r)
 	int err;
 
 	clock_gettime(CLOCK_REALTIME_COARSE, &r->since);
+	r->watch.since = r->since;
 	if (r->o.pids) {
 		struct attach_perf ap = { r->perf, r->data, r->event, r->o.freq, r->o.callgraph,
-					  r->absdir, r->o.cmd };
+					  r->absdir, r->o.cmd, &r->watch };
 
 		/* the processes wrote their files before the recording began */
 		attach_since(&r->attach, &r->since);
+		r->watch.since = r->since;
 		err = attach_record(&r->attach, &ap, &r->status);
 		if (err)
 			return err;
 	} else {
-		err = r->o.no_perf ? run(r->o.cmd, &r->status)
-				   : record_with_perf(&r->o, r->perf, r->event, r->data, &r->status);
+		err = r->o.no_perf ? run(r->o.cmd, &r->status, NULL)
+				   : record_with_perf(&r->o, r->perf, r->event, r->data, &r->status,
+						      &r->watch);
 	}
 	if (err) {
 		cmd_err("cannot run %s: %s", r->o.no_perf ? r->o.cmd[0] : r->perf, strerror(-err));
@@ -848,6 +870,22 @@ static int run_command(struct record *r)
 		r->status = r->status ? r->status : 1;
 		return -EIO;
 	}
+	return 0;
+}
+
+/*
+ * The files of processes in containers, held while they lived, into DIR
+ * before inject looks for them there; those attached to (still running)
+ * looked at once more first.
+ */
+static int save_held(struct record *r)
+{
+	if (r->o.no_perf)
+		return 0;
+	for (size_t i = 0; i < r->attach.npids; i++)
+		if (collect_watch(&r->watch, r->attach.pids[i]) == -ENOMEM)
+			break;
+	collect_watch_save(&r->watch, r->absdir);
 	return 0;
 }
 
@@ -914,6 +952,7 @@ int cmd_record(int argc, char **argv)
 	err = err ?: make_dir(&r);
 	err = err ?: choose_event(&r);
 	err = err ?: run_command(&r);
+	err = err ?: save_held(&r);
 	err = err ?: trim_dumps(&r);
 	err = err ?: inject_jit(&r);
 	err = err ?: collect_files(&r);
@@ -924,6 +963,7 @@ int cmd_record(int argc, char **argv)
 			r.status = 128 + interrupted;
 	}
 	collect_free(&r.collected);
+	collect_watch_free(&r.watch);
 	attach_free(&r.attach);
 	free(r.data);
 	free(r.jitdata);
