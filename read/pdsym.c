@@ -18,6 +18,7 @@
 
 #include "pdsym.h"
 #include "pdsymtree.h"
+#include "perfmap_read.h"
 
 /* ---- names live in big blocks: kallsyms alone has 100k+ of them */
 
@@ -396,8 +397,10 @@ const struct pd_sym *pd_symtab_find(const struct pd_symtab *t, uint64_t addr)
 
 		return node == PD_SYMTREE_NONE ? NULL : &t->syms[t->pos[node]];
 	}
-	/* a symbol without a size holds its own address, as in perf */
-	if (lo == 0 || (addr >= t->syms[lo - 1].end && addr != t->syms[lo - 1].start))
+	/* a symbol without a size holds its own address, as in perf; one whose
+	 * end wrapped past 2^64 holds none */
+	if (lo == 0 || (addr >= t->syms[lo - 1].end &&
+			(addr != t->syms[lo - 1].start || t->syms[lo - 1].end != addr)))
 		return NULL;
 	return &t->syms[lo - 1];
 }
@@ -479,16 +482,6 @@ int pd_open_regular(const char *path)
 		return -1;
 	}
 	return fd;
-}
-
-static FILE *fopen_regular(const char *path)
-{
-	int fd = pd_open_regular(path);
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
-
-	if (fd >= 0 && !f)
-		close(fd);
-	return f;
 }
 
 static Elf *elf_open(const char *path, int *fd)
@@ -806,37 +799,40 @@ int pd_symtab_load_elf_mem(struct pd_symtab *t, const void *image, size_t size)
 
 /* ---- text formats */
 
+static int by_line(const void *a, const void *b)
+{
+	const struct pm_sym *x = *(const struct pm_sym *const *)a;
+	const struct pm_sym *y = *(const struct pm_sym *const *)b;
+
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/*
+ * A perf map: its lines read by perf's rules (read/perfmap_read.c), added
+ * in file order, which is the order perf inserts them in: where entries
+ * overlap, the tree replayed from that order names what perf names.
+ */
 int pd_symtab_load_perfmap(struct pd_symtab *t, const char *path)
 {
-	FILE *f = fopen_regular(path);
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	int ret = 0;
+	struct pm_map *m;
+	const struct pm_sym **order = NULL;
+	char err[512];
+	int ret;
 
-	if (!f)
-		return -errno;
-	while (!ret && (n = getline(&line, &cap, f)) > 0) {
-		char *p = line, *e;
-		unsigned long long start, size;
-
-		if (line[n - 1] == '\n')
-			line[--n] = 0;
-		start = strtoull(p, &e, 16);
-		if (e == p || *e != ' ')
-			continue;
-		p = e + 1;
-		size = strtoull(p, &e, 16);
-		if (e == p || *e != ' ')
-			continue;
-		p = e + 1;
-		/* the name ends at a NUL too: the last line of a map whose writer
-		 * did not close it is followed by the zeros of its grown tail */
-		ret = pd_symtab_add(t, start, size, STB_GLOBAL, STT_FUNC, p,
-				    strnlen(p, (size_t)(line + n - p)));
-	}
-	free(line);
-	fclose(f);
+	ret = pm_read(path, &m, err, sizeof(err));
+	if (ret)
+		return ret;
+	if (m->nsyms && !(order = malloc(m->nsyms * sizeof(*order))))
+		ret = -ENOMEM;
+	for (size_t i = 0; !ret && i < m->nsyms; i++)
+		order[i] = &m->syms[i];
+	if (order)
+		qsort(order, m->nsyms, sizeof(*order), by_line);
+	for (size_t i = 0; !ret && i < m->nsyms; i++)
+		ret = pd_symtab_add(t, order[i]->start, order[i]->size, STB_GLOBAL, STT_FUNC,
+				    order[i]->name, strlen(order[i]->name));
+	free(order);
+	pm_free(m);
 	/* perf keeps a perf map's entries as they are: no alias or size rules */
 	if (!ret && t->n) {
 		sort_syms(t);

@@ -80,7 +80,11 @@ int pd_elf_has_symtab(const char *path);
 int pd_elf_build_id(const char *path, uint8_t *id, size_t max);
 int pd_elf_build_id_mem(const void *image, size_t size, uint8_t *id, size_t max);
 
-/* "START SIZE name" lines, hex */
+/*
+ * A perf map's "START SIZE name" lines, read and kept as perf keeps them
+ * (read/perfmap_read.h): where entries overlap, a lookup names what perf's
+ * tree names.  0, or -errno (-EINVAL: not a regular file).
+ */
 int pd_symtab_load_perfmap(struct pd_symtab *t, const char *path);
 
 /*

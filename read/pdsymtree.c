@@ -201,6 +201,58 @@ uint32_t pd_symtree_find(const struct pd_symtree *t, uint64_t addr,
 	return PD_SYMTREE_NONE;
 }
 
+struct spans {
+	const struct pd_symtree *t;
+	void (*range)(const void *ctx, uint32_t node, uint64_t *start, uint64_t *end);
+	const void *ctx;
+	void (*span)(void *sctx, uint32_t node, uint64_t first, uint64_t last);
+	void *sctx;
+};
+
+/*
+ * The addresses [lo, hi] reach x.  pd_symtree_find's three ways out of a
+ * node split them: below start to the left; the node's own (start up to
+ * end, or start alone for a node without a size; none when end wrapped
+ * below start); the rest to the right.
+ */
+static void spans_from(const struct spans *w, uint32_t x, uint64_t lo, uint64_t hi)
+{
+	const struct pd_symtree *t = w->t;
+
+	while (x != NIL) {
+		uint64_t start, end, last;
+
+		w->range(w->ctx, x, &start, &end);
+		if (lo < start) {
+			spans_from(w, t->child[L][x], lo, hi < start ? hi : start - 1);
+			if (hi < start)
+				return;
+			lo = start;
+		}
+		if (end >= start) {
+			last = end > start ? end - 1 : start;
+			if (lo <= last) {
+				w->span(w->sctx, x, lo, hi < last ? hi : last);
+				if (hi <= last)
+					return;
+				lo = last + 1;
+			}
+		}
+		x = t->child[R][x];
+	}
+}
+
+void pd_symtree_spans(const struct pd_symtree *t,
+		      void (*range)(const void *ctx, uint32_t node, uint64_t *start, uint64_t *end),
+		      const void *ctx,
+		      void (*span)(void *sctx, uint32_t node, uint64_t first, uint64_t last),
+		      void *sctx)
+{
+	struct spans w = { t, range, ctx, span, sctx };
+
+	spans_from(&w, t->root, 0, UINT64_MAX);
+}
+
 struct pd_symtree *pd_symtree_new(uint32_t n)
 {
 	struct pd_symtree *t = calloc(1, sizeof(*t));

@@ -24,5 +24,18 @@ void pd_symtree_erase(struct pd_symtree *t, uint32_t node);
 uint32_t pd_symtree_find(const struct pd_symtree *t, uint64_t addr,
 			 void (*range)(const void *ctx, uint32_t node, uint64_t *start, uint64_t *end),
 			 const void *ctx);
+/*
+ * What pd_symtree_find finds, for every address at once: span(sctx, node,
+ * first, last) for each node some lookup ends at, in address order, with
+ * [first, last] the addresses whose lookup ends there (one range per node:
+ * the addresses that reach a node are a range, and of those it holds a
+ * range).  Addresses no lookup finds anything for are in no span.  Time
+ * linear in the nodes; recursion as deep as the tree.
+ */
+void pd_symtree_spans(const struct pd_symtree *t,
+		      void (*range)(const void *ctx, uint32_t node, uint64_t *start, uint64_t *end),
+		      const void *ctx,
+		      void (*span)(void *sctx, uint32_t node, uint64_t first, uint64_t last),
+		      void *sctx);
 
 #endif

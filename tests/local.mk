@@ -112,7 +112,7 @@ check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
 	tests/progs/cyg_prog tests/progs/cyg_prog_linked tests/progs/cyg_read \
 	tests/progs/setid-prog tests/progs/pdprog tests/progs/pd-fixture \
 	tests/progs/inlprog tests/progs/pltprog tests/progs/standby tests/progs/jitreuse \
-	tests/progs/seccomp-exec
+	tests/progs/seccomp-exec tests/progs/pmoverlap tests/progs/pmcheck
 # a JIT that registers N functions (and can be killed halfway)
 tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_jitload_LDFLAGS = -no-install
@@ -127,6 +127,10 @@ tests_progs_standby_LDFLAGS = -no-install
 tests_progs_seccomp_exec_SOURCES = tests/progs/seccomp-exec.c
 # code reused at one address, and moved (tests/cmd/inject.test)
 tests_progs_jitreuse_LDADD = lib/libjitperf.la
+# a perf map of overlapping entries over code that runs through them, and
+# its samples' names from perf script against the perf map reader's
+# (tests/cmd/perfmap-overlap.test)
+tests_progs_pmcheck_LDADD = read/libjitperf-read.la
 # the jitdump of known layout that tests/cmd/dump.test takes apart
 tests_progs_jd_fixture_SOURCES = tests/progs/jd-fixture.c $(JDBUILD)
 tests_progs_instr_prog_LDADD = lib/libjitperf.la
@@ -163,6 +167,7 @@ SCRIPT_TESTS = \
 	tests/cmd/dump.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
 	tests/cmd/filesafety.test tests/cmd/inject.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
 	tests/cmd/attach.test tests/cmd/messages.test tests/cmd/container.test \
+	tests/cmd/perfmap-overlap.test \
 	tests/convert/stackcollapse.test tests/convert/chrome.test tests/convert/svg.test \
 	tests/convert/errors.test tests/convert/record.test tests/convert/viewer.test \
 	tests/convert/outfile.test tests/convert/chrome-max.test tests/convert/perfdata.test \

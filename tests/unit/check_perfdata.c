@@ -364,9 +364,10 @@ END_TEST
 
 /*
  * Overlapping perf map entries: perf's red-black tree, walked from the
- * root, decides.  Inserted in this order, the tree is B at the root, A on
- * its left, X2 on its right with X1 and X3 below: an address in X1..X3
- * meets X2 first, and one in A's tail (past B) never meets A.
+ * root, decides.  Inserted in this order, the tree is BBB at the root,
+ * AAA on its left, XX2 on its right with XX1 and XX3 below: an address in
+ * XX1..XX3 meets XX2 first, and one in AAA's tail (past BBB) never meets
+ * AAA.  (perf skips a line whose name has two bytes or less.)
  */
 START_TEST(test_symtab_overlaps)
 {
@@ -377,15 +378,15 @@ START_TEST(test_symtab_overlaps)
 	snprintf(path, sizeof(path), "%s/overlap.map", dir);
 	f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
-	fputs("100 100 A\n150 10 B\n400 10 X1\n400 10 X2\n400 10 X3\n500 0 Z\n", f);
+	fputs("100 100 AAA\n150 10 BBB\n400 10 XX1\n400 10 XX2\n400 10 XX3\n500 0 ZZZ\n", f);
 	fclose(f);
 	ck_assert_int_eq(pd_symtab_load_perfmap(&t, path), 0);
 	ck_assert_uint_eq(t.n, 6);
-	ck_assert_str_eq(pd_symtab_find(&t, 0x120)->name, "A");
-	ck_assert_str_eq(pd_symtab_find(&t, 0x155)->name, "B");
-	ck_assert_str_eq(pd_symtab_find(&t, 0x405)->name, "X2");     /* not the last, X3 */
-	ck_assert_ptr_null(pd_symtab_find(&t, 0x1f0));               /* in A, which perf misses */
-	ck_assert_str_eq(pd_symtab_find(&t, 0x500)->name, "Z");      /* a sizeless entry's own address */
+	ck_assert_str_eq(pd_symtab_find(&t, 0x120)->name, "AAA");
+	ck_assert_str_eq(pd_symtab_find(&t, 0x155)->name, "BBB");
+	ck_assert_str_eq(pd_symtab_find(&t, 0x405)->name, "XX2");    /* not the last, XX3 */
+	ck_assert_ptr_null(pd_symtab_find(&t, 0x1f0));               /* in AAA, which perf misses */
+	ck_assert_str_eq(pd_symtab_find(&t, 0x500)->name, "ZZZ");    /* a sizeless entry's own address */
 	ck_assert_ptr_null(pd_symtab_find(&t, 0x501));
 	pd_symtab_free(&t);
 }
