@@ -140,20 +140,17 @@ int ij_find_perfmaps(struct ctx *c)
 	return err;
 }
 
-static int by_line(const void *a, const void *b)
-{
-	const struct pm_sym *x = *(const struct pm_sym *const *)a, *y = *(const struct pm_sym *const *)b;
-
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-/* m's perf map into images, one MMAP2 per symbol at m's exec.  A map that
- * cannot be read is named in one line and left out. */
+/*
+ * m's perf map into images at m's exec: one function and one MMAP2 per
+ * piece of the address space perf names one symbol (pm_pieces: perf's
+ * tree decides where entries overlap).  A map that cannot be read is
+ * named in one line and left out.
+ */
 int ij_inject_perfmap(struct ctx *c, const struct mapproc *m)
 {
-	const struct pm_sym **order = NULL;
+	struct pm_piece *pieces = NULL;
 	struct pm_map *pm = NULL;
-	size_t *plan = NULL;
+	size_t npieces = 0, *plan = NULL;
 	struct jitdump *d;
 	char msg[512];
 	int err = 0;
@@ -163,44 +160,39 @@ int ij_inject_perfmap(struct ctx *c, const struct mapproc *m)
 		return 0;
 	}
 	d = realloc(c->dumps, (c->ndumps + 1) * sizeof(*d));
-	if (!d || (pm->nsyms && !(order = malloc(pm->nsyms * sizeof(*order))))) {
-		if (d)
-			c->dumps = d;
+	if (d)
+		c->dumps = d;
+	if (!d || pm_pieces(pm, &pieces, &npieces) ||
+	    (npieces && !(plan = malloc(npieces * sizeof(*plan))))) {
+		free(pieces);
 		pm_free(pm);
 		return -ENOMEM;
 	}
-	c->dumps = d;
 	d = &c->dumps[c->ndumps];
 	memset(d, 0, sizeof(*d));
 	d->pid = m->pid;
 	d->machine = host_machine();
-	if (!(d->path = strdup(m->map))) {
-		free(order);
-		pm_free(pm);
-		return -ENOMEM;
-	}
-	c->ndumps++;
-	for (size_t i = 0; i < pm->nsyms; i++)
-		order[i] = &pm->syms[i];
-	if (pm->nsyms)
-		qsort(order, pm->nsyms, sizeof(*order), by_line);
-	if (pm->nsyms && !(plan = malloc(pm->nsyms * sizeof(*plan))))
+	if (!(d->path = strdup(m->map)))
 		err = -ENOMEM;
-	for (size_t i = 0; i < pm->nsyms && !err; i++)
-		err = ij_plan(c, d, order[i]->start, order[i]->size, m->time, &plan[i]);
+	else
+		c->ndumps++;
+	for (size_t i = 0; i < npieces && !err; i++)
+		err = ij_plan(c, d, pieces[i].start, pieces[i].end - pieces[i].start, m->time,
+			      &plan[i]);
 	ij_plan_done(c, d);
-	for (size_t i = 0; i < pm->nsyms && !err; i++) {
-		const struct pm_sym *s = order[i];
-		struct ij_func fn = { .name = s->name, .code_addr = s->start, .size = s->size };
+	for (size_t i = 0; i < npieces && !err; i++) {
+		const struct pm_piece *pc = &pieces[i];
+		struct ij_func fn = { .name = pc->sym->name, .code_addr = pc->start,
+				      .size = pc->end - pc->start };
 		uint64_t va;
 
-		err = ij_add_code(c, d, &fn, s->line, plan[i], &va);
-		err = err ?: ij_emit_mmap(c, &c->images[plan[i]], m->pid, m->pid, s->start, s->size,
+		err = ij_add_code(c, d, &fn, pc->sym->line, plan[i], &va);
+		err = err ?: ij_emit_mmap(c, &c->images[plan[i]], m->pid, m->pid, pc->start, fn.size,
 					  va, m->time);
 		c->functions += !err;
 	}
 	free(plan);
-	free(order);
+	free(pieces);
 	pm_free(pm);
 	return err ?: ij_add_jitpid(c, m->pid);
 }
