@@ -25,6 +25,18 @@
 
 #include "jitperf.h"
 
+/*
+ * Whether the suite runs under user-mode emulation (a build for another
+ * processor, run by qemu-user; tests/local.mk sets EMULATED): no perf
+ * events there, and timings mean nothing.
+ */
+static inline int emulated(void)
+{
+	const char *e = getenv("EMULATED");
+
+	return e && *e;
+}
+
 /* Unset every variable the library reads, so tests start from nothing. */
 static inline void clear_env(void)
 {

@@ -14,8 +14,9 @@ TEST_LOG_COMPILER = $(SHELL)
 AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; \
 	PERF='$(PERF)'; MANDOC='$(MANDOC)'; LLVM_CONFIG='$(LLVM_CONFIG)'; \
-	SANITIZERS='$(SANITIZERS_ON)'; \
-	export top_srcdir top_builddir PERF MANDOC LLVM_CONFIG SANITIZERS;
+	SANITIZERS='$(SANITIZERS_ON)'; HOST_CPU='$(host_cpu)'; EMULATED='$(EMULATED)'; \
+	CC='$(CC)'; OBJDUMP='$(OBJDUMP)'; \
+	export top_srcdir top_builddir PERF MANDOC LLVM_CONFIG SANITIZERS HOST_CPU EMULATED CC OBJDUMP;
 if SANITIZERS
 # tests that LD_PRELOAD a library into a program not built with ASan skip on this
 SANITIZERS_ON = 1

@@ -42,6 +42,11 @@ own_dir "$perfdir"
 printf '[buildid]\n\tdir = %s\n' "$perfdir/buildid" > "$perfdir/config"
 export PERF_CONFIG="$perfdir/config"
 
+# the machine the tests are built for (configure's $host), which a cross
+# build runs under emulation (EMULATED set)
+: "${HOST_CPU:=$(uname -m)}"
+: "${EMULATED:=}"
+
 unset JITPERF_DIR JITPERF_SAMPLE JITPERF_COUNTERS JITPERF_CLOCK JITPERF_DEBUG
 
 # perl -e "$default_signals" CMD...: CMD with the signals that end it at
@@ -59,6 +64,7 @@ no_nul() { [ "$(tr -d '\000' < "$1" | wc -c)" -eq "$(wc -c < "$1")" ]; }
 
 # need_perf: skip unless perf can record here (CI installs it, so there it runs)
 need_perf() {
+	[ -z "$EMULATED" ] || skip "no perf events under emulation (a $HOST_CPU build run by qemu-user)"
 	[ -n "${PERF:-}" ] || PERF=$(command -v perf || true)
 	[ -n "$PERF" ] || skip "perf not installed (apt-get install linux-perf)"
 	"$PERF" record -q -k 1 -e cpu-clock -o "$tmp/probe.data" true >/dev/null 2>&1 ||

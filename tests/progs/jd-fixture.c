@@ -27,7 +27,7 @@
 #if defined(__x86_64__)
 #define HOST_EM EM_X86_64
 #elif defined(__aarch64__)
-#define HOST_EM EM_AARCH64
+#define HOST_EM EM_AARCH64     /* and its code: the fixture is the machine's own */
 #elif defined(__i386__)
 #define HOST_EM EM_386
 #else
@@ -36,10 +36,17 @@
 
 int main(int argc, char **argv)
 {
+#if defined(__aarch64__)
+	/* fib: mov w0, w1; ret (no zero byte: dump.test cuts its name's NUL) */
+	static const unsigned char fib[] = { 0xe0, 0x03, 0x01, 0x2a, 0xc0, 0x03, 0x5f, 0xd6 };
+	/* sum: add w0, w0, w1 */
+	static const unsigned char sum[] = { 0x00, 0x00, 0x01, 0x0b };
+#else
 	/* fib: push %rbp; mov %rsp,%rbp; mov %edi,%eax; pop %rbp; ret */
 	static const unsigned char fib[] = { 0x55, 0x48, 0x89, 0xe5, 0x89, 0xf8, 0x5d, 0xc3 };
 	/* sum: lea (%rdi,%rsi,1),%eax; ret */
 	static const unsigned char sum[] = { 0x8d, 0x04, 0x37, 0xc3 };
+#endif
 	static const struct jdb_line lines[] = {
 		{ 0x7f0000001000, 1, 0, "demo.jc" },
 		{ 0x7f0000001004, 2, 0, "demo.jc" },
