@@ -48,7 +48,9 @@
 #define JP_DEFAULT_TRACE_MAX (UINT64_C(32) << 20)
 
 /* ---- clock (tsc.c) */
-extern int jp_clock_is_tsc JP_HIDDEN;   /* probes read rdtsc instead of CLOCK_MONOTONIC */
+/* probes read the CPU's counter (x86-64: the TSC; AArch64: CNTVCT_EL0)
+ * instead of CLOCK_MONOTONIC */
+extern int jp_clock_is_tsc JP_HIDDEN;
 
 static inline __attribute__((always_inline, no_instrument_function))
 uint64_t jp_ticks(void)
@@ -58,6 +60,13 @@ uint64_t jp_ticks(void)
 		uint32_t lo, hi;
 		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 		return ((uint64_t)hi << 32) | lo;
+	}
+#elif defined(__aarch64__)
+	if (__builtin_expect(jp_clock_is_tsc, 1)) {
+		uint64_t v;
+		/* isb: not read ahead of the instructions before it, as rdtsc is not */
+		__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v) :: "memory");
+		return v;
 	}
 #endif
 	return jp_monotonic_ns();

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The probes' clock: the TSC where it is invariant (a few ns to read),
- * otherwise CLOCK_MONOTONIC through the vDSO.  Ticks are mapped to the
+ * The probes' clock: the CPU's own counter where it runs at a constant rate
+ * (a few ns to read): the invariant TSC on x86-64, the generic timer's
+ * virtual count CNTVCT_EL0 on AArch64 (Linux lets user space read it, as
+ * its vDSO does); otherwise CLOCK_MONOTONIC through the vDSO.  Ticks are mapped to the
  * CLOCK_MONOTONIC timeline of perf record -k 1 with (tick, ns) pairs taken
  * at open, at every new trace block and at close.
  */
@@ -19,7 +21,12 @@
 
 int jp_clock_is_tsc;
 
-/* Invariant TSC: cpuid 0x80000007, EDX bit 8 (runs at a constant rate in all P/C-states). */
+/*
+ * A counter of constant rate.  x86-64: the invariant TSC, cpuid
+ * 0x80000007 EDX bit 8 (constant in all P- and C-states).  AArch64: the
+ * generic timer always counts at CNTFRQ_EL0; 0 there means no firmware
+ * set it up.
+ */
 static int tsc_invariant(void)
 {
 #if defined(__x86_64__)
@@ -29,6 +36,11 @@ static int tsc_invariant(void)
 		return 0;
 	__get_cpuid(0x80000007, &a, &b, &c, &d);
 	return (d >> 8) & 1;
+#elif defined(__aarch64__)
+	uint64_t f;
+
+	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(f));
+	return f != 0;
 #else
 	return 0;
 #endif
@@ -43,7 +55,7 @@ int jp_clock_setup(const char *want, int debug)
 	if (want && !strcmp(want, "monotonic"))
 		tsc = 0;
 	else if (want && !strcmp(want, "tsc") && !tsc && debug)
-		fprintf(stderr, "jitperf: JITPERF_CLOCK=tsc: no invariant TSC here, using CLOCK_MONOTONIC\n");
+		fprintf(stderr, "jitperf: JITPERF_CLOCK=tsc: no constant-rate CPU counter here, using CLOCK_MONOTONIC\n");
 	jp_clock_is_tsc = tsc;
 	return 0;
 }
