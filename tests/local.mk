@@ -156,6 +156,12 @@ tests_progs_pdprog_LDADD = $(PTHREAD_LIBS)
 tests_progs_pltprog_CFLAGS = $(AM_CFLAGS) -O1
 # a function inlined into another, with DWARF (srcline.test)
 tests_progs_inlprog_CFLAGS = $(AM_CFLAGS) -O2 -g -fno-omit-frame-pointer
+# JITs for jitperf inject against perf inject --jit (tests/inject-diff.sh):
+# code in threads, forks, moved, reused, at descending and shuffled
+# addresses, overlapping in a perf map
+check_PROGRAMS += tests/progs/jitdiff
+tests_progs_jitdiff_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
+tests_progs_jitdiff_LDFLAGS = -no-install
 
 # ---- scripts
 SCRIPT_TESTS = \
