@@ -162,6 +162,12 @@ tests_progs_inlprog_CFLAGS = $(AM_CFLAGS) -O2 -g -fno-omit-frame-pointer
 check_PROGRAMS += tests/progs/jitdiff
 tests_progs_jitdiff_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_jitdiff_LDFLAGS = -no-install
+# and libgccjit's shared object per function (when configure found it)
+if HAVE_LIBGCCJIT
+check_PROGRAMS += tests/progs/jitgcc
+endif
+tests_progs_jitgcc_LDADD = lib/libjitperf.la $(GCCJIT_LIBS)
+tests_progs_jitgcc_LDFLAGS = -no-install
 
 # ---- scripts
 SCRIPT_TESTS = \
