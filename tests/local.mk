@@ -193,6 +193,12 @@ SCRIPT_TESTS = \
 	tests/fuzz/jitdump.test tests/fuzz/perfscript.test tests/fuzz/perfdata.test
 TESTS += $(SCRIPT_TESTS)
 EXTRA_DIST += $(SCRIPT_TESTS) tests/convert/speedscope-pprof.js
+
+# jitperf inject against perf inject --jit, symbol by symbol, on JITs of
+# every kind (tests/inject-diff.sh)
+INJECT_DIFF_TESTS = tests/cmd/inject-diff-examples.test
+TESTS += $(INJECT_DIFF_TESTS)
+EXTRA_DIST += $(INJECT_DIFF_TESTS) tests/inject-diff.sh
 # libjitperf-llvm and examples/llvm-orc (each skips when LLVM was not configured)
 LLVM_TESTS = tests/lib/llvm-symbols.test tests/lib/llvm-pkgconfig.test \
 	tests/example/llvm-perf.test tests/example/llvm-callgraph.test \
