@@ -196,7 +196,9 @@ EXTRA_DIST += $(SCRIPT_TESTS) tests/convert/speedscope-pprof.js
 
 # jitperf inject against perf inject --jit, symbol by symbol, on JITs of
 # every kind (tests/inject-diff.sh)
-INJECT_DIFF_TESTS = tests/cmd/inject-diff-examples.test tests/cmd/inject-diff-gccjit.test
+INJECT_DIFF_TESTS = tests/cmd/inject-diff-examples.test tests/cmd/inject-diff-gccjit.test \
+	tests/cmd/inject-diff-node.test tests/cmd/inject-diff-jvm.test \
+	tests/cmd/inject-diff-beam.test
 TESTS += $(INJECT_DIFF_TESTS)
 EXTRA_DIST += $(INJECT_DIFF_TESTS) tests/inject-diff.sh
 # libjitperf-llvm and examples/llvm-orc (each skips when LLVM was not configured)
