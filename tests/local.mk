@@ -198,7 +198,9 @@ EXTRA_DIST += $(SCRIPT_TESTS) tests/convert/speedscope-pprof.js
 # every kind (tests/inject-diff.sh)
 INJECT_DIFF_TESTS = tests/cmd/inject-diff-examples.test tests/cmd/inject-diff-gccjit.test \
 	tests/cmd/inject-diff-node.test tests/cmd/inject-diff-jvm.test \
-	tests/cmd/inject-diff-beam.test
+	tests/cmd/inject-diff-beam.test tests/cmd/inject-diff-procs.test \
+	tests/cmd/inject-diff-move.test tests/cmd/inject-diff-reuse.test \
+	tests/cmd/inject-diff-smallbuf.test
 TESTS += $(INJECT_DIFF_TESTS)
 EXTRA_DIST += $(INJECT_DIFF_TESTS) tests/inject-diff.sh
 # libjitperf-llvm and examples/llvm-orc (each skips when LLVM was not configured)
