@@ -200,7 +200,8 @@ INJECT_DIFF_TESTS = tests/cmd/inject-diff-examples.test tests/cmd/inject-diff-gc
 	tests/cmd/inject-diff-node.test tests/cmd/inject-diff-jvm.test \
 	tests/cmd/inject-diff-beam.test tests/cmd/inject-diff-procs.test \
 	tests/cmd/inject-diff-move.test tests/cmd/inject-diff-reuse.test \
-	tests/cmd/inject-diff-smallbuf.test
+	tests/cmd/inject-diff-smallbuf.test tests/cmd/inject-diff-descend.test \
+	tests/cmd/inject-diff-shuffle.test tests/cmd/inject-diff-perfmap.test
 TESTS += $(INJECT_DIFF_TESTS)
 EXTRA_DIST += $(INJECT_DIFF_TESTS) tests/inject-diff.sh
 # libjitperf-llvm and examples/llvm-orc (each skips when LLVM was not configured)
