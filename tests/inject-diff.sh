@@ -29,6 +29,9 @@
 #       a recording whose JIT wrote only /tmp/perf-PID.map, which perf
 #       inject ignores: plain perf report with the map in /tmp is the
 #       reference, jitperf inject's output is read with the map gone.
+#   diff_samples FILE NAME, diff_share FILE NAME|PREFIX*
+#       in a diff_counts file: the samples of NAME; the percentage of all
+#       samples in NAME, or in the functions whose names start with PREFIX
 #   diff_done
 #       ends the test: it fails if a comparison found a difference
 need_perf
@@ -126,6 +129,15 @@ diff_compare() {
 # the count of symbol $2 in diff_counts file $1
 diff_samples() {
 	awk -F '\t' -v s="$2" '$2 == s || $2 == "[.] " s { n += $1 } END { print n + 0 }' "$1"
+}
+
+# the percentage of diff_counts file $1's samples in function $2, or in
+# the functions whose names start with $2's text before a final *
+diff_share() {
+	awk -F '\t' -v p="[.] $2" '
+		BEGIN { pre = sub(/\*$/, "", p) }
+		pre ? index($2, p) == 1 : $2 == p { n += $1 } { t += $1 }
+		END { printf "%d\n", t ? 100 * n / t : 0 }' "$1"
 }
 
 diff_failed=
