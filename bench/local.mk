@@ -16,11 +16,12 @@ noinst_PROGRAMS += bench/jitshape
 bench_jitshape_SOURCES = bench/jitshape.c
 bench_jitshape_LDADD = lib/libjitperf.la
 endif
-# a JIT of N functions run for S seconds (bench/inject.sh)
+# a JIT of N functions run for S seconds, at increasing, decreasing or
+# shuffled addresses (bench/inject.sh, bench/inject-order.sh)
 noinst_PROGRAMS += bench/manyjit
 bench_manyjit_SOURCES = bench/manyjit.c
 bench_manyjit_LDADD = lib/libjitperf.la
-EXTRA_DIST += bench/inject.sh
+EXTRA_DIST += bench/inject.sh bench/inject-order.sh
 # the subject of bench/uftrace-compare.sh
 bench_recurse_SOURCES = bench/recurse.c
 bench_recurse_CFLAGS = $(AM_CFLAGS) -finstrument-functions -g -O2

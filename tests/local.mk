@@ -156,6 +156,18 @@ tests_progs_pdprog_LDADD = $(PTHREAD_LIBS)
 tests_progs_pltprog_CFLAGS = $(AM_CFLAGS) -O1
 # a function inlined into another, with DWARF (srcline.test)
 tests_progs_inlprog_CFLAGS = $(AM_CFLAGS) -O2 -g -fno-omit-frame-pointer
+# JITs for jitperf inject against perf inject --jit (tests/inject-diff.sh):
+# code in threads, forks, moved, reused, at descending and shuffled
+# addresses, overlapping in a perf map
+check_PROGRAMS += tests/progs/jitdiff
+tests_progs_jitdiff_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
+tests_progs_jitdiff_LDFLAGS = -no-install
+# and libgccjit's shared object per function (when configure found it)
+if HAVE_LIBGCCJIT
+check_PROGRAMS += tests/progs/jitgcc
+endif
+tests_progs_jitgcc_LDADD = lib/libjitperf.la $(GCCJIT_LIBS)
+tests_progs_jitgcc_LDFLAGS = -no-install
 
 # ---- scripts
 SCRIPT_TESTS = \
@@ -181,6 +193,17 @@ SCRIPT_TESTS = \
 	tests/fuzz/jitdump.test tests/fuzz/perfscript.test tests/fuzz/perfdata.test
 TESTS += $(SCRIPT_TESTS)
 EXTRA_DIST += $(SCRIPT_TESTS) tests/convert/speedscope-pprof.js
+
+# jitperf inject against perf inject --jit, symbol by symbol, on JITs of
+# every kind (tests/inject-diff.sh)
+INJECT_DIFF_TESTS = tests/cmd/inject-diff-examples.test tests/cmd/inject-diff-gccjit.test \
+	tests/cmd/inject-diff-node.test tests/cmd/inject-diff-jvm.test \
+	tests/cmd/inject-diff-beam.test tests/cmd/inject-diff-procs.test \
+	tests/cmd/inject-diff-move.test tests/cmd/inject-diff-reuse.test \
+	tests/cmd/inject-diff-smallbuf.test tests/cmd/inject-diff-descend.test \
+	tests/cmd/inject-diff-shuffle.test tests/cmd/inject-diff-perfmap.test
+TESTS += $(INJECT_DIFF_TESTS)
+EXTRA_DIST += $(INJECT_DIFF_TESTS) tests/inject-diff.sh
 # libjitperf-llvm and examples/llvm-orc (each skips when LLVM was not configured)
 LLVM_TESTS = tests/lib/llvm-symbols.test tests/lib/llvm-pkgconfig.test \
 	tests/example/llvm-perf.test tests/example/llvm-callgraph.test \
