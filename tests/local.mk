@@ -201,6 +201,8 @@ tests_fuzz_fuzz_trace_run_LDADD = read/libjitperf-read.la
 tests_fuzz_fuzz_perfdata_run_SOURCES = tests/fuzz/fuzz-main.c tests/fuzz/fuzz_perfdata.c
 tests_fuzz_fuzz_perfdata_run_LDADD = tools/libcommand.la
 EXTRA_DIST += tests/fuzz/seeds/perfscript-callchain.txt tests/fuzz/seeds/perfscript-perfdata.txt
+# libFuzzer runs with a time bound, and the inputs they found trouble with
+EXTRA_DIST += tests/fuzz/libfuzzer.sh tests/fuzz/regress
 # libjitperf-llvm's line table reader (its hidden functions: the convenience library)
 if HAVE_LLVM
 check_PROGRAMS += tests/fuzz/fuzz-debugline-run
