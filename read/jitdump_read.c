@@ -2,10 +2,14 @@
 /*
  * Reader of jitdump files (read/jitdump_read.h).
  *
- * The whole file is read into memory and every field is bounds-checked
- * against what is really there: a record's total_size is never trusted
- * beyond the end of the file, and nothing is allocated from a size taken
- * out of the file.
+ * The file is mapped read-only, and only a regular file is opened: a FIFO
+ * at a jitdump's name gets one line, never a read that waits forever.
+ * Every field is bounds-checked against what is really there: a record's
+ * total_size is never trusted beyond the end of the file, and nothing is
+ * allocated from a size taken out of the file.  Memory follows the
+ * records read, not the file's size: the holes of a sparse file are found
+ * with SEEK_DATA and never touched, and a zero tail is checked a chunk at
+ * a time, each chunk dropped after it is seen.
  */
 #include "config.h"
 
@@ -17,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,6 +35,8 @@ struct jd_file {
 	char                      *path;
 	unsigned char             *data;
 	size_t                     size;
+	int                        mapped;   /* data is a mapping of the file */
+	size_t                     data_end; /* nothing but holes from here on */
 	size_t                     pos;      /* offset of the next record */
 	int                        swapped;
 	int                        stuck;    /* framing error: cannot go on */
@@ -127,10 +134,30 @@ static int jd_setup(struct jd_file *f, char *errbuf, size_t errlen)
 	return parse_header(f, errbuf, errlen);
 }
 
+/* where the last extent of data of fd ends: holes (zeros) from there on */
+static size_t data_end(int fd, size_t size)
+{
+	off_t off = 0, d, h;
+	size_t end = 0;
+
+	for (int n = 0; n < 65536; n++) {
+		d = lseek(fd, off, SEEK_DATA);
+		if (d < 0)
+			return errno == ENXIO ? end : size;
+		h = lseek(fd, d, SEEK_HOLE);
+		if (h < 0 || (size_t)h >= size)
+			return size;
+		end = (size_t)h;
+		off = h;
+	}
+	return size;
+}
+
 int jd_open(struct jd_file **out, const char *path, char *errbuf, size_t errlen)
 {
 	struct jd_file *f;
-	int err;
+	struct stat st;
+	int err, fd;
 
 	*out = NULL;
 	f = calloc(1, sizeof(*f));
@@ -139,13 +166,35 @@ int jd_open(struct jd_file **out, const char *path, char *errbuf, size_t errlen)
 		seterr(errbuf, errlen, path, 0, "out of memory");
 		return -ENOMEM;
 	}
-	err = rd_slurp_path(path, JD_MAX_FILE, &f->data, &f->size);
-	if (err) {
+	fd = rd_open_regular(path, JD_MAX_FILE, &st);
+	if (fd < 0) {
 		if (errbuf && errlen)
-			snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));
+			snprintf(errbuf, errlen, "%s: %s", path, rd_strerror(fd));
 		jd_close(f);
-		return err;
+		return fd;
 	}
+	f->size = (size_t)st.st_size;
+	f->data_end = data_end(fd, f->size);
+	if (f->size) {
+		void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (m == MAP_FAILED) {
+			err = -errno;
+			if (errbuf && errlen)
+				snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));
+			close(fd);
+			jd_close(f);
+			return err;
+		}
+		f->data = m;
+		f->mapped = 1;
+	} else if (!(f->data = malloc(1))) {
+		close(fd);
+		jd_close(f);
+		seterr(errbuf, errlen, path, 0, "out of memory");
+		return -ENOMEM;
+	}
+	close(fd);
 	err = jd_setup(f, errbuf, errlen);
 	if (err) {
 		jd_close(f);
@@ -170,7 +219,7 @@ int jd_open_mem(struct jd_file **out, const void *data, size_t len, const char *
 	}
 	if (len)
 		memcpy(f->data, data, len);
-	f->size = len;
+	f->size = f->data_end = len;
 	err = jd_setup(f, errbuf, errlen);
 	if (err) {
 		jd_close(f);
@@ -184,7 +233,10 @@ void jd_close(struct jd_file *f)
 {
 	if (!f)
 		return;
-	free(f->data);
+	if (f->mapped)
+		munmap(f->data, f->size);
+	else
+		free(f->data);
 	free(f->path);
 	free(f);
 }
@@ -290,6 +342,36 @@ static int decode_move(const struct jd_file *f, struct jd_record *rec,
 	return 0;
 }
 
+/*
+ * Whether the file holds nothing but zeros from off: up to the holes at
+ * its end, a chunk at a time; a mapping's chunks are dropped once seen,
+ * so a long zero tail is never resident all at once.
+ */
+static int zeros_from(const struct jd_file *f, size_t off)
+{
+	static const unsigned char zero[1 << 16];
+	const size_t chunk = (size_t)1 << 20;
+	long page = sysconf(_SC_PAGESIZE);
+
+	while (off < f->data_end) {
+		size_t n = f->data_end - off < chunk ? f->data_end - off : chunk;
+
+		for (size_t i = 0; i < n; i += sizeof(zero))
+			if (memcmp(f->data + off + i, zero,
+				   n - i < sizeof(zero) ? n - i : sizeof(zero)))
+				return 0;
+		if (f->mapped && page > 0) {
+			uintptr_t lo = ((uintptr_t)(f->data + off) + page - 1) & ~(uintptr_t)(page - 1);
+			uintptr_t hi = (uintptr_t)(f->data + off + n) & ~(uintptr_t)(page - 1);
+
+			if (hi > lo)
+				madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		}
+		off += n;
+	}
+	return 1;
+}
+
 int jd_next(struct jd_file *f, struct jd_record *rec, char *errbuf, size_t errlen)
 {
 	const unsigned char *b;
@@ -310,7 +392,7 @@ int jd_next(struct jd_file *f, struct jd_record *rec, char *errbuf, size_t errle
 	 * through a shared mapping whose writer did not close it (killed, or
 	 * still running).  perf stops at a record of size 0 too.
 	 */
-	if (!b[0] && !memcmp(b, b + 1, left - 1)) {
+	if (!b[0] && zeros_from(f, f->pos)) {
 		f->zeros = left;
 		f->pos = f->size;
 		return 0;

@@ -28,8 +28,11 @@ struct jd_record {
 };
 
 /*
- * Open a jitdump.  Errors: negative errno, with a one-line message in errbuf
- * naming path and offset (bad magic, short header, unreadable).
+ * Open a jitdump: a regular file only, mapped read-only (memory follows
+ * the records read, not the file's size).  Errors: negative errno, with a
+ * one-line message in errbuf naming path and offset (bad magic, short
+ * header, unreadable; "PATH: not a regular file", -RD_ENOTREG, for a FIFO,
+ * socket or device).
  */
 int jd_open(struct jd_file **out, const char *path, char *errbuf, size_t errlen);
 void jd_close(struct jd_file *f);

@@ -30,9 +30,11 @@ struct pd_file {
 	int                   pipe;
 	uint64_t              data_off, data_end;
 	struct pd_attr       *attrs;
-	size_t                nattrs;
+	size_t                nattrs, capattrs;
+	uint64_t              idbytes;     /* bytes of the file the attributes' ids take */
 	struct pd_idmap      *idmap;       /* sorted by id */
 	size_t                nidmap;
+	int                   idmap_stale; /* ids were added since idmap was built */
 	struct pd_build_id   *bids;
 	size_t                nbids;
 	char                 *cmdline;
@@ -79,6 +81,8 @@ uint64_t pd_record_time(const struct pd_file *f, uint32_t type, const unsigned c
 /* a header record of pipe mode (types from PD_HEADER_ATTR on) taken in; 0 or -errno */
 int pd_header_record(struct pd_file *f, uint32_t type, const unsigned char *r, size_t size,
 		     uint64_t off, char *err, size_t errlen);
+/* the map from ids to attributes, (re)built from every attribute's ids; 0 or -ENOMEM */
+int pd_build_idmap(struct pd_file *f);
 /* the pass over the records that checks and indexes them (pdrecords.c); 0 or -errno */
 int pd_index_records(struct pd_file *f, char *err, size_t errlen);
 

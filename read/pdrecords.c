@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 
 #include "pdfile.h"
+#include "util.h"
 
 /* ---- the record index */
 
@@ -134,6 +135,14 @@ static int check_frame(struct pd_file *f, uint64_t off, uint64_t *extra, char *e
 	if (type == PD_COMPRESSED)
 		return pd_file_fail(f->path, err, errlen, off, "compressed records (perf record -z) "
 			    "are not supported: decompress with perf inject -i IN -o OUT");
+	if (type == PD_HEADER_TRACING_DATA) {   /* pipe mode: the tracing data follows */
+		if (size < 12)
+			return pd_file_fail(f->path, err, errlen, off, "truncated tracing data record");
+		*extra = u32at(r + 8);
+		if (*extra > f->data_end - off - size)
+			return pd_file_fail(f->path, err, errlen, off,
+				    "tracing data beyond the end of the data");
+	}
 	if (type == PD_AUXTRACE) {     /* its payload follows the record */
 		if (size < 16)
 			return pd_file_fail(f->path, err, errlen, off, "truncated auxtrace record");
@@ -150,13 +159,15 @@ static int check_frame(struct pd_file *f, uint64_t off, uint64_t *extra, char *e
  * header records taken in (pipe mode), the others indexed with their
  * times, then the index sorted.  In pipe mode the attributes that give
  * records their times are themselves records, so times are read after
- * the pass.
+ * the pass.  So are the event names of PD_EVENT_UPDATE, which need the
+ * map of ids: it is built once, after the pass, however the attributes
+ * and names alternate.
  */
 int pd_index_records(struct pd_file *f, char *err, size_t errlen)
 {
-	uint64_t off = f->data_off, extra, last = 0;
-	size_t cap = 0;
-	int ret;
+	uint64_t off = f->data_off, extra, last = 0, *names = NULL;
+	size_t cap = 0, nnames = 0, capnames = 0;
+	int ret = 0;
 
 	free(f->index);
 	f->index = NULL;
@@ -168,10 +179,14 @@ int pd_index_records(struct pd_file *f, char *err, size_t errlen)
 
 		ret = check_frame(f, off, &extra, err, errlen);
 		if (ret)
-			return ret;
+			goto out;
 		type = u32at(r);
 		size = u16at(r + 6);
-		if (type >= PD_HEADER_ATTR) {
+		if (type == PD_EVENT_UPDATE) {
+			ret = rd_grow((void **)&names, &capnames, nnames + 1, sizeof(*names));
+			if (!ret)
+				names[nnames++] = off;
+		} else if (type >= PD_HEADER_ATTR) {
 			ret = pd_header_record(f, type, r, size, off, err, errlen);
 		} else {
 			ret = index_add(f, &cap, off);
@@ -182,13 +197,24 @@ int pd_index_records(struct pd_file *f, char *err, size_t errlen)
 			}
 		}
 		if (ret)
-			return ret;
+			goto out;
 		off += size + extra;
 	}
+	if (f->idmap_stale && (ret = pd_build_idmap(f)))
+		goto out;
+	for (size_t i = 0; i < nnames && !ret; i++) {
+		const unsigned char *r = f->data + names[i];
+
+		ret = pd_header_record(f, PD_EVENT_UPDATE, r, u16at(r + 6), names[i], err, errlen);
+	}
+	if (ret)
+		goto out;
 	if (f->pipe)
 		index_times(f);
 	ret = sort_index(f);
 	f->indexed = !ret;
+out:
+	free(names);
 	return ret;
 }
 

@@ -19,6 +19,7 @@
 #include "pdsym.h"
 #include "pdsymtree.h"
 #include "perfmap_read.h"
+#include "util.h"
 
 /* ---- names live in big blocks: kallsyms alone has 100k+ of them */
 
@@ -471,16 +472,10 @@ char *pd_demangle(const char *name)
 
 int pd_open_regular(const char *path)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = rd_open_regular(path, 0, NULL);
 
 	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return -1;
-	}
+		return errno = fd == -RD_ENOTREG ? EINVAL : -fd, -1;
 	return fd;
 }
 

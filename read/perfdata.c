@@ -89,21 +89,35 @@ static int add_attr(struct pd_file *f, const unsigned char *p, size_t size, uint
 		return pd_file_fail(f->path, err, errlen, off, "more than %u event attributes", MAX_ATTRS);
 	if (size < PERF_ATTR_SIZE_VER0 || size > MAX_ATTR_SIZE)
 		return pd_file_fail(f->path, err, errlen, off, "event attribute of %zu bytes", size);
-	a = realloc(f->attrs, (f->nattrs + 1) * sizeof(*a));
-	if (!a)
+	if (rd_grow((void **)&f->attrs, &f->capattrs, f->nattrs + 1, sizeof(*a)))
 		return -ENOMEM;
-	f->attrs = a;
-	a += f->nattrs++;
+	a = &f->attrs[f->nattrs++];
 	memset(a, 0, sizeof(*a));
 	memcpy(&a->attr, p, size < sizeof(a->attr) ? size : sizeof(a->attr));
 	return 0;
 }
 
-static int add_ids(struct pd_file *f, struct pd_attr *a, const unsigned char *p, size_t n)
+/*
+ * n ids at p for a.  Every id takes 8 bytes of the file, and no two
+ * attributes may share them: the ids of all attributes together are
+ * checked against the file's size before anything is allocated, so
+ * attributes that all point at one large id section end here instead of
+ * taking the section's size times their number.
+ */
+static int add_ids(struct pd_file *f, struct pd_attr *a, const unsigned char *p, size_t n,
+		   uint64_t off, char *err, size_t errlen)
 {
-	uint64_t *ids = realloc(a->ids, (a->nids + n) * sizeof(*ids));
+	uint64_t *ids;
 
-	if (n && !ids)
+	if (n > (f->size - f->idbytes) / 8)
+		return pd_file_fail(f->path, err, errlen, off, "the ids of the event attributes "
+			    "take more than the %zu bytes of the file", f->size);
+	f->idbytes += 8 * n;
+	f->idmap_stale = 1;
+	if (!n)
+		return 0;
+	ids = realloc(a->ids, (a->nids + n) * sizeof(*ids));
+	if (!ids)
 		return -ENOMEM;
 	a->ids = ids;
 	for (size_t i = 0; i < n; i++)
@@ -119,10 +133,11 @@ static int by_id(const void *x, const void *y)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-static int build_idmap(struct pd_file *f)
+int pd_build_idmap(struct pd_file *f)
 {
 	size_t n = 0, i, j;
 
+	f->idmap_stale = 0;
 	free(f->idmap);
 	f->idmap = NULL;
 	f->nidmap = 0;
@@ -401,8 +416,9 @@ int pd_header_record(struct pd_file *f, uint32_t type, const unsigned char *r, s
 			return pd_file_fail(f->path, err, errlen, off, "attribute larger than its record");
 		ret = add_attr(f, r + 8, asz, off, err, errlen);
 		if (!ret)
-			ret = add_ids(f, &f->attrs[f->nattrs - 1], r + 8 + asz, (size - 8 - asz) / 8);
-		return ret ? ret : build_idmap(f);
+			ret = add_ids(f, &f->attrs[f->nattrs - 1], r + 8 + asz, (size - 8 - asz) / 8,
+				      off, err, errlen);
+		return ret;
 	case PD_HEADER_FEATURE:
 		if (size < 16)
 			return pd_file_fail(f->path, err, errlen, off, "truncated feature record");
@@ -419,7 +435,13 @@ int pd_header_record(struct pd_file *f, uint32_t type, const unsigned char *r, s
 		kind = u64at(r + 8);
 		id = u64at(r + 16);
 		if (kind == 1 && size > 24) {
-			struct pd_attr *a = (struct pd_attr *)attr_of_id(f, id);
+			struct pd_attr *a;
+
+			/* pd_index_records takes names in after the last
+			 * attribute, so the map is built once */
+			if (f->idmap_stale && (ret = pd_build_idmap(f)))
+				return ret;
+			a = (struct pd_attr *)attr_of_id(f, id);
 
 			if (a && !a->name && !(a->name = strndup((const char *)r + 24, size - 24)))
 				return -ENOMEM;
@@ -478,13 +500,14 @@ static int parse_layout(struct pd_file *f, char *err, size_t errlen)
 		if (io > f->size || is > f->size - io)
 			return pd_file_fail(f->path, err, errlen, aoff + i + asz - 16,
 				    "the ids of an attribute lie outside the file");
-		ret = add_ids(f, &f->attrs[f->nattrs - 1], f->data + io, is / 8);
+		ret = add_ids(f, &f->attrs[f->nattrs - 1], f->data + io, is / 8,
+			      aoff + i + asz - 16, err, errlen);
 		if (ret)
 			return ret;
 	}
 	if (!f->nattrs)
 		return pd_file_fail(f->path, err, errlen, 24, "no event attributes");
-	ret = build_idmap(f);
+	ret = pd_build_idmap(f);
 	if (!ret)
 		ret = read_features(f, f->data + 72, err, errlen);
 	return ret;

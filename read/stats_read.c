@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stats_read.h"
+#include "util.h"
 
 #define STATS_MAX_COUNTERS 64
 
@@ -254,12 +256,17 @@ int stats_read(const char *path, struct stats_file **out, char *errbuf, size_t e
 	FILE *fp;
 
 	*out = NULL;
-	fp = fopen(path, "r");
+	err = rd_open_regular(path, RD_MAX_FILE, NULL);
+	fp = err < 0 ? NULL : fdopen(err, "r");
 	if (!fp) {
-		err = -errno;
-		snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));
+		if (err >= 0) {
+			close(err);
+			err = -errno;
+		}
+		snprintf(errbuf, errlen, "%s: %s", path, rd_strerror(err));
 		return err;
 	}
+	err = 0;
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		fclose(fp);

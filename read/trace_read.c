@@ -21,6 +21,7 @@
 #include "symbolize.h"
 #include "format/trace.h"
 #include "trace_read.h"
+#include "util.h"
 
 #define BLOCK_HDR ((uint64_t)sizeof(struct jpt_block_header))
 #define CONTEXT_MAX (1u << 20)     /* a context deeper than this is corrupt */
@@ -562,15 +563,11 @@ int jpt_open(struct jpt_reader **out, const char *path, char *errbuf, size_t err
 		free(r);
 		return -ENOMEM;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		err = -errno;
+	fd = rd_open_regular(path, 0, &st);
+	if (fd < 0) {
+		err = fd;
 		if (errbuf && errlen)
-			snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = fail(r, errbuf, errlen, -EINVAL, 0, "not a regular file");
+			snprintf(errbuf, errlen, "%s: %s", path, rd_strerror(err));
 		goto fail;
 	}
 	r->size = (uint64_t)st.st_size;

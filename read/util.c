@@ -75,12 +75,45 @@ int rd_slurp(int fd, const void *head, size_t headlen, size_t max, unsigned char
 	return 0;
 }
 
-int rd_slurp_path(const char *path, size_t max, unsigned char **data, size_t *size)
+int rd_open_regular(const char *path, uint64_t max, struct stat *st)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	struct stat own;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
 
+	if (!st)
+		st = &own;
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return S_ISDIR(st->st_mode) ? -EISDIR : -RD_ENOTREG;
+	}
+	if (max && (uint64_t)st->st_size > max) {
+		close(fd);
+		return -EFBIG;
+	}
+	return fd;
+}
+
+const char *rd_strerror(int err)
+{
+	return err == -RD_ENOTREG ? "not a regular file" : strerror(-err);
+}
+
+int rd_slurp_path(const char *path, size_t max, unsigned char **data, size_t *size)
+{
+	int fd, err;
+
+	if (!max)
+		max = RD_MAX_FILE;
+	fd = rd_open_regular(path, max, NULL);
+	if (fd < 0)
+		return fd;
 	err = rd_slurp(fd, NULL, 0, max, data, size);
 	close(fd);
 	return err;

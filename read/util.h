@@ -7,8 +7,16 @@
 #ifndef JITPERF_READ_UTIL_H
 #define JITPERF_READ_UTIL_H
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
+
+/* what rd_open_regular returns for a FIFO, socket or device: rd_strerror says so */
+#define RD_ENOTREG ENODEV
+
+/* Largest file rd_slurp_path reads when its caller sets no bound. */
+#define RD_MAX_FILE ((uint64_t)1 << 30)
 
 /*
  * Everything fd gives until its end, after the headlen bytes of head (a
@@ -20,7 +28,10 @@
 int rd_slurp(int fd, const void *head, size_t headlen, size_t max, unsigned char **data,
 	     size_t *size);
 
-/* The whole file at path, as rd_slurp reads it; 0 or -errno. */
+/*
+ * The whole file at path, as rd_slurp reads it, opened by rd_open_regular
+ * (max 0: RD_MAX_FILE); 0 or -errno.
+ */
 int rd_slurp_path(const char *path, size_t max, unsigned char **data, size_t *size);
 
 /*
@@ -36,5 +47,17 @@ int rd_grow(void **a, size_t *cap, size_t need, size_t elem);
  * stat.  The descriptor, or -errno: -EPERM for something else at the name.
  */
 int rd_open_own(const char *path, int flags, struct stat *st);
+
+/*
+ * path opened for reading if it is a regular file of at most max bytes (0:
+ * any size), without blocking: a FIFO, socket or device at a name a
+ * recording gives is never read.  *st (may be NULL) is its stat.  The
+ * descriptor, or -errno: -RD_ENOTREG for something other than a regular
+ * file, -EFBIG for a larger one.
+ */
+int rd_open_regular(const char *path, uint64_t max, struct stat *st);
+
+/* strerror(-err), with "not a regular file" for -RD_ENOTREG */
+const char *rd_strerror(int err);
 
 #endif

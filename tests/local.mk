@@ -113,7 +113,7 @@ check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
 	tests/progs/cyg_prog tests/progs/cyg_prog_linked tests/progs/cyg_read \
 	tests/progs/setid-prog tests/progs/pdprog tests/progs/pd-fixture \
 	tests/progs/inlprog tests/progs/pltprog tests/progs/standby tests/progs/jitreuse \
-	tests/progs/seccomp-exec tests/progs/pmoverlap tests/progs/pmcheck
+	tests/progs/seccomp-exec tests/progs/pmoverlap tests/progs/pmcheck tests/progs/pd-hostile
 # a JIT that registers N functions (and can be killed halfway)
 tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_jitload_LDFLAGS = -no-install
@@ -149,6 +149,8 @@ tests_progs_setid_prog_LDADD = lib/libjitperf.la
 tests_progs_setid_prog_LDFLAGS = -no-install
 # the perf.data fixture as a file (a fuzzer seed)
 tests_progs_pd_fixture_SOURCES = tests/progs/pd-fixture.c $(PDBUILD)
+# the same with many attributes: one shared id section, or pipe mode (hostile.test)
+tests_progs_pd_hostile_SOURCES = tests/progs/pd-hostile.c $(PDBUILD)
 # known call stacks in threads and a forked child, with frame pointers (perfdata.test)
 tests_progs_pdprog_CFLAGS = $(AM_CFLAGS) -O1 -fno-omit-frame-pointer
 tests_progs_pdprog_LDADD = $(PTHREAD_LIBS)
@@ -180,7 +182,7 @@ SCRIPT_TESTS = \
 	tests/cmd/dump.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
 	tests/cmd/filesafety.test tests/cmd/inject.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
 	tests/cmd/attach.test tests/cmd/messages.test tests/cmd/container.test \
-	tests/cmd/perfmap-overlap.test \
+	tests/cmd/perfmap-overlap.test tests/cmd/hostile.test \
 	tests/convert/stackcollapse.test tests/convert/chrome.test tests/convert/svg.test \
 	tests/convert/errors.test tests/convert/record.test tests/convert/viewer.test \
 	tests/convert/outfile.test tests/convert/chrome-max.test tests/convert/perfdata.test \
@@ -230,6 +232,8 @@ tests_fuzz_fuzz_trace_run_LDADD = read/libjitperf-read.la
 tests_fuzz_fuzz_perfdata_run_SOURCES = tests/fuzz/fuzz-main.c tests/fuzz/fuzz_perfdata.c
 tests_fuzz_fuzz_perfdata_run_LDADD = tools/libcommand.la
 EXTRA_DIST += tests/fuzz/seeds/perfscript-callchain.txt tests/fuzz/seeds/perfscript-perfdata.txt
+# libFuzzer runs with a time bound, and the inputs they found trouble with
+EXTRA_DIST += tests/fuzz/libfuzzer.sh tests/fuzz/regress
 # libjitperf-llvm's line table reader (its hidden functions: the convenience library)
 if HAVE_LLVM
 check_PROGRAMS += tests/fuzz/fuzz-debugline-run

@@ -145,6 +145,32 @@ START_TEST(open_own)
 }
 END_TEST
 
+/* a FIFO, a directory or a larger file at a name a recording gives: never waited on */
+START_TEST(open_regular)
+{
+	char fifo[600];
+	unsigned char *d;
+	struct stat st;
+	size_t n;
+	int fd;
+
+	write_file(path, "xyz", 3);
+	fd = rd_open_regular(path, 3, &st);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(st.st_size, 3);
+	close(fd);
+	ck_assert_int_eq(rd_open_regular(path, 2, NULL), -EFBIG);
+	ck_assert_int_eq(rd_open_regular(dir, 0, NULL), -EISDIR);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	/* no writer: a blocking open would wait here forever */
+	ck_assert_int_eq(rd_open_regular(fifo, 0, NULL), -RD_ENOTREG);
+	ck_assert_int_eq(rd_slurp_path(fifo, 0, &d, &n), -RD_ENOTREG);
+	ck_assert_str_eq(rd_strerror(-RD_ENOTREG), "not a regular file");
+	ck_assert_str_eq(rd_strerror(-ENOENT), strerror(ENOENT));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("read/util");
@@ -155,6 +181,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, slurp_pipe);
 	tcase_add_test(tc, grow);
 	tcase_add_test(tc, open_own);
+	tcase_add_test(tc, open_regular);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -35,17 +35,21 @@ static int foldkey_sample(struct foldkey *k, const struct ps_sample *s)
 
 	for (i = 0; i < s->nframes; i++)
 		n += 1 + s->frames[i].len;
+	k->len = n;
+	if (!n)                        /* nothing to copy: an empty name may have no bytes */
+		return 0;
 	if (reserve(k, n))
 		return -ENOMEM;
 	d = k->s;
-	memcpy(d, s->pname.s, s->pname.len);
+	if (s->pname.len)
+		memcpy(d, s->pname.s, s->pname.len);
 	d += s->pname.len;
 	for (i = 0; i < s->nframes; i++) {
 		*d++ = ';';
-		memcpy(d, s->frames[i].s, s->frames[i].len);
+		if (s->frames[i].len)
+			memcpy(d, s->frames[i].s, s->frames[i].len);
 		d += s->frames[i].len;
 	}
-	k->len = n;
 	return 0;
 }
 

@@ -123,7 +123,8 @@ static char *store(struct stacks *t, const char *key, size_t len)
 		}
 	}
 	p = b->data + b->used;
-	memcpy(p, key, len);
+	if (len)
+		memcpy(p, key, len);
 	b->used += len;
 	return p;
 }

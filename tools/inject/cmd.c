@@ -2,7 +2,8 @@
 /*
  * jitperf inject [-i perf.data] [-o perf.jit.data]: perf inject --jit's
  * job, with a few code images instead of one ELF file per function
- * (tools/inject/inject.c, doc/inject.md).
+ * (tools/inject/inject.c, doc/inject.md).  Input in pipe mode, or on
+ * standard input, becomes a file-mode perf.data first (pipein.c).
  */
 #include "config.h"
 
@@ -11,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "inject.h"
+#include "pipein.h"
 #include "tools/cmds.h"
 
 static const char usage_text[] =
@@ -30,7 +33,14 @@ static const char usage_text[] =
 	"the same way, from perf-PID.map beside INPUT or in /tmp: perf then names\n"
 	"its code without the map.\n"
 	"\n"
-	"  -i, --input FILE    the recording (default perf.data)\n"
+	"INPUT may be in pipe mode (perf record -o -), in a file or on standard\n"
+	"input: perf record -o - -k 1 -- COMMAND | jitperf inject -o OUTPUT.  It is\n"
+	"then copied into a file-mode perf.data beside OUTPUT first, removed at\n"
+	"the end; jitdumps and perf maps not at the path a recording names are\n"
+	"looked for beside OUTPUT.\n"
+	"\n"
+	"  -i, --input FILE    the recording; - for standard input (default\n"
+	"                      perf.data, or standard input when it is a pipe)\n"
 	"  -o, --output FILE   where to write (default perf.jit.data); written to a\n"
 	"                      temporary file renamed into place at the end\n"
 	"  -h, --help          show this help\n";
@@ -43,8 +53,9 @@ int cmd_inject(int argc, char **argv)
 		{ "help",   no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *in = "perf.data", *out = "perf.jit.data";
-	char *copy, *dir;
+	const char *in = NULL, *out = "perf.jit.data";
+	char *copy, *dir, *tmp = NULL;
+	struct stat st;
 	int c, err;
 
 	opterr = 0;
@@ -66,11 +77,16 @@ int cmd_inject(int argc, char **argv)
 		cmd_err("unexpected argument '%s'", argv[optind]);
 		return cmd_usage(usage_text, 0);
 	}
+	/* as perf report and perf inject: standard input when it is a pipe */
+	if (!in)
+		in = !fstat(0, &st) && S_ISFIFO(st.st_mode) ? "-" : "perf.data";
 	copy = strdup(out);
 	if (!copy)
 		return 1;
 	dir = dirname(copy);
-	err = ij_inject(in, out, dir);
+	err = ij_pipein(in, dir, &tmp);
+	err = err ?: ij_inject(tmp ? tmp : in, out, dir);
+	ij_pipein_done(tmp);
 	free(copy);
 	return err ? 1 : 0;
 }
