@@ -113,7 +113,8 @@ check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
 	tests/progs/jd-fixture tests/progs/instr-prog tests/progs/instr-dump \
 	tests/progs/cyg_prog tests/progs/cyg_prog_linked tests/progs/cyg_read \
 	tests/progs/setid-prog tests/progs/pdprog tests/progs/pd-fixture \
-	tests/progs/inlprog tests/progs/pltprog tests/progs/standby tests/progs/jitreuse
+	tests/progs/inlprog tests/progs/pltprog tests/progs/standby tests/progs/jitreuse \
+	tests/progs/tiers-fixture tests/progs/tiers-prog
 # a JIT that registers N functions (and can be killed halfway)
 tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_jitload_LDFLAGS = -no-install
@@ -126,6 +127,9 @@ tests_progs_standby_LDADD = lib/libjitperf.la
 tests_progs_standby_LDFLAGS = -no-install
 # code reused at one address, and moved (tests/cmd/inject.test)
 tests_progs_jitreuse_LDADD = lib/libjitperf.la
+# the tiers file of known layout that tests/cmd/dump-tiers.test takes apart,
+# and a JIT whose tier and compile calls come in a known order
+tests_progs_tiers_prog_LDADD = lib/libjitperf.la
 # the jitdump of known layout that tests/cmd/dump.test takes apart
 tests_progs_jd_fixture_SOURCES = tests/progs/jd-fixture.c $(JDBUILD)
 tests_progs_instr_prog_LDADD = lib/libjitperf.la
@@ -159,7 +163,7 @@ SCRIPT_TESTS = \
 	tests/lib/instr-env.test tests/lib/instr-sigkill.test tests/lib/layers.test \
 	tests/lib/cyg-preload.test tests/lib/cyg-linked.test tests/lib/setid-env.test \
 	tests/lib/perfmap-taken.test \
-	tests/cmd/dump.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
+	tests/cmd/dump.test tests/cmd/dump-tiers.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
 	tests/cmd/filesafety.test tests/cmd/inject.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
 	tests/cmd/attach.test tests/cmd/messages.test \
 	tests/convert/stackcollapse.test tests/convert/chrome.test tests/convert/svg.test \
