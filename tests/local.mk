@@ -175,6 +175,7 @@ SCRIPT_TESTS = \
 	tests/man/lint.test tests/man/coverage.test tests/man/core-examples.test \
 	tests/man/instr-examples.test tests/man/wrap-example.test tests/man/cmd-examples.test \
 	tests/man/convert-examples.test tests/man/synopsis.test tests/man/names.test \
+	tests/man/tiers-examples.test \
 	tests/fuzz/jitdump.test tests/fuzz/perfscript.test tests/fuzz/perfdata.test
 TESTS += $(SCRIPT_TESTS)
 EXTRA_DIST += $(SCRIPT_TESTS) tests/convert/speedscope-pprof.js
