@@ -253,6 +253,9 @@ JP_HIDDEN void jp_sessions_wake(const char *dir, char *out, size_t outlen);
  */
 JP_HIDDEN int  jp_tiers_code_name(struct jitperf *jp, uint64_t compile, char *space, size_t len,
 				  char **name);
+/* Without the lock: the name of code of func in tier, as jp_tiers_code_name makes it. */
+JP_HIDDEN int  jp_tiers_name(struct jitperf *jp, const char *func, unsigned tier, char *space,
+			     size_t len, char **name);
 /* jp->lock held: code index of compile loaded at ts (its CODE_LOAD's time).  0 or -errno. */
 JP_HIDDEN int  jp_tiers_install(struct jitperf *jp, uint64_t compile, uint64_t index,
 				uint64_t addr, uint64_t len, uint64_t ts);

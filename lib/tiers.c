@@ -496,11 +496,39 @@ unlock:
 
 /* ---- what code registration and the session call */
 
+/* jp->lock held: func[tag], or func with tags off, in space or malloc'ed. */
+static int tier_name(struct jitperf *jp, const char *func, const char *tag, char *space,
+		     size_t len, char **name)
+{
+	size_t need = strlen(func) + strlen(tag) + 3;
+
+	*name = space;
+	if (need > len && !(*name = malloc(need)))
+		return -ENOMEM;
+	if (jp->tier_tags)
+		snprintf(*name, need, "%s[%s]", func, tag);
+	else
+		snprintf(*name, need, "%s", func);
+	return 0;
+}
+
+int jp_tiers_name(struct jitperf *jp, const char *func, unsigned tier, char *space, size_t len,
+		  char **name)
+{
+	struct jp_tiers *t;
+	int err;
+
+	if (!(t = lock_tiers(jp, &err)))
+		return err ? err : -EBADF;      /* closed meanwhile */
+	err = tier_name(jp, func, t->tags[tier], space, len, name);
+	pthread_mutex_unlock(&jp->lock);
+	return err;
+}
+
 int jp_tiers_code_name(struct jitperf *jp, uint64_t compile, char *space, size_t len,
 		       char **name)
 {
 	const struct compile *c;
-	size_t need;
 	int err = 0;
 
 	pthread_mutex_lock(&jp->lock);
@@ -509,18 +537,8 @@ int jp_tiers_code_name(struct jitperf *jp, uint64_t compile, char *space, size_t
 		err = -ENOENT;
 		goto unlock;
 	}
-	if (!name)
-		goto unlock;
-	need = strlen(c->func) + strlen(jp->tiers->tags[c->tier]) + 3;
-	*name = space;
-	if (need > len && !(*name = malloc(need))) {
-		err = -ENOMEM;
-		goto unlock;
-	}
-	if (jp->tier_tags)
-		snprintf(*name, need, "%s[%s]", c->func, jp->tiers->tags[c->tier]);
-	else
-		snprintf(*name, need, "%s", c->func);
+	if (name)
+		err = tier_name(jp, c->func, jp->tiers->tags[c->tier], space, len, name);
 unlock:
 	pthread_mutex_unlock(&jp->lock);
 	if (err == -ENOENT)

@@ -38,7 +38,8 @@ tests_unit_check_jitdump_CFLAGS = $(CHECK_TEST_CFLAGS) $(LIBELF_CFLAGS)
 tests_unit_check_jitdump_LDADD = lib/libjitperf.la read/libjitperf-read.la $(CHECK_LIBS) $(LIBELF_LIBS)
 tests_unit_check_codebatch_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_codebatch_LDADD = lib/libjitperf.la $(CHECK_LIBS)
-tests_unit_check_tiers_CFLAGS = $(CHECK_TEST_CFLAGS)
+# frame pointers: the trampolines' test walks them
+tests_unit_check_tiers_CFLAGS = $(CHECK_TEST_CFLAGS) -fno-omit-frame-pointer
 tests_unit_check_tiers_LDADD = lib/libjitperf.la read/libjitperf-read.la $(CHECK_LIBS) $(PTHREAD_LIBS)
 tests_unit_check_session_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_session_LDADD = lib/libjitperf.la $(CHECK_LIBS)

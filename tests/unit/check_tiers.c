@@ -86,6 +86,23 @@ static char *map_names(pid_t pid)
 	return out;
 }
 
+/* The perf map's text, in a static buffer. */
+static const char *map_line_of(pid_t pid)
+{
+	static char text[8192];
+	char path[64];
+	FILE *fp;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	fp = fopen(path, "r");
+	ck_assert_ptr_nonnull(fp);
+	n = fread(text, 1, sizeof(text) - 1, fp);
+	text[n] = 0;
+	fclose(fp);
+	return text;
+}
+
 /* The CODE_LOAD names of the jitdump, one a line. */
 static char *dump_names(pid_t pid)
 {
@@ -649,6 +666,141 @@ START_TEST(test_fork)
 }
 END_TEST
 
+/* ---- trampolines */
+
+#if defined(__x86_64__)
+#include <unwind.h>
+
+void __register_frame(void *begin);
+void __deregister_frame(void *begin);
+
+static void *seen_ret, *seen_up;        /* what the target found above itself */
+static uintptr_t ips[16];
+static int nips;
+
+static _Unwind_Reason_Code one_frame(struct _Unwind_Context *ctx, void *arg)
+{
+	(void)arg;
+	if (nips < 16)
+		ips[nips++] = _Unwind_GetIP(ctx);
+	return _URC_NO_REASON;
+}
+
+/* Many arguments in registers; looks at its own callers, by frame pointers and by DWARF. */
+static __attribute__((noinline)) double target(long a, long b, long c, long d, long e, long f,
+					       double x, double y)
+{
+	void **fp = __builtin_frame_address(0);
+
+	seen_ret = fp[1];               /* our return address: inside the trampoline */
+	seen_up = ((void **)fp[0])[1];  /* the trampoline frame's: its caller */
+	nips = 0;
+	_Unwind_Backtrace(one_frame, NULL);
+	return (double)(a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f) + x * y;
+}
+
+static __attribute__((noinline)) double call_it(void *entry)
+{
+	double (*fn)(long, long, long, long, long, long, double, double) =
+		(double (*)(long, long, long, long, long, long, double, double))entry;
+	double r = fn(1, 2, 3, 4, 5, 6, 1.5, 4.0);
+
+	__asm__ volatile("" ::: "memory");     /* not a tail call: this frame stays */
+	return r;
+}
+
+/* The trampoline's .eh_frame from the jitdump, moved to buf as libgcc reads it. */
+static void eh_frame_of(pid_t pid, uint64_t addr, unsigned char *buf, size_t *len)
+{
+	struct jd_file *f;
+	struct jd_record r;
+	struct jd_unwinding u;
+	char err[512];
+	size_t eh;
+	int32_t pc;
+
+	*len = 0;
+	ck_assert_msg(jd_open(&f, DUMP_PATH(pid), err, sizeof(err)) == 0, "%s", err);
+	while (jd_next(f, &r, err, sizeof(err)) == 1)
+		if (r.id == JIT_CODE_UNWINDING_INFO) {
+			ck_assert_int_eq(jd_unwinding_info(f, &r, &u, err, sizeof(err)), 0);
+			eh = u.unwinding_size - u.eh_frame_hdr_size;
+			ck_assert_uint_le(eh + 4, 256);
+			memcpy(buf, u.data, eh);
+			memset(buf + eh, 0, 4);         /* the terminator */
+			*len = eh;
+		}
+	jd_close(f);
+	ck_assert_uint_eq(*len, 56);
+	/* the FDE's pc_begin, relative to where the bytes now are (within 2 GiB) */
+	ck_assert((int64_t)(addr - (uintptr_t)(buf + 32)) == (int32_t)(addr - (uintptr_t)(buf + 32)));
+	pc = (int32_t)(addr - (uintptr_t)(buf + 32));
+	memcpy(buf + 32, &pc, 4);
+}
+
+START_TEST(test_trampoline)
+{
+	jitperf *jp = open_session(JITPERF_PERFMAP | JITPERF_JITDUMP, 0);
+	/* mapped, as the trampolines are: near them, for a 32-bit pc_begin */
+	unsigned char *eh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				 -1, 0);
+	void *entry, *again;
+	char *names, want[128];
+	size_t ehlen;
+	double r;
+
+	ck_assert_ptr_ne(eh, MAP_FAILED);
+	ck_assert_int_eq(jitperf_tier_name(jp, 0, "interp"), 0);
+	ck_assert_int_eq(jitperf_trampoline(jp, "sum", 0, (void *)target, &entry), 0);
+	ck_assert_ptr_ne(entry, (void *)target);
+	ck_assert_int_eq(jitperf_trampoline(jp, "mul", 0, (void *)target, &again), 0);
+	ck_assert_ptr_ne(again, entry);
+
+	/* the arguments arrive, the result comes back */
+	r = call_it(entry);
+	ck_assert(r == 1 + 4 + 9 + 16 + 25 + 36 + 6.0);
+	/* frame pointers: target returns into the trampoline, whose frame returns to us */
+	ck_assert_ptr_eq(seen_ret, (char *)entry + 17);
+	ck_assert((uintptr_t)seen_up > (uintptr_t)call_it &&
+		  (uintptr_t)seen_up < (uintptr_t)call_it + 256);
+
+	/* DWARF: with its .eh_frame from the jitdump, libgcc unwinds through it */
+	eh_frame_of(getpid(), (uintptr_t)entry, eh, &ehlen);
+	__register_frame(eh);
+	call_it(entry);
+	__deregister_frame(eh);
+	ck_assert_int_ge(nips, 3);
+	ck_assert_uint_eq(ips[1], (uintptr_t)entry + 17);
+	ck_assert(ips[2] > (uintptr_t)call_it && ips[2] < (uintptr_t)call_it + 256);
+
+	names = map_names(getpid());
+	ck_assert_str_eq(names, "sum[interp]\nmul[interp]\n");
+	free(names);
+	snprintf(want, sizeof(want), "%lx 13 sum[interp]", (unsigned long)(uintptr_t)entry);
+	ck_assert_ptr_nonnull(strstr(map_line_of(getpid()), want));
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	munmap(eh, 4096);
+}
+END_TEST
+
+START_TEST(test_trampoline_errors)
+{
+	jitperf *jp = open_session(JITPERF_PERFMAP, 0);
+	void *entry = (void *)1;
+
+	ck_assert_int_eq(jitperf_trampoline(jp, NULL, 0, (void *)target, &entry), -EINVAL);
+	ck_assert_ptr_null(entry);
+	ck_assert_int_eq(jitperf_trampoline(jp, "f", 16, (void *)target, &entry), -EINVAL);
+	ck_assert_int_eq(jitperf_trampoline(jp, "f", 0, NULL, &entry), -EINVAL);
+	ck_assert_int_eq(jitperf_trampoline(jp, "f", 0, (void *)target, NULL), -EINVAL);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	/* nothing records: the target itself, no detour */
+	ck_assert_int_eq(jitperf_trampoline(NULL, "f", 0, (void *)target, &entry), 0);
+	ck_assert_ptr_eq(entry, (void *)target);
+}
+END_TEST
+#endif
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("Tiers and compiles");
@@ -678,6 +830,14 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_fork);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
+
+#if defined(__x86_64__)
+	tc = tcase_create("Trampolines");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_trampoline);
+	tcase_add_test(tc, test_trampoline_errors);
+	suite_add_tcase(s, tc);
+#endif
 	return s;
 }
 
