@@ -8,6 +8,11 @@ bench_probe_SOURCES = bench/probe.c
 bench_probe_LDADD = read/libjitperf-read.la lib/libjitperf.la
 bench_wrap_SOURCES = bench/wrap.c
 bench_wrap_LDADD = lib/libjitperf.la
+# a compile's begin + end next to a bare write()
+noinst_PROGRAMS += bench/tiers
+bench_tiers_SOURCES = bench/tiers.c
+bench_tiers_LDADD = lib/libjitperf.la
+bench_tiers_LDFLAGS = -no-install
 # runs a command, prints its wall time and the CPU of all its threads and children
 bench_cpurun_SOURCES = bench/cpurun.c
 if ARCH_X86_64

@@ -1,8 +1,9 @@
 # format/ - the layouts of the files jitperf writes that a writer and a
-# reader share: format/trace.h (jitperf-<pid>.trace, jitperf-trace(5)) and
-# format/jitdump.h (perf's jitdump, jit-<pid>.dump).  Headers only, no code:
+# reader share: format/trace.h (jitperf-<pid>.trace, jitperf-trace(5)),
+# format/jitdump.h (perf's jitdump, jit-<pid>.dump) and format/tiers.h (tier
+# and compile events beside it, jit-<pid>.tiers, jitperf-tiers(5)).  Headers only, no code:
 # lib/ includes them to write the files, read/, tools/, the tests and the
 # benchmarks to read or check them; nothing here includes anything of
 # theirs.  The statistics file is text (jitperf-stats(5)): its writer and
 # its reader share no layout.
-noinst_HEADERS = format/trace.h format/jitdump.h
+noinst_HEADERS = format/trace.h format/jitdump.h format/tiers.h

@@ -91,14 +91,27 @@ static int prepare_unit(const struct jitperf_code *c, struct jp_jitdump_unit *u,
 static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
 {
 	unsigned char space[UNIT_SPACE];
-	char small[LINE_SPACE], *line = NULL;
+	char small[LINE_SPACE], *line = NULL, tier_space[LINE_SPACE], *tier_name = NULL;
 	struct jp_jitdump_unit u = { 0 };
+	struct jitperf_code named;
 	struct jp_keep *keep = NULL;
 	size_t nlen, line_len = 0;
-	uint64_t idx = 0, map_mark = 0;
+	uint64_t idx = 0, map_mark = 0, dump_mark = 0, ts;
 	unsigned outputs;
-	int err;
+	int err = 0;
 
+	if (c->compile) {
+		/* code of a compile: without a name of its own, func[tag] */
+		err = jp_tiers_code_name(jp, c->compile, tier_space, sizeof(tier_space),
+					 c->name ? NULL : &tier_name);
+		if (err)
+			goto out;
+		if (!c->name) {
+			named = *c;
+			named.name = tier_name;
+			c = &named;
+		}
+	}
 	err = jp_code_check(c);
 	if (err)
 		goto out;
@@ -140,8 +153,10 @@ again:
 	err = jp_codetab_add(&jp->codes, (uintptr_t)c->addr, c->len, c->name, nlen, &idx);
 	if (err)
 		goto unlock;
+	/* the one clock read: under the lock, so records are in time order */
+	ts = jp_monotonic_ns();
 	if (keep) {
-		keep->ts = jp_monotonic_ns();   /* under the lock: the wake writes in this order */
+		keep->ts = ts;          /* under the lock: the wake writes in this order */
 		keep->tid = (uint32_t)jp_gettid();
 		jp_codetab_get(jp->codes, idx)->keep = keep;
 		keep = NULL;
@@ -151,9 +166,17 @@ again:
 		err = jp_perfmap_append(jp->perfmap, line, line_len);
 	}
 	if (!err && jp->jitdump && u.buf) {
-		/* the one clock read: under the lock, so records are in time order */
-		err = jp_jitdump_commit(jp->jitdump, &u, idx, jp_monotonic_ns());
+		dump_mark = jp_jitdump_mark(jp->jitdump);
+		err = jp_jitdump_commit(jp->jitdump, &u, idx, ts);
 		if (err && jp->perfmap && line)
+			jp_perfmap_rollback(jp->perfmap, map_mark);
+	}
+	/* the tier's install, last: its failure takes the others back */
+	if (!err && c->compile &&
+	    (err = jp_tiers_install(jp, c->compile, idx, (uintptr_t)c->addr, c->len, ts))) {
+		if (jp->jitdump && u.buf)
+			jp_jitdump_rollback(jp->jitdump, dump_mark);
+		if (jp->perfmap && line)
 			jp_perfmap_rollback(jp->perfmap, map_mark);
 	}
 	if (err)
@@ -165,15 +188,17 @@ out:
 	jp_jitdump_unit_free(&u);
 	if (line != small)
 		free(line);
-	if (err) {
-		jp_debug("cannot register %s: %s", c->name, jitperf_strerror(err));
+	if (!err && idx)
+		jp_instr_code_event(jp, JPT_CODE_LOAD, idx, (uintptr_t)c->addr, c->len, c->name);
+	if (err)
+		jp_debug("cannot register %s: %s", c->name ? c->name : "code without a name",
+			 jitperf_strerror(err));
+	if (tier_name != tier_space)
+		free(tier_name);
+	if (err)
 		return err;
-	}
-	if (!idx)
-		return 0;       /* the session was closed */
-	jp_instr_code_event(jp, JPT_CODE_LOAD, idx, (uintptr_t)c->addr, c->len, c->name);
 	if (index)
-		*index = idx;
+		*index = idx;   /* 0: the session was closed */
 	return 0;
 }
 
@@ -380,6 +405,9 @@ int jitperf__code_load_batch(jitperf *jp, const struct jitperf_code *c, size_t n
 		return 0;       /* inactive: a cheap no-op */
 	if (outputs & JITPERF_STANDBY)
 		return load_each(jp, c, n, index);
+	for (size_t i = 0; i < n; i++)
+		if (c[i].size == sizeof(c[i]) && c[i].compile)
+			return load_each(jp, c, n, index);     /* code of compiles: named one by one */
 	err = batch_prepare(&b, c, n, outputs, meta, dump);
 	if (err)
 		goto out;

@@ -250,6 +250,33 @@ JP_HIDDEN const char *jp_standby_strerror(int err);
  */
 JP_HIDDEN void jp_sessions_wake(const char *dir, char *out, size_t outlen);
 
+/*
+ * ---- lib/tiers.c: tiers and compiles (doc/tiers.md), their records in
+ * jit-<pid>.tiers beside the jitdump (format/tiers.h), made when the
+ * first record is written; held back in standby like the rest.
+ */
+/*
+ * Without the lock: whether compile is one of jp's (else -ENOENT), and
+ * when name is not NULL the name of its code, func[tag] or func, in space
+ * when it fits, else malloc'ed (*name != space).
+ */
+JP_HIDDEN int  jp_tiers_code_name(struct jitperf *jp, uint64_t compile, char *space, size_t len,
+				  char **name);
+/* Without the lock: the name of code of func in tier, as jp_tiers_code_name makes it. */
+JP_HIDDEN int  jp_tiers_name(struct jitperf *jp, const char *func, unsigned tier, char *space,
+			     size_t len, char **name);
+/* jp->lock held: code index of compile loaded at ts (its CODE_LOAD's time).  0 or -errno. */
+JP_HIDDEN int  jp_tiers_install(struct jitperf *jp, uint64_t compile, uint64_t index,
+				uint64_t addr, uint64_t len, uint64_t ts);
+/* jp->lock held, the jitdump just written by a standby wake: the records held back. */
+JP_HIDDEN int  jp_tiers_wake(struct jitperf *jp);
+/* jp->lock held: a CLOSE record, the file closed, everything freed.  0 or -errno. */
+JP_HIDDEN int  jp_tiers_close(struct jitperf *jp);
+/* In a fork child, jp->lock held: the parent's file forgotten; the child makes its own. */
+JP_HIDDEN void jp_tiers_atfork_child(struct jitperf *jp);
+/* JITPERF_TIER_TAGS: NULL (1), "1" (1) or "0" (0); else -EINVAL */
+JP_HIDDEN int  jp_parse_tier_tags(const char *s, int *tags);
+
 /* thread id, cached per thread (reset in a fork child) */
 JP_HIDDEN pid_t jp_gettid(void);
 JP_HIDDEN void  jp_tid_reset(void);

@@ -55,10 +55,15 @@ struct jitperf_options {
 				      (0 = $JITPERF_TRACE_RING, else off) */
 	uint64_t    trace_min_ns;  /* calls shorter than this are timed but not traced
 				      (0 = $JITPERF_TRACE_MIN, else none) */
+	unsigned    tier_tags;     /* code of a compile without a name is named func[tag]
+				      (JITPERF_TIER_TAGS_ON) or func (JITPERF_TIER_TAGS_OFF);
+				      0 = $JITPERF_TIER_TAGS, else on */
 };
 #define JITPERF_SAMPLE_ADAPTIVE 0xfffffffeu   /* sample_every: adapt to timed_per_sec */
 #define JITPERF_SAMPLE_NONE     0xffffffffu   /* sample_every: count calls, time none */
 #define JITPERF_UNLIMITED       UINT64_MAX    /* trace_max: no limit of its own */
+#define JITPERF_TIER_TAGS_ON    1u            /* tier_tags: func[tag] */
+#define JITPERF_TIER_TAGS_OFF   2u            /* tier_tags: func */
 
 /*
  * Open a session.  opts may be NULL (everything from the environment).
@@ -105,6 +110,10 @@ struct jitperf_code {
 	size_t                     nlines;
 	const void                *eh_frame;     /* optional .eh_frame for this code -> JIT_CODE_UNWINDING_INFO */
 	size_t                     eh_frame_len;
+	/* added later: a caller built with the shorter struct gets 0 for these */
+	uint64_t                   compile;      /* jitperf_compile_begin's id of the compile that
+						    made this code (its install), 0 = none; with
+						    name NULL the code is named func[tag] */
 };
 /*
  * eh_frame convention (what perf's genelf does with it): the bytes are the
@@ -126,8 +135,9 @@ struct jitperf_code {
 /*
  * Register code.  On success *index (if not NULL) receives the code index
  * (unique, increasing per session) used by jitperf_code_move/_unload.
- * Errors: -EINVAL (NULL name/addr, zero len), -ENOSPC/-EIO (write failed;
- * the files stay valid), -ENOMEM.
+ * Errors: -EINVAL (NULL name/addr, zero len), -ENOENT (compile is not one
+ * of this session's), -ENOSPC/-EIO (write failed; the files stay valid),
+ * -ENOMEM.
  */
 JITPERF_API int jitperf_code_load(jitperf *jp, const char *name, const void *addr,
 				  size_t len, uint64_t *index);
@@ -143,6 +153,64 @@ JITPERF_API int jitperf_code_move(jitperf *jp, uint64_t index, const void *new_a
  * same address wins in perf by its timestamp.  Errors: -ENOENT.
  */
 JITPERF_API int jitperf_code_unload(jitperf *jp, uint64_t index);
+
+/*
+ * ---- Tiers and compiles (doc/tiers.md, jitperf-tiers(5)).  func is the
+ * logical function, the same in every tier; tier is 0..15.  The events go
+ * to jit-<pid>.tiers beside the jitdump, on its clock, each in the file
+ * when the call returns.  jp NULL is jitperf_default().  In an inactive
+ * session the calls check their arguments and do nothing else (*compile
+ * gets 0).  Thread-safe: compiles run on any thread, concurrently.
+ */
+#define JITPERF_TIERS 16u            /* tiers 0..15 */
+
+/*
+ * Call tier tag (default "tierN"; NULL restores it): code of a compile of
+ * this tier loaded from now on is named func[tag].  tag: 1 to 63 bytes,
+ * none of them '[', ']' or a control character.  Errors: -EINVAL,
+ * -ENOMEM, -ENOSPC/-EIO.
+ */
+JITPERF_API int jitperf_tier_name(jitperf *jp, unsigned tier, const char *tag);
+
+/*
+ * The runtime decided to run func in tier (a tier-up was requested; the
+ * compile that follows begins later).  Errors: -EINVAL (NULL func, tier
+ * over 15), -ENOMEM, -ENOSPC/-EIO.
+ */
+JITPERF_API int jitperf_tier_request(jitperf *jp, const char *func, unsigned tier);
+
+/*
+ * A compile of func for tier begins on this thread; *compile gets its id
+ * (1, 2, ... per session), for jitperf_compile_end and for the .compile of
+ * the code it makes.  It nests in the compile open on this thread, if
+ * any.  Errors: -EINVAL (NULL func or compile, tier over 15), -ENOMEM,
+ * -ENOSPC/-EIO.
+ */
+JITPERF_API int jitperf_compile_begin(jitperf *jp, const char *func, unsigned tier,
+				      uint64_t *compile);
+
+/*
+ * The compile ended, on any thread: status 0 when it produced code, < 0
+ * when it failed or was abandoned.  Errors: -EINVAL (status > 0), -ENOENT
+ * (compile was not begun in this session, or has ended), -ENOMEM,
+ * -ENOSPC/-EIO.
+ */
+JITPERF_API int jitperf_compile_end(jitperf *jp, uint64_t compile, int status);
+
+/*
+ * A small entry for an interpreter's function (x86-64): *entry gets code
+ * that keeps a frame perf's frame-pointer and DWARF unwinding walk
+ * through, calls target with the caller's register arguments and returns
+ * its result; it is registered as func[tag] (with unwind info).  An
+ * interpreter calls *entry instead of its eval function, so each sample in
+ * it has the function it runs on its stack.  Arguments passed on the stack
+ * do not reach target: at most 6 integer and 8 floating-point arguments,
+ * in registers.  In an inactive session *entry is target itself.  Entries
+ * stay valid until the process ends.  Errors: -EINVAL (NULL func, target
+ * or entry, tier over 15), -ENOTSUP (not x86-64), -ENOMEM, -ENOSPC/-EIO.
+ */
+JITPERF_API int jitperf_trampoline(jitperf *jp, const char *func, unsigned tier,
+				   const void *target, void **entry);
 
 /* ---- Instrumentation: precise entry/exit timing of registered functions. */
 

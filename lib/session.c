@@ -118,6 +118,15 @@ static int session_setup(struct jitperf *jp, const struct jitperf_options *opts)
 	if (jp_getenv("JITPERF_CLOCK") && !(jp->clock = strdup(jp_getenv("JITPERF_CLOCK"))))
 		return -ENOMEM;
 
+	if (o.tier_tags > JITPERF_TIER_TAGS_OFF) {
+		jp_debug("unknown tier_tags %u", o.tier_tags);
+		return -EINVAL;
+	}
+	if (o.tier_tags)
+		jp->tier_tags = o.tier_tags == JITPERF_TIER_TAGS_ON;
+	else if ((err = jp_parse_tier_tags(jp_getenv("JITPERF_TIER_TAGS"), &jp->tier_tags)))
+		return err;
+
 	counters = o.counters ? o.counters : jp_getenv("JITPERF_COUNTERS");
 	if (counters && *counters && !(jp->counters = strdup(counters)))
 		return -ENOMEM;
@@ -261,7 +270,8 @@ int jitperf_close(jitperf *jp)
 	/* statistics and trace first: they may still name code */
 	err = jp_instr_close(jp);
 	pthread_mutex_lock(&jp->lock);
-	err2 = jp_jitdump_close(jp->jitdump);
+	err2 = jp_tiers_close(jp);
+	err2 = jp_jitdump_close(jp->jitdump) ?: err2;
 	jp->jitdump = NULL;
 	jp_perfmap_close(jp->perfmap);
 	jp->perfmap = NULL;
@@ -414,6 +424,7 @@ static void child_reopen(struct jitperf *jp)
 	jp_perfmap_drop(jp->perfmap);
 	jp->perfmap = NULL;
 	jp->pid = getpid();
+	jp_tiers_atfork_child(jp);
 	if (jp->outputs & JITPERF_STANDBY)
 		return;         /* still standby, on the child's own pid (atfork_child) */
 	if (jp->outputs & JITPERF_PERFMAP) {

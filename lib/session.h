@@ -23,6 +23,7 @@ struct jp_perfmap;
 struct jp_jitdump;
 struct jp_instr;
 struct jp_codetab;
+struct jp_tiers;
 
 struct jitperf {
 	unsigned            outputs;       /* JITPERF_* bits in force */
@@ -41,6 +42,8 @@ struct jitperf {
 	struct jp_codetab  *codes;         /* index -> addr/len/name, for move/unload (lib/codetab.c) */
 	struct jitperf     *next_open;     /* list of open sessions, for fork (lib/session.c) */
 	uint64_t            opened_ns;     /* standby: when it opened, the jitdump header's time */
+	struct jp_tiers    *tiers;         /* tiers and compiles (lib/tiers.c), made at first use */
+	int                 tier_tags;     /* code of a compile is named func[tag] (1) or func (0) */
 	/* instrumentation settings, resolved by jp_instr_setup */
 	unsigned            timed_per_sec; /* adaptive sampling budget */
 	uint64_t            trace_max;     /* bytes; JITPERF_UNLIMITED: none of its own */

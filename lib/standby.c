@@ -282,6 +282,7 @@ int jp_standby_wake(struct jitperf *jp, const char *dir, uint64_t *n, char *path
 	}
 	err = flush_map(jp, &b);
 	err = err ?: flush_dump(jp, &b);
+	err = err ?: jp_tiers_wake(jp);         /* tier records held back, beside the jitdump */
 	if (err)
 		goto fail;
 	snprintf(path, pathlen, "%s", jp_jitdump_path(jp->jitdump));

@@ -13,10 +13,12 @@ static const struct {
 	const char *text;
 } texts[] = {
 	{ 0,            "success" },
-	{ EINVAL,       "invalid argument (NULL name or address, zero length, bad options, "
-			"bad JITPERF* variable or eh_frame)" },
+	{ EINVAL,       "invalid argument (NULL name, function or address, zero length, "
+			"tier over 15, bad tier tag, bad options, bad JITPERF* variable "
+			"or eh_frame)" },
 	{ ENOMEM,       "out of memory" },
-	{ ENOENT,       "no such code index, or the output directory does not exist" },
+	{ ENOENT,       "no such code index or open compile, or the output directory "
+			"does not exist" },
 	{ ENOSPC,       "no space left on the device of an output file" },
 	{ ENOBUFS,      "the session's function table is full (jitperf_fn_register)" },
 	{ EDQUOT,       "disk quota exceeded writing an output file" },
@@ -33,7 +35,7 @@ static const struct {
 	{ EEXIST,       "output file exists" },
 	{ EMFILE,       "too many open files in this process" },
 	{ ENFILE,       "too many open files in the system" },
-	{ E2BIG,        "record too large for the jitdump format (over 4 GiB)" },
+	{ E2BIG,        "record too large for the jitdump or tiers format (over 4 GiB)" },
 	{ EFAULT,       "code address is not readable" },
 	{ ENOTSUP,      "not supported on this architecture" },
 	{ EBADF,        "session is closed" },

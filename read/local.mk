@@ -1,11 +1,12 @@
 # read/ - libjitperf-read (not installed): every reader of what jitperf and
-# perf write (jitdump, trace, stats, perf maps, perf script text, perf.data)
+# perf write (jitdump, tiers, trace, stats, perf maps, perf script text, perf.data)
 # and the symbolizers.
 # The command, the tests and the fuzzers link it.
 noinst_LTLIBRARIES += read/libjitperf-read.la
 read_libjitperf_read_la_SOURCES = \
 	read/jitdump_read.c read/jitdump_read.h \
 	read/trace_read.c read/trace_read.h \
+	read/tiers_read.c read/tiers_read.h \
 	read/stats_read.c read/stats_read.h \
 	read/perfmap_read.c read/perfmap_read.h \
 	read/util.c read/util.h \

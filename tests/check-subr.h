@@ -49,6 +49,7 @@ static inline void clear_env(void)
 	unsetenv("JITPERF_TRACE_MAX");
 	unsetenv("JITPERF_TRACE_RING");
 	unsetenv("JITPERF_TRACE_MIN");
+	unsetenv("JITPERF_TIER_TAGS");
 }
 
 static inline char *make_tmpdir(void)

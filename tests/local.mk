@@ -31,7 +31,7 @@ UNIT_SUITES = tests/unit/check_jitdump tests/unit/check_session tests/unit/check
 	tests/unit/check_probe tests/unit/check_trace tests/unit/check_stats tests/unit/check_wrap \
 	tests/unit/check_jitdump_read tests/unit/check_stats_read tests/unit/check_perfscript \
 	tests/unit/check_symbolize tests/unit/check_filesafety tests/unit/check_perfdata \
-	tests/unit/check_perfmap_read tests/unit/check_codebatch
+	tests/unit/check_perfmap_read tests/unit/check_codebatch tests/unit/check_tiers
 check_PROGRAMS += $(UNIT_SUITES)
 TESTS += $(UNIT_SUITES)
 
@@ -39,6 +39,9 @@ tests_unit_check_jitdump_CFLAGS = $(CHECK_TEST_CFLAGS) $(LIBELF_CFLAGS)
 tests_unit_check_jitdump_LDADD = lib/libjitperf.la read/libjitperf-read.la $(CHECK_LIBS) $(LIBELF_LIBS)
 tests_unit_check_codebatch_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_codebatch_LDADD = lib/libjitperf.la $(CHECK_LIBS)
+# frame pointers: the trampolines' test walks them
+tests_unit_check_tiers_CFLAGS = $(CHECK_TEST_CFLAGS) -fno-omit-frame-pointer
+tests_unit_check_tiers_LDADD = lib/libjitperf.la read/libjitperf-read.la $(CHECK_LIBS) $(PTHREAD_LIBS)
 tests_unit_check_session_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_session_LDADD = lib/libjitperf.la $(CHECK_LIBS)
 tests_unit_check_perfmap_CFLAGS = $(CHECK_TEST_CFLAGS)
@@ -113,7 +116,8 @@ check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
 	tests/progs/cyg_prog tests/progs/cyg_prog_linked tests/progs/cyg_read \
 	tests/progs/setid-prog tests/progs/pdprog tests/progs/pd-fixture \
 	tests/progs/inlprog tests/progs/pltprog tests/progs/standby tests/progs/jitreuse \
-	tests/progs/seccomp-exec tests/progs/pmoverlap tests/progs/pmcheck tests/progs/pd-hostile
+	tests/progs/seccomp-exec tests/progs/pmoverlap tests/progs/pmcheck tests/progs/pd-hostile \
+	tests/progs/tiers-fixture tests/progs/tiers-prog
 # a JIT that registers N functions (and can be killed halfway)
 tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_jitload_LDFLAGS = -no-install
@@ -132,6 +136,9 @@ tests_progs_jitreuse_LDADD = lib/libjitperf.la
 # its samples' names from perf script against the perf map reader's
 # (tests/cmd/perfmap-overlap.test)
 tests_progs_pmcheck_LDADD = read/libjitperf-read.la
+# the tiers file of known layout that tests/cmd/dump-tiers.test takes apart,
+# and a JIT whose tier and compile calls come in a known order
+tests_progs_tiers_prog_LDADD = lib/libjitperf.la
 # the jitdump of known layout that tests/cmd/dump.test takes apart
 tests_progs_jd_fixture_SOURCES = tests/progs/jd-fixture.c $(JDBUILD)
 tests_progs_instr_prog_LDADD = lib/libjitperf.la
@@ -179,7 +186,7 @@ SCRIPT_TESTS = \
 	tests/lib/instr-env.test tests/lib/instr-sigkill.test tests/lib/layers.test \
 	tests/lib/cyg-preload.test tests/lib/cyg-linked.test tests/lib/setid-env.test \
 	tests/lib/perfmap-taken.test tests/lib/standby-seccomp.test \
-	tests/cmd/dump.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
+	tests/cmd/dump.test tests/cmd/dump-tiers.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
 	tests/cmd/filesafety.test tests/cmd/inject.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
 	tests/cmd/attach.test tests/cmd/messages.test tests/cmd/container.test \
 	tests/cmd/perfmap-overlap.test tests/cmd/hostile.test \
@@ -192,6 +199,7 @@ SCRIPT_TESTS = \
 	tests/man/lint.test tests/man/coverage.test tests/man/core-examples.test \
 	tests/man/instr-examples.test tests/man/wrap-example.test tests/man/cmd-examples.test \
 	tests/man/convert-examples.test tests/man/synopsis.test tests/man/names.test \
+	tests/man/tiers-examples.test \
 	tests/fuzz/jitdump.test tests/fuzz/perfscript.test tests/fuzz/perfdata.test
 TESTS += $(SCRIPT_TESTS)
 EXTRA_DIST += $(SCRIPT_TESTS) tests/convert/speedscope-pprof.js

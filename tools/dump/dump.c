@@ -23,10 +23,12 @@
 
 static const char usage_text[] =
 	"usage: jitperf dump FILE.dump [--check] [--elf DIR]\n"
+	"       jitperf dump FILE.tiers\n"
 	"\n"
 	"Print every record of a jitdump file (from jitperf, the Java agent, V8,\n"
 	"LLVM, QEMU, ...): the header, then per record its offset, type,\n"
-	"timestamp and decoded fields.\n"
+	"timestamp and decoded fields.  A tiers file (the tier and compile events\n"
+	"libjitperf writes beside its jitdump) is printed the same way.\n"
 	"\n"
 	"  -c, --check     report, with record offsets, what perf inject --jit would\n"
 	"                  reject or silently drop; exit 1 if anything is wrong\n"
@@ -219,6 +221,13 @@ int cmd_dump(int argc, char **argv)
 		cmd_err("%s", optind == argc ? "no jitdump file given" : "only one file at a time");
 		fputs(usage_text, stderr);
 		return 2;
+	}
+	if (jd_is_tiers(argv[optind])) {
+		if (check || elfdir) {
+			cmd_err("%s is a tiers file: --check and --elf take a jitdump", argv[optind]);
+			return 2;
+		}
+		return jd_dump_tiers(argv[optind]);
 	}
 	if (jd_open(&f, argv[optind], err, sizeof(err))) {
 		cmd_err("%s", err);

@@ -312,6 +312,27 @@ static size_t move_images(const char *from, const char *dir, uint32_t pid,
 	return moved;
 }
 
+/*
+ * The tier and compile events libjitperf writes beside a jitdump
+ * (jit-<pid>.tiers, jitperf-tiers(5)), brought in with it.
+ */
+static void collect_tiers(struct collect *c, const char *from, const char *dir, uint32_t pid,
+			  struct timespec since)
+{
+	char src[PATH_MAX], dst[PATH_MAX];
+	int err, removed;
+
+	snprintf(src, sizeof(src), "%s/jit-%" PRIu32 ".tiers", from, pid);
+	snprintf(dst, sizeof(dst), "%s/jit-%" PRIu32 ".tiers", dir, pid);
+	err = copy_file(src, dst, since, pid, &removed);
+	if (!err)
+		c->removed += removed;
+	else if (err != -ENOENT && err != -ESTALE)
+		cmd_err("%s: not copied into %s: %s", src, dir,
+			err == -EEXIST ? "a file of that name is there already" :
+			err == -EPERM ? "not a regular file of this user" : strerror(-err));
+}
+
 /* A jitdump outside dir, and its images, brought in. */
 static int collect_dump(struct collect *c, const struct marker *m, const char *dir,
 			struct timespec since)
@@ -351,6 +372,7 @@ static int collect_dump(struct collect *c, const struct marker *m, const char *d
 		p->has_dump = 1;
 		c->dumps_copied++;
 		c->removed += removed;
+		collect_tiers(c, slash ? (slash == from ? "/" : from) : ".", dir, m->pid, since);
 		if (slash)
 			c->images_moved += move_images(slash == from ? "/" : from, dir, m->pid,
 						       since);

@@ -4,8 +4,9 @@
  * the recording is complete on its own (after /tmp is cleaned, or on
  * another machine): the jitdump of every process wherever its emitter put
  * it (perf's mmap records name the file: the marker every jitdump writer
- * maps), the ELF images perf inject made of it, and the perf map
- * /tmp/perf-<pid>.map of every process of the run.
+ * maps), the tiers file beside it (jitperf-tiers(5)), the ELF images perf
+ * inject made of it, and the perf map /tmp/perf-<pid>.map of every process
+ * of the run.
  */
 #ifndef JITPERF_COLLECT_H
 #define JITPERF_COLLECT_H
