@@ -8,22 +8,25 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "tools/cmds.h"
 #include "dump.h"
 #include "read/tiers_read.h"
+#include "read/util.h"
+#include "read/util.h"
 
 int jd_is_tiers(const char *path)
 {
 	unsigned char head[4];
-	FILE *fp = fopen(path, "rb");
-	size_t n;
+	int fd = rd_open_regular(path, 0, NULL);     /* never blocks on a FIFO */
+	ssize_t n;
 
-	if (!fp)
-		return 0;
-	n = fread(head, 1, sizeof(head), fp);
-	fclose(fp);
-	return tr_is_tiers(head, n);
+	if (fd < 0)
+		return 0;    /* jd_open names what is wrong with it */
+	n = pread(fd, head, sizeof(head), 0);
+	close(fd);
+	return n > 0 && tr_is_tiers(head, (size_t)n);
 }
 
 static void print_record(const struct tr_record *r)
