@@ -131,7 +131,8 @@ static int feature_put(struct pipein *p, int feat, const void *b, size_t n)
 
 	if (rd_grow((void **)&f->p, &f->cap, f->len + n, 1))
 		return -ENOMEM;
-	memcpy(f->p + f->len, b, n);
+	if (n)        /* an empty feature: f->p may still be NULL */
+		memcpy(f->p + f->len, b, n);
 	f->len += n;
 	f->set = 1;
 	return 0;
