@@ -237,6 +237,8 @@ static int region(const char *prefix, unsigned n, const unsigned *place, size_t 
 		load(name, fns[i], CODE_LEN);
 	}
 	run(fns, n, ms);
+	free(fns);
+	free((void *)place);
 	return 0;
 }
 

@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 8;
 	double secs = argc > 2 ? atof(argv[2]) / 1e3 : 0.15;
 	gcc_jit_result **results = calloc(n > 0 ? n : 1, sizeof(*results));
-	volatile int sink = 0;
+	volatile unsigned sink = 0;    /* wraps: only kept from being optimized out */
 
 #ifndef __x86_64__
 	return 77;
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		for (end = now() + secs; now() < end;)
-			sink += f(20000);
+			sink += (unsigned)f(20000);
 	}
 	for (int k = 0; k < n; k++)
 		gcc_jit_result_release(results[k]);
