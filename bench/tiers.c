@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What a compile costs the JIT in jitperf's calls: a jitperf_compile_begin
- * + jitperf_compile_end pair, next to one bare write() of a record of the
- * same size to a file of its own, measured in the same run; and the pair
- * with an inactive session.
+ * + jitperf_compile_end pair, next to one bare write() of the pair's 88
+ * bytes (its BEGIN and END go out in one write) to a file of its own,
+ * measured in the same run; and the pair with an inactive session.
  *
  *   bench/tiers [N] [ROUNDS]     (N pairs per round, default 20000 and 5)
  *
@@ -79,7 +79,7 @@ static struct round pairs(jitperf *jp, uint64_t *t, size_t n)
 /* bare write()s of a record of len bytes, each timed */
 static struct round writes(int fd, size_t len, uint64_t *t, size_t n)
 {
-	char rec[64];
+	char rec[128];
 
 	memset(rec, 'r', sizeof(rec));
 	for (size_t i = 0; i < n; i++) {
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 	/* interleaved rounds: the machine's drift falls on every line alike */
 	for (int r = 0; r < rounds; r++) {
 		active[r] = pairs(jp, t, n);
-		bare[r] = writes(fd, 40, t, n);   /* between a COMPILE_END (32) and a BEGIN (56) */
+		bare[r] = writes(fd, 88, t, n);   /* the pair's BEGIN (56) and END (32) */
 		inactive[r] = pairs(off, t, n);
 		floor_[r] = nothing(t, n);
 	}
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 	printf("%zu calls per round, %d rounds; ns per call (median / worst call)\n\n", n, rounds);
 	printf("| what | ns (median / worst) | x bare write() |\n|---|---|---|\n");
 	line("`jitperf_compile_begin` + `jitperf_compile_end`", active, rounds, ref);
-	line("one bare `write()` of 40 bytes", bare, rounds, ref);
+	line("one bare `write()` of 88 bytes", bare, rounds, ref);
 	line("the pair, inactive session", inactive, rounds, ref);
 	line("nothing: the two clock reads that time a call", floor_, rounds, ref);
 

@@ -4,8 +4,10 @@
  * tier and compile events of a tiered JIT, beside its jitdump.  Shared by
  * the writer (lib/tiers.c) and the reader (read/tiers_read.c).
  *
- * A 40-byte header, then records, each one write() of the library: a
- * record is in the file whole or not at all, also after SIGKILL.  Every
+ * A 40-byte header, then records, written whole by the library's write()s:
+ * a record is in the file whole or not at all, also after SIGKILL.  A
+ * COMPILE_BEGIN goes out with the first record that names its compile, so
+ * it precedes them, but the file is in time order only without it.  Every
  * record starts with struct jptiers_record_header; its size includes the
  * header and is a multiple of 8.  Timestamps are CLOCK_MONOTONIC ns, the
  * jitdump's clock.  All integers are in the byte order of the writer (the

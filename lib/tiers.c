@@ -4,11 +4,16 @@
  * _compile_end, and the install of code a compile made (doc/tiers.md).
  *
  * - The session lock orders everything: the compile table, the tier tags,
- *   and the records, each stamped under it, so jit-<pid>.tiers is in time
- *   order with the jitdump, and an install carries its CODE_LOAD's time.
- * - Each record is one write() (jp_write_whole) on an O_APPEND descriptor:
- *   in the page cache when the call returns, whole or not at all, as the
- *   jitdump's records are (doc/registration.md).
+ *   and the records, each stamped under it, so an install carries its
+ *   CODE_LOAD's time.
+ * - Each write() (jp_write_whole) on an O_APPEND descriptor holds whole
+ *   records: in the page cache when the call returns, whole or not at
+ *   all, as the jitdump's records are (doc/registration.md).
+ * - A compile's BEGIN is written with the first record that names it (its
+ *   END, an INSTALL of its code, the BEGIN of a compile nested in it), or
+ *   at close: a begin and end pair costs one write().  So a record that
+ *   names a compile always follows its BEGIN, but the file is not in time
+ *   order, and a killed process loses the compiles it had open.
  * - The file is made beside the jitdump when the first record is written:
  *   a JIT that uses no tiers leaves none.  Without a jitdump (perfmap only)
  *   nothing is written, but compiles are known and code is named.  In
@@ -40,8 +45,11 @@
 struct compile {
 	const char *func;       /* in the arena */
 	uint64_t    parent;
+	uint64_t    begin_ts;
 	uint32_t    tier;
-	int         open;
+	uint32_t    tid;        /* that began it */
+	unsigned    open : 1;
+	unsigned    written : 1;        /* its BEGIN is in the file (or held back) */
 };
 
 struct chunk {
@@ -61,6 +69,9 @@ struct jp_tiers {
 	uint64_t         size;         /* its size: where a failed write is cut back to */
 	char            *path;
 	int              announce;     /* a fork child: its file starts with the tags set */
+	uint64_t         forked_n;     /* a fork child: compiles 1..forked_n are the parent's */
+	unsigned char   *scratch;      /* the records of one write, kept for the next */
+	size_t           scratch_len, scratch_cap;
 	unsigned char   *held;         /* standby: the records, until the wake */
 	size_t           held_len, held_cap;
 };
@@ -157,6 +168,108 @@ static uint64_t open_ancestor(const struct jp_tiers *t, uint64_t id)
 	while ((c = compile_get(t, id)) && !c->open)
 		id = c->parent;
 	return c ? id : 0;
+}
+
+/* ---- the records of one write, gathered in t->scratch */
+
+static void *scratch_add(struct jp_tiers *t, size_t n)
+{
+	void *p;
+
+	if (t->scratch_cap - t->scratch_len < n) {
+		size_t cap = 2 * (t->scratch_len + n) + 256;
+		unsigned char *q = realloc(t->scratch, cap);
+
+		if (!q)
+			return NULL;
+		t->scratch = q;
+		t->scratch_cap = cap;
+	}
+	p = t->scratch + t->scratch_len;
+	t->scratch_len += n;
+	return p;
+}
+
+/* The length of a record: its fixed part and s, NUL-terminated, padded to 8. */
+static int record_len(size_t size, const char *s, size_t *total)
+{
+	size_t slen = s ? strlen(s) + 1 : 0;
+
+	if (slen > UINT32_MAX - size - 8)
+		return -E2BIG;
+	*total = ALIGN8(size + slen);
+	return 0;
+}
+
+/* The record (total bytes, from record_len) at dst; its size into the header. */
+static void record_put(unsigned char *dst, size_t total, void *fixed, size_t size, const char *s)
+{
+	size_t slen = s ? strlen(s) + 1 : 0;
+
+	((struct jptiers_record_header *)fixed)->size = (uint32_t)total;
+	memcpy(dst, fixed, size);
+	memcpy(dst + size, s, slen);
+	memset(dst + size + slen, 0, total - size - slen);
+}
+
+static int scratch_record(struct jp_tiers *t, void *fixed, size_t size, const char *s)
+{
+	unsigned char *p;
+	size_t total;
+	int err;
+
+	if ((err = record_len(size, s, &total)))
+		return err;
+	if (!(p = scratch_add(t, total)))
+		return -ENOMEM;
+	record_put(p, total, fixed, size, s);
+	return 0;
+}
+
+static int scratch_begin(struct jp_tiers *t, uint64_t id)
+{
+	const struct compile *c = compile_get(t, id);
+	struct jptiers_compile_begin r;
+
+	memset(&r, 0, sizeof(r));
+	r.h.type = JPTIERS_COMPILE_BEGIN;
+	r.h.timestamp = c->begin_ts;
+	r.id = id;
+	r.parent = c->parent;
+	r.tier = c->tier;
+	r.tid = c->tid;
+	return scratch_record(t, &r, sizeof(r), c->func);
+}
+
+/*
+ * The BEGINs not yet written of id and the compiles it nests in, outermost
+ * first.  They are the nearest ones: a BEGIN is written after its parent's.
+ */
+static int scratch_unwritten(struct jp_tiers *t, uint64_t id)
+{
+	uint64_t depth = 0, top;
+	const struct compile *c;
+	int err;
+
+	for (top = id; (c = compile_get(t, top)) && !c->written; top = c->parent)
+		depth++;
+	while (depth--) {
+		top = id;
+		for (uint64_t i = 0; i < depth; i++)
+			top = compile_get(t, top)->parent;
+		if ((err = scratch_begin(t, top)))
+			return err;
+	}
+	return 0;
+}
+
+/* After the write: the BEGINs scratch_unwritten gathered are written. */
+static void mark_written(struct jp_tiers *t, uint64_t id)
+{
+	struct compile *c;
+
+	for (; (c = compile_get(t, id)) && !c->written; id = c->parent)
+		c->written = 1;
 }
 
 /* ---- the file */
@@ -264,44 +377,20 @@ static int emit(struct jitperf *jp, struct jp_tiers *t, const void *rec, size_t 
 	return jp_write_whole(t->fd, &iov, 1, &t->size);
 }
 
-/*
- * A record: its fixed part (size bytes, header first) and the string s
- * after it, NUL-terminated and zero-padded to 8, in space when it fits,
- * else malloc'ed (*rec != space).  Its size in the header; 0 or -errno.
- */
-static int build(void *fixed, size_t size, const char *s, unsigned char *space, size_t spacelen,
-		 unsigned char **rec, size_t *len)
-{
-	size_t slen = s ? strlen(s) + 1 : 0, total;
-	struct jptiers_record_header *h = fixed;
-
-	if (slen > UINT32_MAX - size - 8)
-		return -E2BIG;
-	total = ALIGN8(size + slen);
-	*rec = space;
-	if (total > spacelen && !(*rec = malloc(total)))
-		return -ENOMEM;
-	h->size = (uint32_t)total;
-	memcpy(*rec, fixed, size);
-	memcpy(*rec + size, s, slen);
-	memset(*rec + size + slen, 0, total - size - slen);
-	*len = total;
-	return 0;
-}
-
 static int put_tag(struct iovec *iov, unsigned char *buf, unsigned tier, const char *tag,
 		   uint64_t ts)
 {
 	struct jptiers_tier_name r;
 	size_t len;
-	unsigned char *rec;
 
 	memset(&r, 0, sizeof(r));
 	r.h.type = JPTIERS_TIER_NAME;
 	r.h.timestamp = ts;
 	r.tier = tier;
-	build(&r, sizeof(r), tag, buf, sizeof(r) + JPTIERS_TAG_MAX + 8, &rec, &len);  /* fits */
-	iov->iov_base = rec;
+	if (record_len(sizeof(r), tag, &len))
+		return 0;                       /* a checked tag: it fits buf */
+	record_put(buf, len, &r, sizeof(r), tag);
+	iov->iov_base = buf;
 	iov->iov_len = len;
 	return 1;
 }
@@ -341,13 +430,17 @@ static struct jp_tiers *lock_tiers(struct jitperf *jp, int *err)
 	return t;
 }
 
+/* jp->lock held: the records gathered in t->scratch, in one write(). */
+static int emit_scratch(struct jitperf *jp, struct jp_tiers *t)
+{
+	return emit(jp, t, t->scratch, t->scratch_len);
+}
+
 int jitperf_tier_name(jitperf *jp, unsigned tier, const char *tag)
 {
-	unsigned char space[sizeof(struct jptiers_tier_name) + JPTIERS_TAG_MAX + 8], *rec;
 	struct jptiers_tier_name r;
 	struct jp_tiers *t;
 	char dflt[16];
-	size_t len;
 	int err;
 
 	if (tier >= JPTIERS_TIERS || (tag && check_tag(tag)))
@@ -366,8 +459,10 @@ int jitperf_tier_name(jitperf *jp, unsigned tier, const char *tag)
 		r.h.type = JPTIERS_TIER_NAME;
 		r.h.timestamp = jp_monotonic_ns();
 		r.tier = tier;
-		build(&r, sizeof(r), tag, space, sizeof(space), &rec, &len);   /* fits */
-		err = emit(jp, t, rec, len);
+		t->scratch_len = 0;
+		err = scratch_record(t, &r, sizeof(r), tag);
+		if (!err)
+			err = emit_scratch(jp, t);
 		if (!err)
 			strcpy(t->tags[tier], tag);
 	}
@@ -377,10 +472,8 @@ int jitperf_tier_name(jitperf *jp, unsigned tier, const char *tag)
 
 int jitperf_tier_request(jitperf *jp, const char *func, unsigned tier)
 {
-	unsigned char space[256], *rec = NULL;
 	struct jptiers_tier_request r;
 	struct jp_tiers *t;
-	size_t len;
 	int err;
 
 	if (!func || tier >= JPTIERS_TIERS)
@@ -396,22 +489,20 @@ int jitperf_tier_request(jitperf *jp, const char *func, unsigned tier)
 	if (!(t = lock_tiers(jp, &err)))
 		return err;
 	r.h.timestamp = jp_monotonic_ns();
-	err = build(&r, sizeof(r), func, space, sizeof(space), &rec, &len);
+	t->scratch_len = 0;
+	err = scratch_record(t, &r, sizeof(r), func);
 	if (!err)
-		err = emit(jp, t, rec, len);
+		err = emit_scratch(jp, t);
 	pthread_mutex_unlock(&jp->lock);
-	if (rec != space)
-		free(rec);
 	return err;
 }
 
+/* Writes nothing: the BEGIN goes out with the first record that names the compile. */
 int jitperf_compile_begin(jitperf *jp, const char *func, unsigned tier, uint64_t *compile)
 {
-	unsigned char space[256], *rec = NULL;
-	struct jptiers_compile_begin r;
 	struct jp_tiers *t;
 	struct compile *c;
-	size_t len;
+	size_t flen;
 	int err;
 
 	if (compile)
@@ -422,36 +513,26 @@ int jitperf_compile_begin(jitperf *jp, const char *func, unsigned tier, uint64_t
 		jp = jitperf_default();
 	if (!outputs_of(jp))
 		return 0;
-	memset(&r, 0, sizeof(r));
-	r.h.type = JPTIERS_COMPILE_BEGIN;
-	r.tier = tier;
-	r.tid = (uint32_t)jp_gettid();
+	flen = strlen(func);
+	if (flen > UINT32_MAX - sizeof(struct jptiers_compile_begin) - 8)
+		return -E2BIG;          /* its BEGIN could never be written */
 	if (!(t = lock_tiers(jp, &err)))
 		return err;
-	if (!(c = compile_new(t, func, strlen(func)))) {
-		err = -ENOMEM;
-		goto unlock;
+	if (!(c = compile_new(t, func, flen))) {
+		pthread_mutex_unlock(&jp->lock);
+		return -ENOMEM;
 	}
-	r.id = t->n + 1;
-	r.parent = innermost.serial == t->serial ? open_ancestor(t, innermost.id) : 0;
-	r.h.timestamp = jp_monotonic_ns();
-	err = build(&r, sizeof(r), func, space, sizeof(space), &rec, &len);
-	if (!err)
-		err = emit(jp, t, rec, len);
-	if (err)
-		goto unlock;    /* not counted: the entry is taken again (its name stays in the arena) */
-	c->parent = r.parent;
+	c->parent = innermost.serial == t->serial ? open_ancestor(t, innermost.id) : 0;
 	c->tier = tier;
+	c->tid = (uint32_t)jp_gettid();
 	c->open = 1;
-	t->n++;
+	c->written = 0;
+	c->begin_ts = jp_monotonic_ns();
+	*compile = ++t->n;
 	innermost.serial = t->serial;
-	innermost.id = r.id;
-	*compile = r.id;
-unlock:
+	innermost.id = t->n;
 	pthread_mutex_unlock(&jp->lock);
-	if (rec != space)
-		free(rec);
-	return err;
+	return 0;
 }
 
 int jitperf_compile_end(jitperf *jp, uint64_t compile, int status)
@@ -469,7 +550,6 @@ int jitperf_compile_end(jitperf *jp, uint64_t compile, int status)
 		return 0;
 	memset(&r, 0, sizeof(r));
 	r.h.type = JPTIERS_COMPILE_END;
-	r.h.size = sizeof(r);
 	r.id = compile;
 	r.status = status;
 	r.tid = (uint32_t)jp_gettid();
@@ -481,9 +561,15 @@ int jitperf_compile_end(jitperf *jp, uint64_t compile, int status)
 		goto unlock;
 	}
 	r.h.timestamp = jp_monotonic_ns();
-	err = emit(jp, t, &r, sizeof(r));
+	t->scratch_len = 0;
+	err = scratch_unwritten(t, compile);
+	if (!err)
+		err = scratch_record(t, &r, sizeof(r), NULL);
+	if (!err)
+		err = emit_scratch(jp, t);
 	if (err)
-		goto unlock;
+		goto unlock;            /* nothing written: the compile stays open */
+	mark_written(t, compile);
 	c->open = 0;
 	if (innermost.serial == t->serial && innermost.id == compile)
 		innermost.id = open_ancestor(t, c->parent);
@@ -549,20 +635,29 @@ unlock:
 int jp_tiers_install(struct jitperf *jp, uint64_t compile, uint64_t index, uint64_t addr,
 		     uint64_t len, uint64_t ts)
 {
+	struct jp_tiers *t = jp->tiers;
 	struct jptiers_install r;
+	int err;
 
-	if (!compile_get(jp->tiers, compile))
+	if (!compile_get(t, compile))
 		return -ENOENT;
 	memset(&r, 0, sizeof(r));
 	r.h.type = JPTIERS_INSTALL;
-	r.h.size = sizeof(r);
 	r.h.timestamp = ts;
 	r.compile = compile;
 	r.code_index = index;
 	r.code_addr = addr;
 	r.code_size = len;
 	r.tid = (uint32_t)jp_gettid();
-	return emit(jp, jp->tiers, &r, sizeof(r));
+	t->scratch_len = 0;
+	err = scratch_unwritten(t, compile);
+	if (!err)
+		err = scratch_record(t, &r, sizeof(r), NULL);
+	if (!err)
+		err = emit_scratch(jp, t);
+	if (!err)
+		mark_written(t, compile);
+	return err;
 }
 
 int jp_tiers_wake(struct jitperf *jp)
@@ -581,23 +676,40 @@ int jp_tiers_wake(struct jitperf *jp)
 	return 0;
 }
 
+/* The BEGINs of the compiles still open (a fork child's own only), and CLOSE. */
+static int write_close(struct jitperf *jp, struct jp_tiers *t)
+{
+	struct jptiers_record_header h;
+	size_t opens = 0;
+	int err = 0;
+
+	t->scratch_len = 0;
+	for (uint64_t id = t->forked_n + 1; id <= t->n && !err; id++)
+		if (compile_get(t, id)->open && !compile_get(t, id)->written) {
+			err = scratch_unwritten(t, id);
+			mark_written(t, id);
+			opens++;
+		}
+	if (err || (t->fd < 0 && !opens))
+		return err;             /* no file: a CLOSE alone makes none */
+	memset(&h, 0, sizeof(h));
+	h.type = JPTIERS_CLOSE;
+	h.timestamp = jp_monotonic_ns();
+	err = scratch_record(t, &h, sizeof(h), NULL);
+	return err ? err : emit_scratch(jp, t);
+}
+
 int jp_tiers_close(struct jitperf *jp)
 {
 	struct jp_tiers *t = jp->tiers;
-	struct jptiers_record_header h;
-	struct iovec iov = { &h, sizeof(h) };
 	struct chunk *c, *prev;
-	int err = 0;
+	int err;
 
 	if (!t)
 		return 0;
-	if (t->fd >= 0) {
-		h.type = JPTIERS_CLOSE;
-		h.size = sizeof(h);
-		h.timestamp = jp_monotonic_ns();
-		err = jp_write_whole(t->fd, &iov, 1, &t->size);
+	err = write_close(jp, t);
+	if (t->fd >= 0)
 		close(t->fd);
-	}
 	for (c = t->names; c; c = prev) {
 		prev = c->prev;
 		free(c);
@@ -606,6 +718,7 @@ int jp_tiers_close(struct jitperf *jp)
 		free(t->blocks[i]);
 	free(t->blocks);
 	free(t->held);
+	free(t->scratch);
 	free(t->path);
 	free(t);
 	jp->tiers = NULL;
@@ -623,6 +736,7 @@ void jp_tiers_atfork_child(struct jitperf *jp)
 	t->fd = -1;
 	free(t->path);
 	t->path = NULL;
+	t->forked_n = t->n;     /* the parent writes those still open at its close */
 	/* in standby the records held back name the tags already */
 	t->announce = !(jp->outputs & JITPERF_STANDBY);
 }

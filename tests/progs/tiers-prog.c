@@ -2,19 +2,22 @@
 /*
  * A tiered JIT's calls in a known order, for tests/cmd/dump-tiers.test:
  * tier 1 called "opt", a request, a compile of sum with a failed nested
- * compile, its code installed, then the end.  Prints its pid.
+ * compile, its code installed, then the end.  Prints its pid.  With
+ * --kill it then begins another compile and is killed by SIGKILL in it.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "jitperf.h"
 
 static const unsigned char code[16] = { 0xc3 };
 
-int main(void)
+int main(int argc, char **argv)
 {
 	jitperf *jp = jitperf_default();
 	struct jitperf_code c = { .size = sizeof(c), .addr = code, .len = sizeof(code) };
@@ -29,5 +32,13 @@ int main(void)
 	if (jitperf_code_load_ex(jp, &c, NULL) || jitperf_compile_end(jp, sum, 0))
 		return 1;
 	printf("%d\n", (int)getpid());
+	fflush(stdout);
+	if (argc > 1 && !strcmp(argv[1], "--kill")) {
+		uint64_t open;
+
+		if (jitperf_compile_begin(jp, "open", 1, &open))
+			return 1;
+		raise(SIGKILL);
+	}
 	return jitperf_close(jp) ? 1 : 0;
 }
