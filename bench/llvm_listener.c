@@ -23,7 +23,9 @@
  * per object as jitperf wrote on average, with one write() to a perf map
  * and one to a jitdump, and does nothing else, timed against LLVM's like
  * jitperf's.  No listener that writes both files in its callback can cost
- * less.
+ * less.  The floor runs twice: on the objects with DWARF lines, and on the
+ * objects without debug info with what jitperf wrote for those; the last
+ * line gives jitperf's cost in full over each.
  *
  * In the same run: what registering one such function with
  * jitperf_code_load costs by itself, one bare write() of its jitdump
@@ -377,8 +379,9 @@ int main(int argc, char **argv)
 	int dwarf = argc > 3 ? atoi(argv[3]) : 4;
 	char dir[] = "/tmp/jitperf-bench.XXXXXX", path[4096];
 	struct run r = { 0 }, rd = { 0 };
-	struct cost each[2], eachd[2], one[2], bare[2], flo[2];
-	size_t map_len, dump_len;
+	struct cost each[2], eachd[2], one[2], bare[2], flo[2], flob[2];
+	size_t map_len, dump_len, map_before, dump_before, map_bare, dump_bare;
+	char map_path[4096], dump_path[4096];
 	double reg, wr, dw, t0, close_ns, closed_ns, full[2], fulld[2];
 	struct jc_prog *p;
 	size_t mark, cap;
@@ -415,10 +418,10 @@ int main(int argc, char **argv)
 	each[0] = costs(&r, mark, 0, 1);
 	each[1] = costs(&r, mark, 1, 1);
 	/* what jitperf wrote per object so far (all its objects held one function) */
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
-	map_len = file_size(path) / r.nlaps;
-	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)getpid());
-	dump_len = file_size(path) / r.nlaps;
+	snprintf(map_path, sizeof(map_path), "/tmp/perf-%d.map", (int)getpid());
+	map_len = file_size(map_path) / r.nlaps;
+	snprintf(dump_path, sizeof(dump_path), "%s/jit-%d.dump", dir, (int)getpid());
+	dump_len = file_size(dump_path) / r.nlaps;
 	flo[1] = floor_run(p, dir, map_len, dump_len, rounds, dwarf, &flo[0]);
 	mark = rd.nlaps;
 	for (int i = 0; i < rounds; i++)
@@ -431,10 +434,16 @@ int main(int argc, char **argv)
 	one[0] = costs(&r, mark, 0, n);
 	one[1] = costs(&r, mark, 1, n);
 	mark = r.nlaps;
+	map_before = file_size(map_path);
+	dump_before = file_size(dump_path);
 	for (int i = 0; i < rounds; i++)
 		load_all(&r, p, 1, 0);
 	bare[0] = costs(&r, mark, 0, 1);
 	bare[1] = costs(&r, mark, 1, 1);
+	/* what jitperf wrote per object without debug info, and the floor of that */
+	map_bare = (file_size(map_path) - map_before) / (r.nlaps - mark);
+	dump_bare = (file_size(dump_path) - dump_before) / (r.nlaps - mark);
+	flob[1] = floor_run(p, dir, map_bare, dump_bare, rounds, 0, &flob[0]);
 	/* the close, counted against the functions of one object each, with DWARF */
 	t0 = proc_ns();
 	jitperf_close(jp);
@@ -476,6 +485,14 @@ int main(int argc, char **argv)
 		  bare[0].sum / bare[0].functions);
 	print_row("jitperf, no debug info", bare[1].sum / bare[1].functions, &bare[1],
 		  bare[0].sum / bare[0].functions);
+	print_row("LLVM, beside the floor", flob[0].sum / flob[0].functions, &flob[0],
+		  flob[0].sum / flob[0].functions);
+	print_row("floor, no debug info", flob[1].sum / flob[1].functions, &flob[1],
+		  flob[0].sum / flob[0].functions);
+	printf("  (the floor writes %zu + %zu bytes per object)\n"
+	       "jitperf over its floor: %.2f x with DWARF, %.2f x without debug info\n",
+	       map_bare, dump_bare, (full[1]) / (flo[1].sum / flo[1].functions),
+	       (bare[1].sum / bare[1].functions) / (flob[1].sum / flob[1].functions));
 	printf("In the same run, thread CPU time:\n"
 	       "  jitperf_code_load of a %d-byte function (perf map + jitdump)  %8.2f us\n"
 	       "  one bare write() of its jitdump record                         %8.2f us\n"
