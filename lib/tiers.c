@@ -208,7 +208,8 @@ static void record_put(unsigned char *dst, size_t total, void *fixed, size_t siz
 
 	((struct jptiers_record_header *)fixed)->size = (uint32_t)total;
 	memcpy(dst, fixed, size);
-	memcpy(dst + size, s, slen);
+	if (slen)
+		memcpy(dst + size, s, slen);
 	memset(dst + size + slen, 0, total - size - slen);
 }
 
