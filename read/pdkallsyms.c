@@ -3,8 +3,8 @@
  * kallsyms as a symbol table (read/pdsym.h): the lines perf keeps (text
  * and data symbols, not '$' names), whole or only those that name given
  * addresses.  kallsyms has 100k+ lines and a small conversion names a few
- * hundred kernel addresses, so the file is mapped, cut and parsed a word
- * at a time, and only the lines kept are copied.
+ * hundred kernel addresses, so the file is read a block at a time, cut
+ * and parsed a word at a time, and only the lines kept are copied.
  */
 #include "config.h"
 
@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __SSE2__
@@ -268,113 +267,219 @@ static int kfilter_keeps(const struct kfilter *k, struct kkeep **out, size_t *n)
 }
 
 /*
- * The text of a kallsyms file: a regular file is mapped (*mapped set),
- * anything else (procfs reports no size) read to its end.
+ * kallsyms is read a block at a time into one small buffer, which stays in
+ * the cache: mapping 5 MB of page cache costs more in page tables than the
+ * scan itself.  /proc/kallsyms (a size of 0, no offsets to come back to)
+ * is read whole.
  */
-static int kallsyms_text(const char *path, char **text, size_t *len, int *mapped)
-{
-	int fd = pd_open_regular(path), ret = 0;
-	size_t cap = 0;
-	struct stat st;
-	char *b = NULL;
+#define KBLOCK (64u << 10)
 
-	*mapped = 0;
-	if (fd < 0)
+struct ktext {
+	int    fd;
+	char  *whole;          /* all of it, or NULL: read by blocks from fd */
+	size_t len;            /* of the file */
+	char  *buf;            /* KBLOCK bytes; what it holds: */
+	size_t buf_off, buf_len;
+	int    eof;
+};
+
+static int ktext_open(struct ktext *x, const char *path)
+{
+	struct stat st;
+	size_t cap = 0;
+	int ret = 0;
+
+	*x = (struct ktext){ .fd = pd_open_regular(path) };
+	if (x->fd < 0)
 		return -errno;
-	if (!fstat(fd, &st) && st.st_size > 0) {
-		b = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (b != MAP_FAILED) {
-			close(fd);
-			*text = b;
-			*len = st.st_size;
-			*mapped = 1;
-			return 0;
-		}
-		b = NULL;
+	if (!fstat(x->fd, &st) && st.st_size > 0) {
+		x->len = (size_t)st.st_size;
+		if (!(x->buf = malloc(KBLOCK)))
+			ret = -ENOMEM;
+		return ret;
 	}
-	*len = 0;
 	for (;;) {
 		ssize_t r;
 
-		if (*len == cap) {
-			char *nb = realloc(b, cap = cap ? 2 * cap : 8u << 20);
+		if (x->len == cap) {
+			char *nb = realloc(x->whole, cap = cap ? 2 * cap : 8u << 20);
 
 			if (!nb) {
 				ret = -ENOMEM;
 				break;
 			}
-			b = nb;
+			x->whole = nb;
 		}
-		r = read(fd, b + *len, cap - *len);
+		r = read(x->fd, x->whole + x->len, cap - x->len);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
 			ret = r < 0 ? -errno : 0;
 			break;
 		}
-		*len += r;
+		x->len += r;
 	}
-	close(fd);
-	if (ret)
-		free(b);
-	else
-		*text = b;
 	return ret;
 }
 
-/* every symbol of the text, or with k only the lines it keeps */
-static int kallsyms_table(struct pd_symtab *t, const char *text, size_t len,
-			  struct kfilter *k)
+static void ktext_close(struct ktext *x)
 {
-	const char *p, *e, *end = text + len, *name;
-	struct kkeep *kk = NULL;
-	size_t nkk = 0, i;
+	if (x->fd >= 0)
+		close(x->fd);
+	free(x->whole);
+	free(x->buf);
+}
+
+/* bytes at offset off into buf: whatever read gives, up to KBLOCK */
+static int ktext_fill(struct ktext *x, uint64_t off)
+{
+	ssize_t r;
+
+	do
+		r = pread(x->fd, x->buf, KBLOCK, (off_t)off);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	x->buf_off = off;
+	x->buf_len = (size_t)r;
+	x->eof = r == 0;
+	return 0;
+}
+
+/*
+ * The line at offset off (without its newline) in [*p, *e): from the
+ * whole text, or the buffer, read again from off unless it holds the line.
+ */
+static int ktext_line(struct ktext *x, uint64_t off, const char **p, const char **e)
+{
+	const char *nl;
+	int ret;
+
+	if (x->whole) {
+		*p = x->whole + off;
+		*e = line_end(*p, x->whole + x->len);
+		return 0;
+	}
+	if (off < x->buf_off || off >= x->buf_off + x->buf_len ||
+	    !memchr(x->buf + (off - x->buf_off), '\n', x->buf_len - (off - x->buf_off)))
+		if ((ret = ktext_fill(x, off)))
+			return ret;
+	*p = x->buf + (off - x->buf_off);
+	nl = memchr(*p, '\n', x->buf_off + x->buf_len - off);
+	/* a line longer than a block is cut there: no symbol name is */
+	*e = nl ? nl : x->buf + x->buf_len;
+	return 0;
+}
+
+struct kscan {
+	struct pd_symtab *t;
+	struct kfilter   *k;            /* only keep offsets, or NULL: add every line */
+	int               nonzero;      /* an address not 0 was seen */
+};
+
+static int kscan_line(struct kscan *ks, const char *p, const char *e, uint64_t off)
+{
 	uint64_t start;
-	int nonzero = 0, ret = 0;
+	const char *name;
 	char type;
 
-	for (p = text, i = 0; p < end && !ret; i += 16) {
-		uint32_t nl;
+	if (!kallsyms_parse(p, e, &start, &type, &name))
+		return 0;
+	ks->nonzero |= start != 0;
+	if (ks->k) {
+		kfilter_see(ks->k, start, (uint32_t)off);
+		return 0;
+	}
+	return kallsyms_add(ks->t, start, type, name, e);
+}
 
-		if (i + 16 <= len) {
-			nl = newlines(text + i);
-		} else {              /* the last bytes; a last line without newline ends here */
-			char tail[16] = { 0 };
+/*
+ * The whole lines of text[0, len), which starts at offset base of the
+ * file; with last, the bytes after the last newline are a line too.  The
+ * bytes used into *used.
+ */
+static int kscan_block(struct kscan *ks, const char *text, size_t len, uint64_t base, int last,
+		       size_t *used)
+{
+	const char *p = text, *e;
+	int ret = 0;
+	size_t i;
 
-			memcpy(tail, text + i, len - i);
-			tail[len - i] = '\n';
-			nl = newlines(tail);
-		}
-		for (; nl && !ret; nl &= nl - 1) {
+	for (i = 0; i + 16 <= len && !ret; i += 16)
+		for (uint32_t nl = newlines(text + i); nl && !ret; nl &= nl - 1) {
 			e = text + i + __builtin_ctz(nl);
-			if (kallsyms_parse(p, e, &start, &type, &name)) {
-				nonzero |= start != 0;
-				if (k)
-					kfilter_see(k, start, (uint32_t)(p - text));
-				else
-					ret = kallsyms_add(t, start, type, name, e);
-			}
+			ret = kscan_line(ks, p, e, base + (p - text));
 			p = e + 1;
 		}
+	for (; !ret && (e = memchr(text + i, '\n', len - i)); i = e + 1 - text) {
+		ret = kscan_line(ks, p, e, base + (p - text));
+		p = e + 1;
 	}
-	if (ret)
+	if (!ret && last && p < text + len) {
+		ret = kscan_line(ks, p, text + len, base + (p - text));
+		p = text + len;
+	}
+	*used = p - text;
+	return ret;
+}
+
+/* every line of the file, through kscan_line */
+static int kscan_all(struct ktext *x, struct kscan *ks)
+{
+	size_t have = 0, used;
+	uint64_t off = 0;
+	int ret;
+
+	if (x->whole)
+		return kscan_block(ks, x->whole, x->len, 0, 1, &used);
+	for (;;) {
+		ssize_t r;
+
+		do
+			r = pread(x->fd, x->buf + have, KBLOCK - have, (off_t)(off + have));
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			return -errno;
+		have += r;
+		if ((ret = kscan_block(ks, x->buf, have, off, r == 0, &used)))
+			return ret;
+		if (r == 0)
+			return 0;
+		if (!used && have == KBLOCK)
+			used = have;         /* a line longer than a block names nothing */
+		memmove(x->buf, x->buf + used, have - used);
+		off += used;
+		have -= used;
+	}
+}
+
+/* every symbol of the file, or with k only the lines it keeps */
+static int kallsyms_table(struct pd_symtab *t, struct ktext *x, struct kfilter *k)
+{
+	struct kscan ks = { t, k, 0 };
+	struct kkeep *kk = NULL;
+	const char *p, *e, *name;
+	size_t nkk = 0, i;
+	uint64_t start;
+	int ret;
+	char type;
+
+	if ((ret = kscan_all(x, &ks)))
 		return ret;
 	/* kptr_restrict: every address reads 0, nothing can be named */
-	if (!nonzero) {
+	if (!ks.nonzero) {
 		t->n = 0;
 		return -EPERM;
 	}
 	if (k && k->overflow)
-		return kallsyms_table(t, text, len, NULL);
+		return kallsyms_table(t, x, NULL);
 	if (k && (ret = kfilter_keeps(k, &kk, &nkk)))
 		return ret;
 	for (i = 0; i < nkk && !ret; i++)
-		for (uint32_t a = 0; a < kk[i].n && !ret; a++) {
-			p = text + kk[i].offs[a];
-			e = line_end(p, end);
-			if (kallsyms_parse(p, e, &start, &type, &name))
+		for (uint32_t a = 0; a < kk[i].n && !ret; a++)
+			if (!(ret = ktext_line(x, kk[i].offs[a], &p, &e)) &&
+			    kallsyms_parse(p, e, &start, &type, &name))
 				ret = kallsyms_add(t, start, type, name, e);
-		}
 	free(kk);
 	return ret;
 }
@@ -383,26 +488,20 @@ int pd_symtab_load_kallsyms_for(struct pd_symtab *t, const char *path, const uin
 				size_t naddrs)
 {
 	struct kfilter k = { addrs, naddrs, 0, NULL, 0 };
-	char *text = NULL;
-	size_t len = 0;
-	int mapped, ret;
+	struct ktext x;
+	int ret;
 
 	if (addrs && !naddrs)
 		return 0;
-	ret = kallsyms_text(path, &text, &len, &mapped);
-	if (ret)
-		return ret;
-	if (addrs && len <= UINT32_MAX) {
+	ret = ktext_open(&x, path);
+	if (!ret && addrs && x.len <= UINT32_MAX) {
 		k.slots = calloc(naddrs, sizeof(*k.slots));
-		ret = k.slots ? kallsyms_table(t, text, len, &k) : -ENOMEM;
+		ret = k.slots ? kallsyms_table(t, &x, &k) : -ENOMEM;
 		free(k.slots);
-	} else {
-		ret = kallsyms_table(t, text, len, NULL);
+	} else if (!ret) {
+		ret = kallsyms_table(t, &x, NULL);
 	}
-	if (mapped)
-		munmap(text, len);
-	else
-		free(text);
+	ktext_close(&x);
 	if (ret)
 		return ret;
 	pd_symtab_finish(t, 1);

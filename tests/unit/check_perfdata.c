@@ -464,6 +464,61 @@ START_TEST(test_kallsyms_for)
 }
 END_TEST
 
+/*
+ * A kallsyms larger than the blocks it is read in: lines cut by the
+ * blocks' edges, names of every length up to one longer than a block.
+ * Each symbol at the addresses asked for is found whole and filtered.
+ */
+START_TEST(test_kallsyms_blocks)
+{
+	enum { NSYM = 20000, EVERY = 97 };
+	uint64_t addrs[NSYM / EVERY + 1];
+	struct pd_symtab all = { 0 }, some = { 0 };
+	char path[256], name[128];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kallsyms-big", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; i < NSYM; i++) {
+		uint64_t start = 0xffffffff81000000ull + 16u * i;
+
+		fprintf(f, "%016" PRIx64 " t sym_%d_%.*s\n", start, i, i % 61,
+			"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghi");
+		if (i == NSYM / 2) {        /* a line longer than a block names nothing */
+			fprintf(f, "ffffffff80000000 t ");
+			for (int k = 0; k < 70000; k++)
+				fputc('x', f);
+			fputc('\n', f);
+		}
+		if (i % EVERY == 0)
+			addrs[n++] = start + 5;
+	}
+	fclose(f);
+	ck_assert_int_eq(pd_symtab_load_kallsyms(&all, path), 0);
+	ck_assert_int_eq(pd_symtab_load_kallsyms_for(&some, path, addrs, n), 0);
+	ck_assert_uint_lt(some.n, all.n);
+	for (size_t i = 0; i < n; i++) {
+		const struct pd_sym *a = pd_symtab_find(&all, addrs[i]);
+		const struct pd_sym *b = pd_symtab_find(&some, addrs[i]);
+		int k = (int)i * EVERY;
+
+		snprintf(name, sizeof(name), "sym_%d_%.*s", k, k % 61,
+			 "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghi");
+		ck_assert_ptr_nonnull(a);
+		ck_assert_ptr_nonnull(b);
+		ck_assert_str_eq(a->name, name);
+		ck_assert_str_eq(b->name, name);
+		ck_assert_uint_eq(a->start, b->start);
+		ck_assert_uint_eq(a->end, b->end);
+	}
+	ck_assert_ptr_null(pd_symtab_find(&all, 0xffffffff80000010ull));
+	pd_symtab_free(&all);
+	pd_symtab_free(&some);
+}
+END_TEST
+
 START_TEST(test_demangle)
 {
 	char *d;
@@ -505,6 +560,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_symtab_rules);
 	tcase_add_test(tc, test_symtab_overlaps);
 	tcase_add_test(tc, test_kallsyms_for);
+	tcase_add_test(tc, test_kallsyms_blocks);
 	tcase_add_test(tc, test_demangle);
 	suite_add_tcase(s, tc);
 	return s;
