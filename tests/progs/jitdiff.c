@@ -4,7 +4,8 @@
  * differential tests of jitperf inject against perf inject --jit
  * (tests/cmd/inject-diff-*.test).  Every function is a small x86-64 loop
  * with bytes of its own, registered with jitperf_default() and run for a
- * known time, so a profile gives each its share.
+ * known time (ms of its thread's CPU time), so a profile gives each its
+ * share.
  *
  *   jitdiff threads T MS     T threads each load td<t>_f0..2 in memory of
  *                            their own and run them MS ms, all at once
@@ -50,11 +51,13 @@ static const unsigned char loop_code[] = { 0xb9, 0, 0, 0, 0, 0x89, 0xf8, 0xff, 0
 					   0xfc, 0xc3 };
 #define CODE_LEN sizeof(loop_code)
 
+/* the thread's CPU time: its share of cpu-clock samples does not depend
+ * on what else the machine runs */
 static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 

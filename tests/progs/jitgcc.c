@@ -8,8 +8,8 @@
  *   jitgcc N MS
  *
  * Compiles gj_f0 .. gj_f<N-1> (int f(int n): a loop of n steps, each with
- * a constant of its own), one context each, and runs each MS ms right
- * after it is compiled.  The code's size is the symbol's in the loaded
+ * a constant of its own), one context each, and runs each MS ms of its
+ * thread's CPU time right after it is compiled.  The code's size is the symbol's in the loaded
  * object (dladdr1).  Exits 77 on other architectures.
  */
 #include "config.h"
@@ -27,11 +27,13 @@
 
 typedef int (*loop_fn)(int);
 
+/* the thread's CPU time: its share of cpu-clock samples does not depend
+ * on what else the machine runs */
 static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
