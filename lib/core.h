@@ -14,12 +14,9 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "log.h"
 #include "session.h"
 
-/* Debug message on stderr, only when JITPERF_DEBUG is set. */
-/* cold: the paths that report an error are laid out away from the ones that work */
-JP_HIDDEN void jp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
-JP_HIDDEN int jp_debug_enabled(void);
 /* A JITPERF* variable: NULL when unset, empty, or in a set-ID program. */
 JP_HIDDEN const char *jp_getenv(const char *name);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The JITPERF* environment variables, and JITPERF_DEBUG messages. */
+/* The JITPERF* environment variables. */
 #include "config.h"
 
 #include <errno.h>
@@ -31,19 +31,6 @@ int jp_debug_enabled(void)
 	const char *s = jp_getenv("JITPERF_DEBUG");
 
 	return s && strcmp(s, "0") != 0;
-}
-
-void jp_debug(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!jp_debug_enabled())
-		return;
-	va_start(ap, fmt);
-	fputs("jitperf: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
 }
 
 /*

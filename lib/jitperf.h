@@ -92,6 +92,21 @@ JITPERF_API unsigned jitperf_outputs(const jitperf *jp);
 /* Text for a negative errno returned by this library (never NULL). */
 JITPERF_API const char *jitperf_strerror(int err);
 
+/*
+ * Where the library's rare diagnostics go, for the whole process.  An
+ * error is something asked for and not had (a full disk, calls left out
+ * of a full trace, a JITPERF value refused); a debug message says what the
+ * library did and why.  fn gets every message of both levels, one line
+ * without its newline, on any thread, never from a probe.  NULL (the
+ * default): errors go to stderr, debug messages too with JITPERF_DEBUG.
+ */
+enum jitperf_log_level {
+	JITPERF_LOG_ERROR = 1,
+	JITPERF_LOG_DEBUG = 2,
+};
+typedef void (*jitperf_log_fn)(int level, const char *msg, void *arg);
+JITPERF_API void jitperf_set_log(jitperf_log_fn fn, void *arg);
+
 /* ---- Code registration: call after the code is executable, before it runs. */
 
 struct jitperf_line {

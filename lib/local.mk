@@ -3,8 +3,8 @@
 # library.  Private header: lib/core.h; lib/session.h is shared with lib/instr/.
 lib_LTLIBRARIES += lib/libjitperf.la
 include_HEADERS += lib/jitperf.h
-lib_libjitperf_la_SOURCES = lib/jitperf.h lib/compiler.h lib/session.h lib/core.h lib/codebatch.h \
-	lib/session.c lib/env.c lib/clock.c lib/fileio.c lib/bgthread.c lib/elfinfo.c lib/perfmap.c \
+lib_libjitperf_la_SOURCES = lib/jitperf.h lib/compiler.h lib/session.h lib/core.h lib/log.h lib/codebatch.h \
+	lib/session.c lib/env.c lib/log.c lib/clock.c lib/fileio.c lib/bgthread.c lib/elfinfo.c lib/perfmap.c \
 	lib/ehframe.c lib/jitdump.c lib/codetab.c lib/codereg.c lib/strerror.c lib/twins.c \
 	lib/standby.c lib/tiers.c lib/trampoline.c
 lib_libjitperf_la_CPPFLAGS = $(AM_CPPFLAGS) -DJITPERF_BUILDING_LIBRARY

@@ -304,13 +304,16 @@ static pthread_once_t default_once = PTHREAD_ONCE_INIT;
 
 static void default_atexit(void)
 {
-	jitperf_close(&default_session);
+	int err = jitperf_close(&default_session);
+
+	if (err)                        /* no caller to return it to */
+		jp_log_error("closing the default session: %s", jitperf_strerror(err));
 }
 
 /*
  * The environment is the user asking for outputs: when they cannot be had,
- * one line on stderr says so, whatever JITPERF_DEBUG says (a silent
- * failure would leave the user with nothing and no reason).
+ * an error says so, whatever JITPERF_DEBUG says (a silent failure would
+ * leave the user with nothing and no reason).
  */
 static void say_inactive(int err, const char *where)
 {
@@ -319,13 +322,12 @@ static void say_inactive(int err, const char *where)
 	if (!asked)
 		return;                 /* nothing asked: inactive is what was meant */
 	if (why)                        /* a value refused: its own words */
-		fprintf(stderr, "jitperf: JITPERF=%s: nothing is recorded: %s\n", asked, why);
+		jp_log_error("JITPERF=%s: nothing is recorded: %s", asked, why);
 	else if (where[0])              /* a directory or file: the system's words, or */
-		fprintf(stderr, "jitperf: JITPERF=%s: nothing is recorded: %s: %s\n", asked,
-			where, err == -EPERM ? jitperf_strerror(err) : strerror(-err));  /* ours */
+		jp_log_error("JITPERF=%s: nothing is recorded: %s: %s", asked, where,
+			     err == -EPERM ? jitperf_strerror(err) : strerror(-err));  /* ours */
 	else
-		fprintf(stderr, "jitperf: JITPERF=%s: nothing is recorded: %s\n", asked,
-			jitperf_strerror(err));
+		jp_log_error("JITPERF=%s: nothing is recorded: %s", asked, jitperf_strerror(err));
 }
 
 static void default_init(void)

@@ -2,7 +2,7 @@
 dist_man_MANS += man/jitperf.1 man/jitperf-record.1 man/jitperf-report.1 \
 	man/jitperf-convert.1 man/jitperf-dump.1 man/jitperf-inject.1
 dist_man_MANS += man/libjitperf.3 man/jitperf_open.3 man/jitperf_close.3 man/jitperf_default.3 \
-	man/jitperf_outputs.3 man/jitperf_strerror.3 man/jitperf_code_load.3 \
+	man/jitperf_outputs.3 man/jitperf_strerror.3 man/jitperf_set_log.3 man/jitperf_code_load.3 \
 	man/jitperf_code_load_ex.3 man/jitperf_code_move.3 man/jitperf_code_unload.3 \
 	man/jitperf_fn_register.3 man/jitperf_enter.3 man/jitperf_exit.3 \
 	man/jitperf_wrap.3 man/libjitperf-cyg.3 \

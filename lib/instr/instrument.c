@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "instr.h"
+#include "lib/log.h"
 
 static unsigned last_gen;               /* generation of the last session activated */
 
@@ -134,6 +135,12 @@ int jp_instr_close(struct jitperf *jp)
 		if (in->stats)
 			err = jp_stats_write(in);
 		if (in->trace) {
+			struct jp_totals tot;
+
+			jp_totals(in, &tot);
+			if (tot.drop_full)
+				jp_log_error("trace full: %llu calls left out of it (JITPERF_TRACE_MAX)",
+					     (unsigned long long)tot.drop_full);
 			pthread_mutex_lock(&in->lock);
 			/* the names of the threads that wrote calls */
 			for (struct jp_thread *t = in->threads; t; t = t->next)

@@ -523,6 +523,79 @@ START_TEST(test_env_dir_made_or_said)
 }
 END_TEST
 
+/* the log's messages, "LEVEL MSG" a line */
+static char logged[2048];
+
+static void log_to_buffer(int level, const char *msg, void *arg)
+{
+	size_t n = strlen(logged);
+
+	if (arg == logged)
+		snprintf(logged + n, sizeof(logged) - n, "%d %s\n", level, msg);
+}
+
+/* the default session asked for with a value refused, logged to the buffer */
+static void default_logged(void)
+{
+	jitperf_set_log(log_to_buffer, logged);
+	REQUIRE(jitperf_outputs(jitperf_default()) == 0);
+	fputs(logged, stdout);
+	fflush(stdout);
+}
+
+/*
+ * jitperf_set_log: every message goes to the function, debug messages
+ * without JITPERF_DEBUG too, and nothing to stderr; NULL gives them back
+ * to stderr.
+ */
+START_TEST(test_log_hook)
+{
+	char path[600], out[600], want[600], *text;
+	size_t len;
+	int err, fd, saved;
+
+	jitperf_set_log(log_to_buffer, logged);
+	setenv("JITPERF", "perfmap,bogus", 1);
+	text = stderr_of_open(&err);
+	ck_assert_int_eq(err, -EINVAL);
+	ck_assert_str_eq(text, "");
+	free(text);
+	snprintf(want, sizeof(want), "%d JITPERF: unknown output 'bogus' (expected perfmap, "
+		 "jitdump, trace, stats, all or standby)\n", JITPERF_LOG_DEBUG);
+	ck_assert_str_eq(logged, want);
+	jitperf_set_log(NULL, NULL);
+	logged[0] = 0;
+	text = stderr_of_open(&err);
+	ck_assert_str_eq(text, "");             /* back to stderr: silent unless asked */
+	free(text);
+	ck_assert_str_eq(logged, "");
+
+	/* an error: the default session cannot have what JITPERF asks */
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	snprintf(out, sizeof(out), "%s/stdout", dir);
+	setenv("JITPERF", "trace,bogus", 1);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	fflush(stdout);
+	saved = dup(1);
+	dup2(fd, 1);
+	close(fd);
+	err = in_child_stderr(default_logged, path);
+	dup2(saved, 1);
+	close(saved);
+	ck_assert_int_eq(err, 0);
+	text = (char *)slurp(path, &len);
+	ck_assert_str_eq(text, "");
+	free(text);
+	text = (char *)slurp(out, &len);
+	snprintf(want, sizeof(want), "%d JITPERF=trace,bogus: nothing is recorded: unknown output "
+		 "'bogus' (expected perfmap, jitdump, trace, stats, all or standby)\n",
+		 JITPERF_LOG_ERROR);
+	ck_assert_ptr_nonnull(strstr(text, want));
+	free(text);
+}
+END_TEST
+
 START_TEST(test_default_session)
 {
 	char path[600], map[64];
@@ -776,6 +849,7 @@ static Suite *session_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_default_session);
 	tcase_add_test(tc, test_env_dir_made_or_said);
+	tcase_add_test(tc, test_log_hook);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("Error texts");

@@ -151,7 +151,18 @@ START_TEST(test_no_counters_header)
 }
 END_TEST
 
-/* With a trace: what its limits dropped. */
+/* the messages of the log, one a line, "LEVEL MSG" */
+static char logged[1024];
+
+static void log_to_buffer(int level, const char *msg, void *arg)
+{
+	size_t n = strlen(logged);
+
+	ck_assert_ptr_eq(arg, logged);
+	snprintf(logged + n, sizeof(logged) - n, "%d %s\n", level, msg);
+}
+
+/* With a trace: what its limits dropped, in the file and in the log. */
 START_TEST(test_trace_line)
 {
 	struct jitperf_options o = { .outputs = JITPERF_STATS | JITPERF_TRACE, .sample_every = 1,
@@ -159,13 +170,15 @@ START_TEST(test_trace_line)
 	jitperf *jp = instr_open_opts(dir, &o);
 	jitperf_fn f = jitperf_fn_register(jp, "f", NULL, 0);
 	unsigned long long max, ring, min, traced, full, shrt, wrapped;
-	char got[512], *text;
+	char got[512], want[256], *text;
 
+	jitperf_set_log(log_to_buffer, logged);
 	for (int i = 0; i < 100000; i++) {
 		jitperf_enter(f);
 		jitperf_exit(f);
 	}
 	ck_assert_int_eq(jitperf_close(jp), 0);
+	jitperf_set_log(NULL, NULL);
 	text = stats_text();
 	ck_assert_int_eq(sscanf(line_of(text, 3, got, sizeof(got)),
 				"# trace: max=%llu ring=%llu min_ns=%llu traced=%llu dropped_full=%llu "
@@ -183,6 +196,9 @@ START_TEST(test_trace_line)
 	ck_assert_uint_ge(traced, 8000);
 	ck_assert_uint_le(traced, 8184);
 	ck_assert_uint_gt(full, 90000);
+	snprintf(want, sizeof(want), "%d trace full: %llu calls left out of it (JITPERF_TRACE_MAX)\n",
+		 JITPERF_LOG_ERROR, full);
+	ck_assert_str_eq(logged, want);
 	free(text);
 }
 END_TEST
