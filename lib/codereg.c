@@ -210,7 +210,7 @@ int jitperf_code_load(jitperf *jp, const char *name, const void *addr, size_t le
 	if (index)
 		*index = 0;
 	if (!jp)
-		return -EINVAL;
+		jp = jitperf_default();
 	if (!outputs_of(jp))
 		return 0;       /* inactive: a cheap no-op */
 	return load(jp, &c, index);
@@ -223,8 +223,10 @@ int jitperf_code_load_ex(jitperf *jp, const struct jitperf_code *code, uint64_t 
 
 	if (index)
 		*index = 0;
-	if (!jp || !code)
+	if (!code)
 		return -EINVAL;
+	if (!jp)
+		jp = jitperf_default();
 	if (!outputs_of(jp))
 		return 0;       /* inactive: a cheap no-op */
 	if (code->size == sizeof(c))
@@ -395,7 +397,7 @@ int jitperf__code_load_batch(jitperf *jp, const struct jitperf_code *c, size_t n
 	int err;
 
 	if (!jp || (n && (!c || !index)))
-		return -EINVAL;
+		return -EINVAL;         /* not API: its caller has the session */
 	if (n > JITPERF__BATCH_MAX)
 		return -E2BIG;
 	if (n)
@@ -459,8 +461,10 @@ int jitperf_code_move(jitperf *jp, uint64_t index, const void *new_addr)
 	uint64_t old, len, dump_mark = 0;
 	int err = 0;
 
-	if (!jp || !new_addr)
+	if (!new_addr)
 		return -EINVAL;
+	if (!jp)
+		jp = jitperf_default();
 	if (!outputs_of(jp))
 		return 0;
 	pthread_mutex_lock(&jp->lock);
@@ -496,7 +500,7 @@ int jitperf_code_unload(jitperf *jp, uint64_t index)
 	int err = 0;
 
 	if (!jp)
-		return -EINVAL;
+		jp = jitperf_default();
 	if (!outputs_of(jp))
 		return 0;
 	pthread_mutex_lock(&jp->lock);

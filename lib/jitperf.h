@@ -8,7 +8,11 @@
  *
  * All functions are thread-safe unless stated.  int-returning functions
  * return 0 or a negative errno; jitperf_strerror() turns it into text.
- * Nothing here prints to stdout, exits or aborts.
+ * The one exception is jitperf_fn_register(), which returns an id that
+ * generated code embeds: 0 and errno on failure.  A NULL session (jp) is
+ * jitperf_default() in every call that acts on a session; jitperf_close()
+ * and jitperf_outputs() take NULL as no session (a no-op, 0).  Nothing
+ * here prints to stdout, exits or aborts.
  */
 #ifndef JITPERF_H
 #define JITPERF_H
@@ -233,8 +237,10 @@ typedef uint32_t jitperf_fn;    /* 0 = invalid */
 
 /*
  * Register a function for instrumentation; returns its id, or 0 with errno
- * set (EINVAL, ENOMEM, ENOBUFS when the function table is full).  Returns a
- * valid id even when tracing and statistics are off.
+ * set (EINVAL, ENOMEM, ENOBUFS when the function table is full): the id is
+ * what generated code embeds, so it is the return value, unlike the other
+ * calls' negative errno.  Returns a valid id even when tracing and
+ * statistics are off.
  */
 JITPERF_API jitperf_fn jitperf_fn_register(jitperf *jp, const char *name,
 					   const void *addr, size_t len);

@@ -306,8 +306,10 @@ int jitperf_wrap(jitperf *jp, jitperf_fn fn, const void *entry, void **wrapped)
 	void *stub;
 	int err;
 
-	if (!jp || !fn || !entry || !wrapped)
+	if (!fn || !entry || !wrapped)
 		return -EINVAL;
+	if (!jp)
+		jp = jitperf_default();
 	name = jp_fn_name(jp, fn);
 	if (!name)
 		return -EINVAL;         /* not a function of this session */

@@ -385,6 +385,21 @@ static void default_active(void)
 	REQUIRE(d && d == jitperf_default());
 	REQUIRE(jitperf_outputs(d) == (JITPERF_PERFMAP | JITPERF_JITDUMP));
 	REQUIRE(jitperf_code_load(d, "dflt", code, 8, &idx) == 0 && idx == 1);
+	/* NULL is the default session in every call that acts on one */
+	{
+		struct jitperf_code c = { .size = sizeof(c), .name = "ex", .addr = code + 8, .len = 4 };
+
+		REQUIRE(jitperf_code_load(NULL, "null", code + 4, 4, &idx) == 0 && idx == 2);
+		REQUIRE(jitperf_code_move(NULL, 2, code + 12) == 0);
+		REQUIRE(jitperf_code_unload(NULL, 2) == 0);
+		REQUIRE(jitperf_code_move(NULL, 2, code + 4) == -ENOENT);     /* gone from d */
+		REQUIRE(jitperf_code_load_ex(NULL, &c, &idx) == 0 && idx == 3);
+		REQUIRE(jitperf_code_unload(d, 3) == 0);
+		REQUIRE(jitperf_fn_register(NULL, "f", code, 8) == 1);
+		REQUIRE(jitperf_outputs(NULL) == 0);    /* asks of no session */
+		REQUIRE(jitperf_close(NULL) == 0);      /* ends none */
+		REQUIRE(jitperf_outputs(d) == (JITPERF_PERFMAP | JITPERF_JITDUMP));
+	}
 	/* closing it is allowed; it stays a valid, inactive session */
 	REQUIRE(jitperf_close(d) == 0);
 	REQUIRE(jitperf_default() == d);

@@ -636,6 +636,7 @@ START_TEST(test_errors)
 	void *w = NULL;
 
 	ck_assert_uint_ne(id, 0);
+	/* NULL is the default session, which has no function id */
 	ck_assert_int_eq(jitperf_wrap(NULL, id, (const void *)add1, &w), -EINVAL);
 	ck_assert_int_eq(jitperf_wrap(jp, 0, (const void *)add1, &w), -EINVAL);
 	ck_assert_int_eq(jitperf_wrap(jp, id + 1000, (const void *)add1, &w), -EINVAL);
