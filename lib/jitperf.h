@@ -281,6 +281,14 @@ JITPERF_API int jitperf_wrap(jitperf *jp, jitperf_fn fn, const void *entry, void
 #define JITPERF__TIMED     0x80000000u    /* stack entry of a timed call: id | JITPERF__TIMED */
 #define JITPERF__FRAMED    0x40000000u    /* entered by jitperf__enter_framed */
 #define JITPERF__FN_LIMIT  0x400000u      /* ids below this have a counter */
+/*
+ * The layout of what the inline path reads and writes (these constants,
+ * struct jitperf__count, struct jitperf__tls).  Code built with it needs
+ * the version node JITPERF_INLINE_<N> of libjitperf.so, so a library of
+ * another layout refuses to load it ("version not found") instead of
+ * corrupting its counters.  Any change of the layout changes N.
+ */
+#define JITPERF__LAYOUT    1
 struct jitperf__count {
 	uint64_t calls;                       /* entries of this function on this thread */
 	uint64_t next;                        /* the call numbered next is timed (0: unset) */

@@ -25,6 +25,6 @@ llvm_libjitperf_llvm_la_SOURCES = llvm/jitperf-llvm.h llvm/llvm.h \
 llvm_libjitperf_llvm_la_CXXFLAGS = $(WARN_CXXFLAGS) $(SAN_CFLAGS) $(PTHREAD_CFLAGS) \
 	$(LLVM_CXXFLAGS) -fvisibility=hidden -fvisibility-inlines-hidden -fno-plt
 llvm_libjitperf_llvm_la_LIBADD = llvm/libjplobj.la lib/libjitperf.la $(LLVM_LIBS) $(PTHREAD_LIBS)
-llvm_libjitperf_llvm_la_LDFLAGS = -version-info $(LT_VERSION_INFO) -no-undefined \
+llvm_libjitperf_llvm_la_LDFLAGS = -version-info $(LT_VERSION_INFO_LLVM) -no-undefined \
 	$(LLVM_LDFLAGS) -Wl,--version-script=$(srcdir)/llvm/libjitperf-llvm.map
 EXTRA_llvm_libjitperf_llvm_la_DEPENDENCIES = llvm/libjitperf-llvm.map

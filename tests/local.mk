@@ -23,7 +23,7 @@ SANITIZERS_ON = 1
 else
 SANITIZERS_ON =
 endif
-EXTRA_DIST += tests/test-subr.sh tests/jitfiles.sh tests/check-subr.h
+EXTRA_DIST += tests/test-subr.sh tests/jitfiles.sh tests/check-subr.h tests/lib/abi.list
 
 # ---- unit/: Check suites
 CHECK_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
@@ -180,7 +180,7 @@ tests_progs_jitgcc_LDFLAGS = -no-install
 
 # ---- scripts
 SCRIPT_TESTS = \
-	tests/lib/symbols.test tests/lib/pkgconfig.test tests/lib/strerror-coverage.test \
+	tests/lib/symbols.test tests/lib/abi.test tests/lib/pkgconfig.test tests/lib/strerror-coverage.test \
 	tests/lib/crash.test tests/lib/crash-perf.test tests/lib/exit-open.test tests/lib/paced.test tests/lib/fork.test tests/lib/threads.test tests/lib/twins.test \
 	tests/lib/jitdump-perf.test tests/lib/perf-attach.test tests/lib/standby.test \
 	tests/lib/instr-env.test tests/lib/instr-sigkill.test tests/lib/layers.test \

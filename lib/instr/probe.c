@@ -36,6 +36,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -60,6 +61,19 @@
 
 JITPERF_API volatile int jitperf__probe_active;
 JITPERF_API __thread struct jitperf__tls jitperf__tls __attribute__((tls_model("initial-exec")));
+
+/* Layout 1 of the inline path (JITPERF__LAYOUT, jitperf.h): a change here
+ * is a new layout, its number, and its version node in libjitperf.map. */
+_Static_assert(JITPERF__LAYOUT == 1 && sizeof(struct jitperf__count) == 16 &&
+	       offsetof(struct jitperf__count, next) == 8 && sizeof(struct jitperf__tls) == 48 &&
+	       offsetof(struct jitperf__tls, depth) == 4 && offsetof(struct jitperf__tls, stack) == 8 &&
+	       offsetof(struct jitperf__tls, count) == 16 &&
+	       offsetof(struct jitperf__tls, inline_calls) == 24 &&
+	       offsetof(struct jitperf__tls, lib_calls) == 32 &&
+	       offsetof(struct jitperf__tls, framed_calls) == 40 && JITPERF__STACK_MAX == 4096 &&
+	       JITPERF__TIMED == 0x80000000u && JITPERF__FRAMED == 0x40000000u &&
+	       JITPERF__FN_LIMIT == 0x400000u,
+	       "the inline path's layout changed: a new JITPERF__LAYOUT and version node");
 struct jp_instr *jp_cur;
 /* Serialises choosing (and dropping) the instrumenting session, jp_cur. */
 static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
