@@ -45,7 +45,8 @@ JITPERF_LLVM_API LLVMJITEventListenerRef jitperf_llvm_event_listener(jitperf *jp
  * The JIT must resolve jitperf_enter, jitperf_exit and jitperf__probe_active
  * from the process (ORC: a DynamicLibrarySearchGenerator for the process).
  * Functions instrumented before are left alone.  Returns the number of
- * functions instrumented, or -EINVAL (mod NULL), -ENOMEM, -ENOSPC.
+ * functions instrumented, or -EINVAL (mod NULL), -ENOMEM, -ENOBUFS (the
+ * session's function table is full).
  * Not thread-safe for one module (LLVM modules are not).
  */
 JITPERF_LLVM_API int jitperf_llvm_instrument_module(jitperf *jp, LLVMModuleRef mod);
