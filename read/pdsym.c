@@ -120,10 +120,10 @@ static int by_start(const void *x, const void *y)
 }
 
 /*
- * Stable radix sort by start of symbols in seq order, so (start, seq)
- * order: a few linear passes over the digits that differ (8 to 16 bits
- * as the table grows), where qsort compares n log n times through a
- * function pointer.  0, or -1 without memory.
+ * Stable radix sort by start, so (start, seq) order when equal starts are
+ * in seq order already (sort_syms): a few linear passes over the digits
+ * that differ (8 to 16 bits as the table grows), where qsort compares
+ * n log n times through a function pointer.  0, or -1 without memory.
  */
 static int radix_syms(struct pd_symtab *t)
 {
@@ -165,16 +165,25 @@ static int radix_syms(struct pd_symtab *t)
 	return 0;
 }
 
+/*
+ * The radix sort keeps the array's order among equal starts, which is
+ * seq order when the entries are in the order added, or when a sorted
+ * run is followed by entries added after all of it, in that order (the
+ * PLT entries after an ELF table sorted once).
+ */
 static void sort_syms(struct pd_symtab *t)
 {
-	size_t i, inseq = 1;
+	size_t i, k, inseq = 1;
+	uint32_t top = 0;
 
 	for (i = 1; i < t->n && by_start(&t->syms[i - 1], &t->syms[i]) < 0; i++)
 		;
 	if (i == t->n)
 		return;
-	for (i = 1; i < t->n && inseq; i++)
-		inseq = t->syms[i - 1].seq < t->syms[i].seq;
+	for (k = 0; k < i; k++)
+		top = t->syms[k].seq > top ? t->syms[k].seq : top;
+	for (k = i; k < t->n && inseq; k++)
+		inseq = t->syms[k].seq > (k == i ? top : t->syms[k - 1].seq);
 	if (!inseq || radix_syms(t))
 		qsort(t->syms, t->n, sizeof(*t->syms), by_start);
 }
