@@ -46,3 +46,8 @@ bench_llvm_listener_LDADD = examples/libjcllvm.la llvm/libjitperf-llvm.la lib/li
 bench_llvm_listener_LDFLAGS = $(AM_LDFLAGS) -no-install $(LLVM_LDFLAGS)
 endif
 EXTRA_DIST += bench/README.md
+# a call through a jitperf_trampoline next to a direct call of its target
+noinst_PROGRAMS += bench/trampoline
+bench_trampoline_SOURCES = bench/trampoline.c
+bench_trampoline_LDADD = lib/libjitperf.la
+bench_trampoline_LDFLAGS = -no-install
