@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,35 +46,6 @@ static const char usage[] =
 #define DEFAULT_COLD_PASSES 30000
 
 struct passes { const char *func; int k; };
-
-static int load(struct jc_prog *p, const char *file)
-{
-	char path[PATH_MAX], *text;
-	size_t len;
-	int err;
-
-	if (!realpath(file, path) || !(text = jc_slurp(path, &len))) {
-		snprintf(p->err, sizeof(p->err), "%s: %s", file, strerror(errno));
-		return -errno;
-	}
-	if (memchr(text, 0, len)) {
-		snprintf(p->err, sizeof(p->err), "%s: NUL byte in the source", file);
-		free(text);
-		return -EINVAL;
-	}
-	if (!(p->path = strdup(path))) {
-		free(text);
-		return -ENOMEM;
-	}
-	err = jc_parse(p, text, file);
-	free(text);
-	if (!err)
-		err = jc_parse_finish(p);
-	for (int i = 0; !err && i < p->nfn; i++)
-		if (!strcmp(p->fn[i]->file, file))
-			p->fn[i]->file = p->path;       /* line info wants the absolute path */
-	return err;
-}
 
 static void report(const struct tx_rt *rt)
 {
@@ -145,7 +115,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "jitcalc-tiered: %s\n", strerror(ENOMEM));
 		return 1;
 	}
-	if ((err = load(p, file))) {
+	if ((err = tx_load(p, file))) {
 		fprintf(stderr, "%s\n", p->err[0] ? p->err : strerror(-err));
 		jc_prog_free(p);
 		return 1;

@@ -78,6 +78,7 @@ struct tx_rt {
  * started (0, or an error with p->err).  Close after jitperf_close: it
  * stops the thread (tx_tierup_stop first, before the session closes) and
  * unmaps the code */
+int tx_load(struct jc_prog *p, const char *file);   /* parsed, or an error with p->err */
 int tx_rt_open(struct tx_rt *rt, struct jc_prog *p, jitperf *jp, unsigned long threshold);
 struct tx_fn *tx_rt_find(struct tx_rt *rt, const char *name);
 void tx_rt_close(struct tx_rt *rt);

@@ -1,18 +1,49 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tiered_rt.c - a tiered runtime over a jitcalc program: every function
+ * tiered_rt.c - a tiered runtime over a jitcalc program: the program
+ * read and parsed with jitcalc's front end, every function
  * compiled to bytecode (tier 0, recorded as a compile of tier 0) and given
  * its trampoline, the tier tags named, the compiler thread started.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "tiered.h"
+
+int tx_load(struct jc_prog *p, const char *file)
+{
+	char path[PATH_MAX], *text;
+	size_t len;
+	int err;
+
+	if (!realpath(file, path) || !(text = jc_slurp(path, &len))) {
+		snprintf(p->err, sizeof(p->err), "%s: %s", file, strerror(errno));
+		return -errno;
+	}
+	if (memchr(text, 0, len)) {
+		snprintf(p->err, sizeof(p->err), "%s: NUL byte in the source", file);
+		free(text);
+		return -EINVAL;
+	}
+	if (!(p->path = strdup(path))) {
+		free(text);
+		return -ENOMEM;
+	}
+	err = jc_parse(p, text, file);
+	free(text);
+	if (!err)
+		err = jc_parse_finish(p);
+	for (int i = 0; !err && i < p->nfn; i++)
+		if (!strcmp(p->fn[i]->file, file))
+			p->fn[i]->file = p->path;       /* line info wants the absolute path */
+	return err;
+}
 
 static int tier0(struct tx_rt *rt, struct tx_fn *f)
 {
