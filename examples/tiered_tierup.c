@@ -12,7 +12,6 @@
  */
 #include "config.h"
 
-#define _GNU_SOURCE 1
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
