@@ -46,3 +46,18 @@ bench_llvm_listener_LDADD = examples/libjcllvm.la llvm/libjitperf-llvm.la lib/li
 bench_llvm_listener_LDFLAGS = $(AM_LDFLAGS) -no-install $(LLVM_LDFLAGS)
 endif
 EXTRA_DIST += bench/README.md
+# a call through a jitperf_trampoline next to a direct call of its target
+noinst_PROGRAMS += bench/trampoline
+bench_trampoline_SOURCES = bench/trampoline.c
+bench_trampoline_LDADD = lib/libjitperf.la
+bench_trampoline_LDFLAGS = -no-install
+# break-even of the tiered example's tier-up, measured without jitperf
+# (bench/breakeven.sh puts it next to a recording's)
+EXTRA_DIST += bench/breakeven.sh
+if ARCH_X86_64
+noinst_PROGRAMS += bench/breakeven
+bench_breakeven_SOURCES = bench/breakeven.c
+bench_breakeven_CPPFLAGS = $(AM_CPPFLAGS) -DJITCALC_TIERED="\"$(abs_top_srcdir)/examples/tiered.jc\""
+bench_breakeven_LDADD = examples/libjctiered.la examples/libjitcalc.la lib/libjitperf.la $(PTHREAD_LIBS)
+bench_breakeven_LDFLAGS = -no-install
+endif

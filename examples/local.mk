@@ -40,3 +40,22 @@ examples_llvm_orc_LDADD = examples/libjcllvm.la llvm/libjitperf-llvm.la lib/libj
 # a real binary, so perf records llvm-orc itself
 examples_llvm_orc_LDFLAGS = $(AM_LDFLAGS) -no-install $(LLVM_LDFLAGS)
 endif
+
+# examples/jitcalc-tiered: jitcalc's language in two tiers, a bytecode
+# interpreter behind trampolines and jitcalc's backend on a compiler thread
+EXTRA_DIST += examples/tiered.jc
+if ARCH_X86_64
+noinst_LTLIBRARIES += examples/libjctiered.la
+examples_libjctiered_la_SOURCES = examples/tiered.h examples/tiered_bytecode.c \
+	examples/tiered_interp.c examples/tiered_native.c examples/tiered_tierup.c examples/tiered_rt.c
+examples_libjctiered_la_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer
+
+noinst_PROGRAMS += examples/jitcalc-tiered
+examples_jitcalc_tiered_SOURCES = examples/tiered.c
+examples_jitcalc_tiered_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DJITCALC_TIERED="\"$(abs_top_srcdir)/examples/tiered.jc\""
+examples_jitcalc_tiered_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer
+examples_jitcalc_tiered_LDADD = examples/libjctiered.la examples/libjitcalc.la lib/libjitperf.la \
+	$(PTHREAD_LIBS)
+examples_jitcalc_tiered_LDFLAGS = $(AM_LDFLAGS) -no-install
+endif

@@ -222,7 +222,7 @@ LLVM_TESTS = tests/lib/llvm-symbols.test tests/lib/llvm-pkgconfig.test \
 TESTS += $(LLVM_TESTS)
 EXTRA_DIST += $(LLVM_TESTS)
 EXAMPLE_TESTS = tests/example/cli.test tests/example/perf.test tests/example/callgraph.test \
-	tests/example/counts.test
+	tests/example/counts.test tests/example/tiered.test tests/example/tiered-callgraph.test
 EXTRA_DIST += $(EXAMPLE_TESTS)
 if ARCH_X86_64
 TESTS += $(EXAMPLE_TESTS)
