@@ -31,7 +31,8 @@ UNIT_SUITES = tests/unit/check_jitdump tests/unit/check_session tests/unit/check
 	tests/unit/check_probe tests/unit/check_trace tests/unit/check_stats tests/unit/check_wrap \
 	tests/unit/check_jitdump_read tests/unit/check_stats_read tests/unit/check_perfscript \
 	tests/unit/check_symbolize tests/unit/check_filesafety tests/unit/check_perfdata \
-	tests/unit/check_perfmap_read tests/unit/check_codebatch tests/unit/check_tiers
+	tests/unit/check_perfmap_read tests/unit/check_codebatch tests/unit/check_tiers \
+	tests/unit/check_tiers_model
 check_PROGRAMS += $(UNIT_SUITES)
 TESTS += $(UNIT_SUITES)
 
@@ -42,6 +43,8 @@ tests_unit_check_codebatch_LDADD = lib/libjitperf.la $(CHECK_LIBS)
 # frame pointers: the trampolines' test walks them
 tests_unit_check_tiers_CFLAGS = $(CHECK_TEST_CFLAGS) -fno-omit-frame-pointer
 tests_unit_check_tiers_LDADD = lib/libjitperf.la read/libjitperf-read.la $(CHECK_LIBS) $(PTHREAD_LIBS)
+tests_unit_check_tiers_model_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_tiers_model_LDADD = lib/libjitperf.la read/libjitperf-read.la $(CHECK_LIBS)
 tests_unit_check_session_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_session_LDADD = lib/libjitperf.la $(CHECK_LIBS)
 tests_unit_check_perfmap_CFLAGS = $(CHECK_TEST_CFLAGS)
