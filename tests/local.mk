@@ -140,8 +140,11 @@ tests_progs_jitreuse_LDADD = lib/libjitperf.la
 # (tests/cmd/perfmap-overlap.test)
 tests_progs_pmcheck_LDADD = read/libjitperf-read.la
 # the tiers file of known layout that tests/cmd/dump-tiers.test takes apart,
-# and a JIT whose tier and compile calls come in a known order
-tests_progs_tiers_prog_LDADD = lib/libjitperf.la
+# and a JIT whose tier and compile calls come in a known order; with --bg a
+# background compile of known cost (tests/cmd/report-tiers.test), frame
+# pointers so that perf walks from its interpreter through the trampoline
+tests_progs_tiers_prog_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer
+tests_progs_tiers_prog_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 # the jitdump of known layout that tests/cmd/dump.test takes apart
 tests_progs_jd_fixture_SOURCES = tests/progs/jd-fixture.c $(JDBUILD)
 tests_progs_instr_prog_LDADD = lib/libjitperf.la
