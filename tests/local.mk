@@ -192,7 +192,7 @@ SCRIPT_TESTS = \
 	tests/lib/instr-env.test tests/lib/instr-sigkill.test tests/lib/layers.test \
 	tests/lib/cyg-preload.test tests/lib/cyg-linked.test tests/lib/setid-env.test \
 	tests/lib/perfmap-taken.test tests/lib/standby-seccomp.test \
-	tests/cmd/dump.test tests/cmd/dump-tiers.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
+	tests/cmd/dump.test tests/cmd/dump-tiers.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test tests/cmd/report-tiers.test \
 	tests/cmd/filesafety.test tests/cmd/inject.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
 	tests/cmd/attach.test tests/cmd/messages.test tests/cmd/container.test \
 	tests/cmd/perfmap-overlap.test tests/cmd/hostile.test \

@@ -7,9 +7,10 @@
  *    queue, install.  Only libjitperf writes them.
  *  - perf's samples, by the tier mark in the symbol's name: jitperf's
  *    func[tag], V8's "JS:*fib file.js:2:13", .NET's "[OptimizedTier1]".  A
- *    sample in native code (an interpreter's loop, a runtime helper) is
- *    the tier's whose code is the nearest JIT frame on its stack: that is
- *    how a trampoline makes interpreted code count.
+ *    sample in native user code (an interpreter's loop, a runtime helper)
+ *    is the tier's whose code is the nearest JIT frame on its stack: that
+ *    is how a trampoline makes interpreted code count.  A sample in the
+ *    kernel is the kernel's, as perf report counts it.
  *  - The statistics files: a function registered under the name of tier
  *    code (func[tag]) counts that tier's calls.  The files name functions,
  *    not addresses, so the name is the join.
@@ -286,9 +287,9 @@ int report_tiers_sample(struct tiers *tt, const struct pd_raw *s)
 		struct tier_row *r;
 
 		if (!f->loc.map || !f->loc.map->dso->jit) {
-			if (!s->sample->has_callchain)
-				break;
-			continue;       /* native code: the nearest JIT frame's */
+			if (!s->sample->has_callchain || f->kernel)
+				break;  /* the kernel's time stays the kernel's, as in perf report */
+			continue;       /* user native code: the nearest JIT frame's */
 		}
 		jit = 1;
 		r = f->loc.sym ? row_of_name(tt, f->loc.sym->name, &err) : NULL;
