@@ -13,7 +13,9 @@
  * in it.  sum runs in tier 0 until its tier 1 code is installed, then
  * SUM_OPT_CALLS times in tier 1; cold runs COLD_CALLS times in each tier.
  * Every call is counted between jitperf_enter and jitperf_exit under the
- * name of its tier code.  Prints "PID TID", TID the compiling thread's.
+ * name of its tier code.  Prints "PID TID SUM_NS COLD_NS": the compiling
+ * thread and the wall time of the two compiles as the thread measured
+ * them, from before the begin to after the end.
  */
 #include "config.h"
 
@@ -21,6 +23,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -46,6 +49,7 @@ static const unsigned char loop_code[] = { 0xb9, 0, 0, 0, 0, 0x89, 0xf8, 0xff, 0
 
 struct fn {
 	const char   *name;
+	uint64_t      compile_ns;       /* tier 1's, as the compiling thread saw it */
 	void         *entry[2];         /* per tier */
 	jitperf_fn    probe[2];
 	atomic_int    ready;            /* tier 1 installed */
@@ -86,7 +90,7 @@ static void spin(unsigned ms)
 static int compile_opt(struct fn *f, unsigned slot, int nest)
 {
 	struct jitperf_code c = { .size = sizeof(c), .len = sizeof(loop_code) };
-	uint64_t id, inner;
+	uint64_t id, inner, t0 = now_ns();
 	char name[64];
 
 	if (jitperf_compile_begin(jp, f->name, 1, &id))
@@ -106,6 +110,7 @@ static int compile_opt(struct fn *f, unsigned slot, int nest)
 	f->probe[1] = jitperf_fn_register(jp, name, c.addr, c.len);
 	if (jitperf_compile_end(jp, id, 0))
 		return -1;
+	f->compile_ns = now_ns() - t0;
 	atomic_store(&f->ready, 1);
 	return 0;
 }
@@ -177,7 +182,8 @@ static int run_bg(void)
 		return 1;
 	for (unsigned i = 0; i < COLD_CALLS; i++)
 		call(&cold, 1, OPT_ITERS);
-	printf("%d %u\n", (int)getpid(), atomic_load(&compile_tid));
+	printf("%d %u %llu %llu\n", (int)getpid(), atomic_load(&compile_tid),
+	       (unsigned long long)sum.compile_ns, (unsigned long long)cold.compile_ns);
 	return jitperf_close(jp) ? 1 : 0;
 }
 
