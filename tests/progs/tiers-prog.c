@@ -12,8 +12,9 @@
  * failed one of bad; the thread then begins a compile of never and exits
  * in it.  sum runs in tier 0 until its tier 1 code is installed, then
  * SUM_OPT_CALLS times in tier 1; cold runs COLD_CALLS times in each tier.
- * Every call is counted between jitperf_enter and jitperf_exit under the
- * name of its tier code.  Prints "PID TID SUM_NS COLD_NS": the compiling
+ * Every call is counted between jitperf_enter and jitperf_exit: sum's
+ * under the names of its tier code (sum[interp], sum[opt]), cold's under
+ * names of its own (cold_t0, cold_t1) at the addresses of its tier code.  Prints "PID TID SUM_NS COLD_NS": the compiling
  * thread and the wall time of the two compiles as the thread measured
  * them, from before the begin to after the end.
  */
@@ -49,6 +50,7 @@ static const unsigned char loop_code[] = { 0xb9, 0, 0, 0, 0, 0x89, 0xf8, 0xff, 0
 
 struct fn {
 	const char   *name;
+	const char   *reg[2];           /* registered as, per tier; NULL: as its code */
 	uint64_t      compile_ns;       /* tier 1's, as the compiling thread saw it */
 	void         *entry[2];         /* per tier */
 	jitperf_fn    probe[2];
@@ -56,7 +58,8 @@ struct fn {
 };
 
 static jitperf *jp;
-static struct fn sum = { .name = "sum" }, cold = { .name = "cold" };
+static struct fn sum = { .name = "sum" };
+static struct fn cold = { .name = "cold", .reg = { "cold_t0", "cold_t1" } };
 static unsigned char *opt_mem;
 static atomic_uint compile_tid;
 
@@ -107,7 +110,7 @@ static int compile_opt(struct fn *f, unsigned slot, int nest)
 	if (jitperf_code_load_ex(jp, &c, NULL))
 		return -1;
 	f->entry[1] = (void *)c.addr;
-	f->probe[1] = jitperf_fn_register(jp, name, c.addr, c.len);
+	f->probe[1] = jitperf_fn_register(jp, f->reg[1] ? f->reg[1] : name, c.addr, c.len);
 	if (jitperf_compile_end(jp, id, 0))
 		return -1;
 	f->compile_ns = now_ns() - t0;
@@ -146,7 +149,7 @@ static int setup_fn(struct fn *f)
 	    jitperf_tier_request(jp, f->name, 1))
 		return -1;
 	snprintf(name, sizeof(name), "%s[interp]", f->name);
-	f->probe[0] = jitperf_fn_register(jp, name, f->entry[0], 19);
+	f->probe[0] = jitperf_fn_register(jp, f->reg[0] ? f->reg[0] : name, f->entry[0], 19);
 	return 0;
 }
 

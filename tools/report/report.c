@@ -639,7 +639,7 @@ static int show(struct report *r)
 	int err;
 
 	report_table_sort(&r->t);
-	err = report_tiers_finish(&r->tiers, &r->t);
+	err = report_tiers_finish(&r->tiers, &r->t, &r->rd);
 	if (err) {
 		cmd_err("%s", strerror(-err));
 		return err;

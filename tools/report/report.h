@@ -108,6 +108,11 @@ struct tier_total {                     /* one per tier that was compiled */
 	double   tierup_median_ms, tierup_max_ms;   /* request to install, < 0 none */
 };
 
+struct tier_alias {                     /* a registered function inside tier code */
+	char *name;                     /* as registered */
+	char *code;                     /* the tier code's name; NULL: in two tiers */
+};
+
 struct tiers {
 	struct tier_row   *rows;
 	size_t             n, cap;
@@ -123,6 +128,8 @@ struct tiers {
 	int                foreign;     /* V8 or .NET marks: no compile data */
 	struct tier_total *totals;
 	size_t             ntotals;
+	struct tier_alias *aliases;
+	size_t             naliases;
 };
 
 /* The tiers files of DIR, each into a model.  0 or -ENOMEM; a damaged file
@@ -130,9 +137,16 @@ struct tiers {
 int report_tiers_load(struct tiers *tt, const char *dir, const struct rundir *rd, int *bad);
 /* One perf sample into the row of the tier it ran in.  0 or -ENOMEM. */
 int report_tiers_sample(struct tiers *tt, const struct pd_raw *s);
-/* The instrumented calls of rows named as tier code, the compiles of the
+/* The instrumented calls of functions in tier code, the compiles of the
  * models; break-even, verdicts, totals.  0 or -ENOMEM. */
-int report_tiers_finish(struct tiers *tt, const struct table *t);
+int report_tiers_finish(struct tiers *tt, const struct table *t, const struct rundir *rd);
+/* Whether name is the name of tier code (a mark the recording knows). */
+int report_is_tier_code(const struct tiers *tt, const char *name);
+/* The functions the traces of rd place inside tier code
+ * (tools/report/report_tiers_addr.c).  0 or -ENOMEM. */
+int report_tiers_aliases(struct tiers *tt, const struct rundir *rd);
+/* The tier code that holds the function registered as name, or NULL. */
+const char *report_tiers_alias(const struct tiers *tt, const char *name);
 void report_tiers_free(struct tiers *tt);
 
 /* self ms of a row, < 0 unknown */

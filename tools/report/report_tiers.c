@@ -12,8 +12,8 @@
  *    is how a trampoline makes interpreted code count.  A sample in the
  *    kernel is the kernel's, as perf report counts it.
  *  - The statistics files: a function registered under the name of tier
- *    code (func[tag]) counts that tier's calls.  The files name functions,
- *    not addresses, so the name is the join.
+ *    code (func[tag]), or at an address inside tier code as the trace's
+ *    tables tell (report_tiers_addr.c), counts that tier's calls.
  *
  * Break-even compares each tier with the tier below it of the same
  * function: the compile cost of the upper tier over what a call saves.
@@ -240,6 +240,13 @@ static int mark_tier(const struct tiers *tt, const char *name, struct tm_mark *m
 	return mk->tier;
 }
 
+int report_is_tier_code(const struct tiers *tt, const char *name)
+{
+	struct tm_mark mk;
+
+	return mark_tier(tt, name, &mk) >= 0;
+}
+
 static struct tier_row *row_of_name(struct tiers *tt, const char *name, int *err)
 {
 	struct tm_mark mk;
@@ -373,6 +380,8 @@ static int add_calls(struct tiers *tt, const struct table *t)
 		if (!f->has_stats)
 			continue;
 		r = row_of_name(tt, f->name, &err);
+		if (!r && !err && report_tiers_alias(tt, f->name))
+			r = row_of_name(tt, report_tiers_alias(tt, f->name), &err);
 		if (err)
 			return err;
 		if (!r)
@@ -515,10 +524,11 @@ static int add_totals(struct tiers *tt)
 	return 0;
 }
 
-int report_tiers_finish(struct tiers *tt, const struct table *t)
+int report_tiers_finish(struct tiers *tt, const struct table *t, const struct rundir *rd)
 {
 	int err = add_compiles(tt);
 
+	err = err ?: report_tiers_aliases(tt, rd);
 	err = err ?: add_calls(tt, t);
 	if (err)
 		return err;
@@ -558,4 +568,9 @@ void report_tiers_free(struct tiers *tt)
 	free(tt->slot);
 	free(tt->qtids);
 	free(tt->totals);
+	for (size_t i = 0; i < tt->naliases; i++) {
+		free(tt->aliases[i].name);
+		free(tt->aliases[i].code);
+	}
+	free(tt->aliases);
 }
