@@ -6,7 +6,7 @@ noinst_LTLIBRARIES += read/libjitperf-read.la
 read_libjitperf_read_la_SOURCES = \
 	read/jitdump_read.c read/jitdump_read.h \
 	read/trace_read.c read/trace_read.h \
-	read/tiers_read.c read/tiers_read.h \
+	read/tiers_read.c read/tiers_read.h read/tiers_model.c read/tiers_model.h \
 	read/stats_read.c read/stats_read.h \
 	read/perfmap_read.c read/perfmap_read.h \
 	read/util.c read/util.h \

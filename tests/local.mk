@@ -31,7 +31,8 @@ UNIT_SUITES = tests/unit/check_jitdump tests/unit/check_session tests/unit/check
 	tests/unit/check_probe tests/unit/check_trace tests/unit/check_stats tests/unit/check_wrap \
 	tests/unit/check_jitdump_read tests/unit/check_stats_read tests/unit/check_perfscript \
 	tests/unit/check_symbolize tests/unit/check_filesafety tests/unit/check_perfdata \
-	tests/unit/check_perfmap_read tests/unit/check_codebatch tests/unit/check_tiers
+	tests/unit/check_perfmap_read tests/unit/check_codebatch tests/unit/check_tiers \
+	tests/unit/check_tiers_model
 check_PROGRAMS += $(UNIT_SUITES)
 TESTS += $(UNIT_SUITES)
 
@@ -42,6 +43,8 @@ tests_unit_check_codebatch_LDADD = lib/libjitperf.la $(CHECK_LIBS)
 # frame pointers: the trampolines' test walks them
 tests_unit_check_tiers_CFLAGS = $(CHECK_TEST_CFLAGS) -fno-omit-frame-pointer
 tests_unit_check_tiers_LDADD = lib/libjitperf.la read/libjitperf-read.la $(CHECK_LIBS) $(PTHREAD_LIBS)
+tests_unit_check_tiers_model_CFLAGS = $(CHECK_TEST_CFLAGS)
+tests_unit_check_tiers_model_LDADD = lib/libjitperf.la read/libjitperf-read.la $(CHECK_LIBS)
 tests_unit_check_session_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_session_LDADD = lib/libjitperf.la $(CHECK_LIBS)
 tests_unit_check_perfmap_CFLAGS = $(CHECK_TEST_CFLAGS)
@@ -137,8 +140,11 @@ tests_progs_jitreuse_LDADD = lib/libjitperf.la
 # (tests/cmd/perfmap-overlap.test)
 tests_progs_pmcheck_LDADD = read/libjitperf-read.la
 # the tiers file of known layout that tests/cmd/dump-tiers.test takes apart,
-# and a JIT whose tier and compile calls come in a known order
-tests_progs_tiers_prog_LDADD = lib/libjitperf.la
+# and a JIT whose tier and compile calls come in a known order; with --bg a
+# background compile of known cost (tests/cmd/report-tiers.test), frame
+# pointers so that perf walks from its interpreter through the trampoline
+tests_progs_tiers_prog_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer
+tests_progs_tiers_prog_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 # the jitdump of known layout that tests/cmd/dump.test takes apart
 tests_progs_jd_fixture_SOURCES = tests/progs/jd-fixture.c $(JDBUILD)
 tests_progs_instr_prog_LDADD = lib/libjitperf.la
@@ -186,7 +192,7 @@ SCRIPT_TESTS = \
 	tests/lib/instr-env.test tests/lib/instr-sigkill.test tests/lib/layers.test \
 	tests/lib/cyg-preload.test tests/lib/cyg-linked.test tests/lib/setid-env.test \
 	tests/lib/perfmap-taken.test tests/lib/standby-seccomp.test \
-	tests/cmd/dump.test tests/cmd/dump-tiers.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test \
+	tests/cmd/dump.test tests/cmd/dump-tiers.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test tests/cmd/report-tiers.test \
 	tests/cmd/filesafety.test tests/cmd/inject.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
 	tests/cmd/attach.test tests/cmd/messages.test tests/cmd/container.test \
 	tests/cmd/perfmap-overlap.test tests/cmd/hostile.test \

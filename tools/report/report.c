@@ -33,7 +33,7 @@
 #include "tools/rundir.h"
 
 static const char usage_text[] =
-	"usage: jitperf report [DIR] [--perf]\n"
+	"usage: jitperf report [DIR] [--perf] [--tiers] [--json]\n"
 	"\n"
 	"Where the time went in the JIT code of a jitperf record directory (default\n"
 	"jitperf.data): per function, the share of perf samples (self and children)\n"
@@ -41,8 +41,13 @@ static const char usage_text[] =
 	"ns estimated from the timed calls net of the probes' cost, counters per call).\n"
 	"Functions of -finstrument-functions programs (libjitperf-cyg) are named\n"
 	"'function (file.c:line)'; samples in libjitperf's own probes are the row\n"
-	"'(jitperf probes)'.\n"
+	"'(jitperf probes)'.  Tiered JIT code (func[tag], V8's ~ ^ + * marks, .NET's\n"
+	"[QuickJitted] ...) adds a tiers table under it.\n"
 	"\n"
+	"  -t, --tiers     only the tiers table: per function and tier, compiles,\n"
+	"                  compile, queue and install ms, samples, calls, ns/call,\n"
+	"                  break-even calls and whether the tier-up paid back\n"
+	"  -j, --json      the report as one JSON object (fields: jitperf-report(1))\n"
 	"  -p, --perf      run perf report on DIR/perf.jit.data instead\n"
 	"  -h, --help      show this help\n";
 
@@ -260,6 +265,7 @@ static const char *base_name(const char *p)
 
 struct sample_ctx {
 	struct table *t;
+	struct tiers *tiers;
 	uint64_t      period;       /* all samples' periods: children% are shares of it */
 	uint64_t      seq;          /* sample number: a row's children count once a sample */
 };
@@ -305,16 +311,17 @@ static int add_sample(const struct pd_raw *s, void *arg)
 	}
 	if (s->sample->has_callchain)
 		t->have_children = 1;
-	return 0;
+	return report_tiers_sample(c->tiers, s);
 }
 
 /*
  * Read the perf.data natively and feed its samples to the table: 0, or
  * -errno with the reader's message in err.
  */
-static int perf_samples(struct table *t, const char *data, char *err, size_t errlen)
+static int perf_samples(struct table *t, struct tiers *tiers, const char *data, char *err,
+			size_t errlen)
 {
-	struct sample_ctx c = { .t = t };
+	struct sample_ctx c = { .t = t, .tiers = tiers };
 	struct pd_script_info info;
 	int ret;
 
@@ -360,36 +367,45 @@ static void print_name(const char *name, int width)
 		printf("%.*s...%s", (int)head, name, name + len - (NAME_MAX_WIDTH - 3 - head));
 }
 
-static void print_table(struct table *t, const char *dir)
+void report_table_sort(struct table *t)
 {
-	uint64_t jit_samples = 0, probes;
-	int stats = 0, width = 14;      /* "(not JIT code)" */
-	size_t shown = 0, quiet = 0;
-
 	if (t->have_perf)
 		report_probes_move(t);
 	for (size_t i = 0; i < t->n; i++) {
 		struct fnrow *r = &t->rows[i];
-		int len = (int)strlen(r->label ? r->label : r->name);
 
 		if (!r->jit)
 			continue;
-		jit_samples += r->samples - r->probe_samples;
-		stats |= r->has_stats;
-		width = len > width ? (len > NAME_MAX_WIDTH ? NAME_MAX_WIDTH : len) : width;
+		t->jit_samples += r->samples - r->probe_samples;
+		t->has_stats |= r->has_stats;
 	}
 	/*
 	 * The probes' row only when something was instrumented; otherwise
 	 * libjitperf's samples are registration, with the rest that is not
 	 * JIT code.
 	 */
-	probes = stats ? t->probe_samples + t->moved_samples : 0;
-	if (probes && width < 16)
-		width = 16;                     /* "(jitperf probes)" */
+	t->shown_probes = t->has_stats ? t->probe_samples + t->moved_samples : 0;
 	qsort(t->rows, t->n, sizeof(t->rows[0]), cmp_rows);
 	free(t->slot);      /* rows moved: the hash is stale */
 	t->slot = NULL;
 	t->nslot = 0;
+}
+
+static void print_table(struct table *t, const char *dir)
+{
+	uint64_t jit_samples = t->jit_samples, probes = t->shown_probes;
+	int stats = t->has_stats, width = 14;      /* "(not JIT code)" */
+	size_t shown = 0, quiet = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct fnrow *r = &t->rows[i];
+		int len = (int)strlen(r->label ? r->label : r->name);
+
+		if (r->jit)
+			width = len > width ? (len > NAME_MAX_WIDTH ? NAME_MAX_WIDTH : len) : width;
+	}
+	if (probes && width < 16)
+		width = 16;                     /* "(jitperf probes)" */
 
 	printf("# %s: ", dir);
 	if (t->have_perf)
@@ -469,9 +485,12 @@ static void print_table(struct table *t, const char *dir)
 struct report {
 	const char   *dir;
 	int           handover;        /* --perf */
+	int           tiers_only;      /* --tiers */
+	int           json;            /* --json */
 	struct rundir rd;
 	char         *data;            /* DIR/perf.jit.data, else DIR/perf.data */
 	struct table  t;
+	struct tiers  tiers;
 	int           status;          /* the exit status, once known */
 };
 
@@ -480,6 +499,8 @@ static int parse(int argc, char **argv, struct report *r)
 {
 	static const struct option opts[] = {
 		{ "perf", no_argument, NULL, 'p' },
+		{ "tiers", no_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -488,10 +509,16 @@ static int parse(int argc, char **argv, struct report *r)
 	r->dir = "jitperf.data";
 	optind = 1;
 	opterr = 0;             /* our own messages, named "jitperf report" */
-	while ((c = getopt_long(argc, argv, ":ph", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ptjh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			r->handover = 1;
+			break;
+		case 't':
+			r->tiers_only = 1;
+			break;
+		case 'j':
+			r->json = 1;
 			break;
 		case 'h':
 			r->status = cmd_usage(usage_text, 1);
@@ -573,12 +600,14 @@ static int hand_over(struct report *r)
 	return -ENOENT;
 }
 
-/* The names of the jitdumps and the figures of the statistics files. */
+/* The names of the jitdumps, the figures of the statistics files, the
+ * compiles of the tiers files. */
 static int read_registered(struct report *r)
 {
 	int err = add_jitdump_names(&r->t, &r->rd);
 
 	err = err ?: add_stats(&r->t, &r->rd);
+	err = err ?: report_tiers_load(&r->tiers, r->dir, &r->rd, &r->t.bad_input);
 	if (err)
 		cmd_err("%s", strerror(-err));
 	return err;
@@ -592,7 +621,7 @@ static int read_samples(struct report *r)
 
 	if (!r->rd.has_perf_data && !r->rd.has_jit_data)
 		return 0;
-	err = perf_samples(&r->t, r->data, perr, sizeof(perr));
+	err = perf_samples(&r->t, &r->tiers, r->data, perr, sizeof(perr));
 	if (err == -ENOMEM) {
 		cmd_err("%s", strerror(ENOMEM));
 		return err;
@@ -607,10 +636,30 @@ static int read_samples(struct report *r)
 
 static int show(struct report *r)
 {
-	/* no table of nothing readable */
-	if (r->t.nstats || r->t.have_perf || !r->t.bad_input)
-		print_table(&r->t, r->dir);
+	int err;
+
+	report_table_sort(&r->t);
+	err = report_tiers_finish(&r->tiers, &r->t, &r->rd);
+	if (err) {
+		cmd_err("%s", strerror(-err));
+		return err;
+	}
 	r->status = r->t.bad_input;
+	if (r->json) {
+		report_json(&r->t, &r->tiers, r->dir, r->tiers_only);
+		return 0;
+	}
+	/* no table of nothing readable */
+	if (!r->tiers_only && (r->t.nstats || r->t.have_perf || !r->t.bad_input))
+		print_table(&r->t, r->dir);
+	if (r->tiers.n) {
+		if (!r->tiers_only)
+			putchar('\n');
+		report_tiers_print(&r->tiers);
+	} else if (r->tiers_only) {
+		printf("# %s: no tier data (no jit-<pid>.tiers, no tier marks in the names "
+		       "of the samples or instrumented calls)\n", r->dir);
+	}
 	return 0;
 }
 
@@ -626,6 +675,7 @@ int cmd_report(int argc, char **argv)
 	err = err ?: read_samples(&r);
 	err = err ?: show(&r);
 	table_free(&r.t);
+	report_tiers_free(&r.tiers);
 	rundir_free(&r.rd);
 	free(r.data);
 	return r.status;

@@ -2,7 +2,9 @@
 /*
  * jitperf report's table (tools/report/report.c) and what the
  * instrumentation adds to it (tools/report/report_instr.c): the timed
- * calls' figures, the probes' cost, what the trace's limits left out.
+ * calls' figures, the probes' cost, what the trace's limits left out;
+ * the tiers table (tools/report/report_tiers.c, report_tiers_print.c) and
+ * the JSON of both (tools/report/report_json.c).
  */
 #ifndef JITPERF_REPORT_H
 #define JITPERF_REPORT_H
@@ -10,7 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "read/pdscript.h"
 #include "read/stats_read.h"
+#include "read/tiers_model.h"
+#include "tools/rundir.h"
 
 struct fnrow {
 	char     *name;                 /* key: perf's symbol name */
@@ -51,6 +56,10 @@ struct table {
 	uint64_t       moved_samples;   /* estimated in the JIT code's inline probes */
 	int            have_perf, have_children;
 	int            bad_input;       /* a file could not be read: exit 1 after the table */
+	/* set by report_table_sort: */
+	uint64_t       jit_samples;     /* in JIT code, its probes moved out */
+	uint64_t       shown_probes;    /* the probes' row, 0: none */
+	int            has_stats;       /* some JIT row has instrumented calls */
 	size_t         nstats;          /* stats files read: processes with instrumented calls */
 	struct runinfo run;
 };
@@ -69,5 +78,86 @@ void report_print_times(const struct fnrow *r, const struct runinfo *ri);
 /* The lines under the table: how times were measured, what the probes
  * cost, what the trace left out. */
 void report_print_notes(const struct table *t);
+
+/* Move the probes' samples out, rank the rows, sum what the header shows. */
+void report_table_sort(struct table *t);
+
+/* ---- tiers: one row per logical function and tier (doc/tiers.md, "Report") */
+struct tier_row {
+	char        *key;               /* func, location, tier and tag: the row's identity */
+	char        *func, *location, *tag;     /* location "" but for V8 */
+	int          tier;
+	enum tm_kind kind;
+	int          has_compiles;      /* a tiers file knows the function */
+	struct tm_row c;                /* its compiles, summed over the files (c.func unused) */
+	double       install_ms;        /* since its process started, < 0 never installed */
+	uint64_t     samples, period;   /* perf's in this tier's code (and under its trampoline) */
+	int          has_stats;
+	uint64_t     calls, timed, total_ns;
+	int          has_break_even;
+	double       break_even;        /* calls, to pay the compile back over the tier below */
+	int          has_after;
+	uint64_t     after;             /* calls that ran in this tier, after its install */
+	char         verdict[96];       /* "" none */
+};
+
+struct tier_total {                     /* one per tier that was compiled */
+	int      tier;
+	char     tag[JPTIERS_TAG_MAX + 1];
+	double   bg_ms, query_ms;       /* compile time on threads without/with JIT samples */
+	double   tierup_median_ms, tierup_max_ms;   /* request to install, < 0 none */
+};
+
+struct tier_alias {                     /* a registered function inside tier code */
+	char *name;                     /* as registered */
+	char *code;                     /* the tier code's name; NULL: in two tiers */
+};
+
+struct tiers {
+	struct tier_row   *rows;
+	size_t             n, cap;
+	size_t            *slot;        /* hash of keys: index + 1 */
+	size_t             nslot;
+	struct tm_model   *models;      /* one per jit-<pid>.tiers */
+	uint64_t          *starts;      /* each model's process start, ns */
+	size_t             nmodels;
+	uint32_t          *qtids;       /* threads with samples in JIT code */
+	size_t             nqtids;
+	int                time_period; /* every sample's period is ns (cpu-clock, task-clock) */
+	int                sampled;     /* samples were read */
+	int                foreign;     /* V8 or .NET marks: no compile data */
+	struct tier_total *totals;
+	size_t             ntotals;
+	struct tier_alias *aliases;
+	size_t             naliases;
+};
+
+/* The tiers files of DIR, each into a model.  0 or -ENOMEM; a damaged file
+ * is said in one line and sets *bad. */
+int report_tiers_load(struct tiers *tt, const char *dir, const struct rundir *rd, int *bad);
+/* One perf sample into the row of the tier it ran in.  0 or -ENOMEM. */
+int report_tiers_sample(struct tiers *tt, const struct pd_raw *s);
+/* The instrumented calls of functions in tier code, the compiles of the
+ * models; break-even, verdicts, totals.  0 or -ENOMEM. */
+int report_tiers_finish(struct tiers *tt, const struct table *t, const struct rundir *rd);
+/* Whether name is the name of tier code (a mark the recording knows). */
+int report_is_tier_code(const struct tiers *tt, const char *name);
+/* The functions the traces of rd place inside tier code
+ * (tools/report/report_tiers_addr.c).  0 or -ENOMEM. */
+int report_tiers_aliases(struct tiers *tt, const struct rundir *rd);
+/* The tier code that holds the function registered as name, or NULL. */
+const char *report_tiers_alias(const struct tiers *tt, const char *name);
+void report_tiers_free(struct tiers *tt);
+
+/* self ms of a row, < 0 unknown */
+double report_tier_self_ms(const struct tiers *tt, const struct tier_row *r);
+/* ns per call, < 0 none timed */
+double report_tier_ns_per_call(const struct tier_row *r);
+
+void report_tiers_print(const struct tiers *tt);
+
+/* The report as one JSON object on stdout (jitperf-report(1)): the table
+ * unless tiers_only, the tiers when tt has rows. */
+void report_json(const struct table *t, const struct tiers *tt, const char *dir, int tiers_only);
 
 #endif
