@@ -81,6 +81,10 @@ struct tx_rt {
 int tx_load(struct jc_prog *p, const char *file);   /* parsed, or an error with p->err */
 int tx_rt_open(struct tx_rt *rt, struct jc_prog *p, jitperf *jp, unsigned long threshold);
 struct tx_fn *tx_rt_find(struct tx_rt *rt, const char *name);
+/* With calls timed or counted (JITPERF=stats or trace): entry, len bytes of
+ * f's code in tier tag, registered as "func[tag]" and wrapped, so the
+ * report has its calls per tier; the wrapper's entry, else entry itself. */
+void *tx_counted(struct tx_rt *rt, struct tx_fn *f, const char *tag, void *entry, size_t len);
 void tx_rt_close(struct tx_rt *rt);
 
 /* tiered_bytecode.c: f's IR to bytecode; 0, or -EINVAL/-ENOMEM with rt->prog->err */

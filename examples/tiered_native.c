@@ -119,7 +119,11 @@ int tx_native_install(struct tx_rt *rt, struct tx_fn *tf, uint64_t compile, jc_e
 {
 	int err = load(rt, tf->ir, tf->native_map, compile);
 
-	if (!err)
-		memcpy(entry, &tf->native_map, sizeof(*entry));   /* object to function pointer */
+	void *code;
+
+	if (!err) {
+		code = tx_counted(rt, tf, "opt", tf->native_map, tf->ir->len);
+		memcpy(entry, &code, sizeof(*entry));   /* object to function pointer */
+	}
 	return err;
 }

@@ -64,8 +64,24 @@ static int tier0(struct tx_rt *rt, struct tx_fn *f)
 			 f->ir->name, jitperf_strerror(err));
 		return err;
 	}
+	entry = tx_counted(rt, f, "interp", entry, 0);     /* its size is the library's */
 	memcpy(&f->tramp, &entry, sizeof(f->tramp));
 	return 0;
+}
+
+void *tx_counted(struct tx_rt *rt, struct tx_fn *f, const char *tag, void *entry, size_t len)
+{
+	char name[256];
+	jitperf_fn fn;
+	void *wrapped;
+
+	if (!(jitperf_outputs(rt->jp) & (JITPERF_STATS | JITPERF_TRACE)))
+		return entry;
+	snprintf(name, sizeof(name), "%s[%s]", f->ir->name, tag);
+	fn = jitperf_fn_register(rt->jp, name, entry, len);
+	if (!fn || jitperf_wrap(rt->jp, fn, entry, &wrapped))
+		return entry;           /* uncounted, still right */
+	return wrapped;
 }
 
 int tx_rt_open(struct tx_rt *rt, struct jc_prog *p, jitperf *jp, unsigned long threshold)

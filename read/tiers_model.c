@@ -331,7 +331,8 @@ static int parse_bracket(const char *name, struct tm_mark *mk)
 int tm_mark_parse(const char *name, struct tm_mark *mk)
 {
 	memset(mk, 0, sizeof(*mk));
-	if (!name)
+	/* jitperf_wrap's thunks ("wrap:NAME") time a function; they are not its code */
+	if (!name || !strncmp(name, "wrap:", 5))
 		return 0;
 	return parse_v8(name, mk) || parse_bracket(name, mk);
 }

@@ -209,6 +209,7 @@ START_TEST(test_marks)
 		    "InstrumentedTierOptimized", "");
 	/* no mark */
 	ck_assert_int_eq(tm_mark_parse("sum", &mk), 0);
+	ck_assert_int_eq(tm_mark_parse("wrap:sum[opt]", &mk), 0);   /* jitperf_wrap's thunk */
 	ck_assert_int_eq(mk.kind, TM_NONE);
 	ck_assert_int_eq(tm_mark_parse("Builtin:ArgumentsAdaptor", &mk), 0);
 	ck_assert_int_eq(tm_mark_parse("JS:fib file.js:1:1", &mk), 0);
