@@ -199,7 +199,7 @@ SCRIPT_TESTS = \
 	tests/convert/errors.test tests/convert/record.test tests/convert/viewer.test \
 	tests/convert/outfile.test tests/convert/chrome-max.test tests/convert/perfdata.test \
 	tests/convert/pprof.test tests/convert/srcline.test tests/convert/speedscope.test \
-	tests/convert/calls-folded.test tests/convert/tiers.test \
+	tests/convert/calls-folded.test tests/convert/tiers.test tests/convert/tiers-fixture.test \
 	tests/convert/calls-estimated.test \
 	tests/man/lint.test tests/man/coverage.test tests/man/core-examples.test \
 	tests/man/instr-examples.test tests/man/wrap-example.test tests/man/cmd-examples.test \

@@ -97,7 +97,8 @@ static int on_record(struct cv_tiers *t, struct one *o, const struct tr_record *
 	case JPTIERS_COMPILE_END:
 		if ((c = find(t, o, r->id)) && c->unfinished) {
 			c->unfinished = 0;
-			c->end_ns = r->timestamp;
+			/* a clock that went back must not make a span of 584 years */
+			c->end_ns = r->timestamp > c->begin_ns ? r->timestamp : c->begin_ns;
 			c->status = r->status;
 		}
 		return 0;

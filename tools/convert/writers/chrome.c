@@ -571,7 +571,8 @@ static int chrome_end(void *w)
 			return ret;
 	}
 	/* after every slice: a flow binds to the slice written before it */
-	if ((ret = cv_chrome_tiers_write(c->tiers, c->fp, &c->first, &c->bytes)))
+	if ((ret = cv_chrome_tiers_write(c->tiers, c->fp, &c->first, &c->bytes,
+					 c->o->chrome_max_bytes, &c->over_cap)))
 		return ret;
 	/* a process is named after its main thread, else its first thread */
 	for (i = 0; i < c->nthr; i++) {

@@ -31,11 +31,18 @@ struct use {              /* the first slice of a compile's code */
 	uint64_t ts;
 };
 
+/* where events go, and the bound of the file */
+struct sink {
+	FILE     *fp;
+	int      *first;
+	uint64_t *bytes, max, *left_out;
+};
+
 struct cv_chrome_tiers {
 	const struct cv_tiers *t;
 	struct use            *call, *sample;   /* by compile number */
-	char                  *buf;             /* one event */
-	size_t                 cap;
+	char                  *buf;             /* one event's names */
+	size_t                 cap, len;
 };
 
 struct cv_chrome_tiers *cv_chrome_tiers_new(const struct cv_tiers *t)
@@ -101,18 +108,23 @@ void cv_chrome_tiers_sample(struct cv_chrome_tiers *ct, uint32_t pid, uint32_t t
 #define FLOW(ph, bp) "{\"ph\":\"" ph "\"" bp ",\"cat\":\"tier\",\"name\":\"tier-up\",\"id\":%" \
 	PRIu64 ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":%" PRIu64 ".%03u}"
 
-__attribute__((format(printf, 4, 5)))
-static void put(FILE *fp, int *first, uint64_t *bytes, const char *fmt, ...)
+/* one event of at most 400 bytes and the names, unless it would pass the bound */
+__attribute__((format(printf, 3, 4)))
+static void put(const struct sink *o, size_t names, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
 
-	fputs(*first ? "\n" : ",\n", fp);
-	*first = 0;
+	if (o->max && *o->bytes + 400 + names > o->max) {
+		++*o->left_out;
+		return;
+	}
+	fputs(*o->first ? "\n" : ",\n", o->fp);
+	*o->first = 0;
 	va_start(ap, fmt);
-	n = vfprintf(fp, fmt, ap);
+	n = vfprintf(o->fp, fmt, ap);
 	va_end(ap);
-	*bytes += n > 0 ? (uint64_t)n + 2 : 0;
+	*o->bytes += n > 0 ? (uint64_t)n + 2 : 0;
 }
 
 /* "func[tag]" escaped for JSON, and func and tag alone */
@@ -142,11 +154,11 @@ static int names(struct cv_chrome_tiers *ct, const struct cv_compile *c, char **
 	*tag = d;
 	d = textesc_json(d, c->tag, tl);
 	*d = 0;
+	ct->len = d - ct->buf;
 	return 0;
 }
 
-static int put_compile(struct cv_chrome_tiers *ct, FILE *fp, int *first, uint64_t *bytes,
-		       size_t k)
+static int put_compile(struct cv_chrome_tiers *ct, const struct sink *o, size_t k)
 {
 	const struct cv_compile *c = &ct->t->compiles[k];
 	const struct use *u = ct->call[k].seen ? &ct->call[k] : &ct->sample[k];
@@ -156,14 +168,14 @@ static int put_compile(struct cv_chrome_tiers *ct, FILE *fp, int *first, uint64_
 	if (names(ct, c, &name, &func, &tag))
 		return -ENOMEM;
 	if (c->requested) {
-		put(fp, first, bytes, "{\"ph\":\"X\",\"cat\":\"tier\",\"pid\":%" PRIu32
+		put(o, ct->len, "{\"ph\":\"X\",\"cat\":\"tier\",\"pid\":%" PRIu32
 		    ",\"tid\":%" PRIu32 ",\"ts\":%" PRIu64 ".%03u,\"dur\":0,\"name\":\"request %s\","
 		    "\"args\":{\"func\":\"%s\",\"tier\":%u,\"tag\":\"%s\",\"compile\":%" PRIu64 "}}",
 		    c->pid, c->request_tid, US(c->request_ns), name, func, c->tier, tag, c->id);
-		put(fp, first, bytes, FLOW("s", ""), flow, c->pid, c->request_tid,
+		put(o, 0, FLOW("s", ""), flow, c->pid, c->request_tid,
 		    US(c->request_ns));
 	}
-	put(fp, first, bytes, "{\"ph\":\"X\",\"cat\":\"compile\",\"pid\":%" PRIu32
+	put(o, ct->len, "{\"ph\":\"X\",\"cat\":\"compile\",\"pid\":%" PRIu32
 	    ",\"tid\":%" PRIu32 ",\"ts\":%" PRIu64 ".%03u,\"dur\":%" PRIu64 ".%03u,"
 	    "\"name\":\"compile %s\",%s\"args\":{\"func\":\"%s\",\"tier\":%u,\"tag\":\"%s\","
 	    "\"status\":%" PRId32 ",\"compile\":%" PRIu64 ",\"parent\":%" PRIu64 "%s%s}}",
@@ -175,21 +187,23 @@ static int put_compile(struct cv_chrome_tiers *ct, FILE *fp, int *first, uint64_
 	if (!c->requested && !u->seen)
 		return 0;
 	if (c->requested && !u->seen) {
-		put(fp, first, bytes, FLOW("f", ",\"bp\":\"e\""), flow, c->pid, c->tid,
+		put(o, 0, FLOW("f", ",\"bp\":\"e\""), flow, c->pid, c->tid,
 		    US(c->begin_ns));
 		return 0;
 	}
-	put(fp, first, bytes, FLOW("%s", ""), c->requested ? "t" : "s", flow, c->pid, c->tid,
+	put(o, 0, FLOW("%s", ""), c->requested ? "t" : "s", flow, c->pid, c->tid,
 	    US(c->begin_ns));
-	put(fp, first, bytes, FLOW("f", ",\"bp\":\"e\""), flow, c->pid, u->tid, US(u->ts));
+	put(o, 0, FLOW("f", ",\"bp\":\"e\""), flow, c->pid, u->tid, US(u->ts));
 	return 0;
 }
 
-int cv_chrome_tiers_write(struct cv_chrome_tiers *ct, FILE *fp, int *first, uint64_t *bytes)
+int cv_chrome_tiers_write(struct cv_chrome_tiers *ct, FILE *fp, int *first, uint64_t *bytes,
+			  uint64_t max_bytes, uint64_t *left_out)
 {
+	struct sink o = { fp, first, bytes, max_bytes, left_out };
 	int ret = 0;
 
 	for (size_t k = 0; ct->t && k < ct->t->ncompiles && !ret; k++)
-		ret = put_compile(ct, fp, first, bytes, k);
+		ret = put_compile(ct, &o, k);
 	return ret;
 }

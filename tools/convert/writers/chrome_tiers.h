@@ -31,8 +31,10 @@ void cv_chrome_tiers_sample(struct cv_chrome_tiers *ct, uint32_t pid, uint32_t t
 /*
  * The spans, requests and flows, after every other slice (a flow's end
  * binds to the slice it meets).  *first: no event written yet; *bytes
- * grows by what is written.  0 or -ENOMEM.
+ * grows by what is written, and no event goes past max_bytes (0: no
+ * bound): *left_out counts those.  0 or -ENOMEM.
  */
-int cv_chrome_tiers_write(struct cv_chrome_tiers *ct, FILE *fp, int *first, uint64_t *bytes);
+int cv_chrome_tiers_write(struct cv_chrome_tiers *ct, FILE *fp, int *first, uint64_t *bytes,
+			  uint64_t max_bytes, uint64_t *left_out);
 
 #endif
