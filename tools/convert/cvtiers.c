@@ -343,6 +343,7 @@ size_t cv_tiers_code_of(const struct cv_tiers *t, uint32_t pid, const char *name
 	size_t func_len, off, n, lo = 0, hi, i;
 	unsigned tier;
 
+	*first = 0;
 	if (!t || !t->nby_func || !memchr(name, ']', len) ||
 	    !cv_tiers_split(t, name, len, &func_len, &off, &n, &tier))
 		return 0;
