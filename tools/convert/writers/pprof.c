@@ -342,7 +342,7 @@ static uint64_t raw_location(struct pprof *p, const struct pd_frame *f)
 }
 
 /* the labels of a new stack: the tier of its leaf, if it is tier code */
-static int label_stack(struct pprof *p, uint64_t id, const char *leaf)
+static int label_stack(struct pprof *p, uint64_t id, const char *leaf, size_t len)
 {
 	size_t fl, off, tl;
 	unsigned tier;
@@ -350,7 +350,7 @@ static int label_stack(struct pprof *p, uint64_t id, const char *leaf)
 	if (rd_grow((void **)&p->labels, &p->cap_labels, id, sizeof(*p->labels)))
 		return -ENOMEM;
 	p->labels[id - 1].tier = -1;
-	if (!leaf || !cv_tiers_split(p->o->tiers, leaf, strlen(leaf), &fl, &off, &tl, &tier))
+	if (!leaf || !cv_tiers_split(p->o->tiers, leaf, len, &fl, &off, &tl, &tier))
 		return 0;
 	p->labels[id - 1].tier = (int)tier;
 	p->labels[id - 1].tag = str_id(p, leaf + off, tl);
@@ -359,11 +359,11 @@ static int label_stack(struct pprof *p, uint64_t id, const char *leaf)
 }
 
 /*
- * Add v0, v1 to the stack of p->ids[0..n), whose leaf is named leaf (NULL:
- * no name); its id in *out_id (may be NULL).
+ * Add v0, v1 to the stack of p->ids[0..n), whose leaf is named leaf[0..len)
+ * (NULL: no name); its id in *out_id (may be NULL).
  */
 static int add_stack(struct pprof *p, size_t n, int kind, int64_t v0, int64_t v1,
-		     const char *leaf, uint64_t *out_id)
+		     const char *leaf, size_t len, uint64_t *out_id)
 {
 	uint64_t id;
 	int added;
@@ -371,7 +371,7 @@ static int add_stack(struct pprof *p, size_t n, int kind, int64_t v0, int64_t v1
 	p->ids[n] = (uint64_t)kind;      /* samples and calls of one stack stay apart */
 	id = intern(&p->stacks, p->ids, (n + 1) * sizeof(*p->ids), &added);
 	if (!id || rd_grow((void **)&p->values, &p->cap_values, id, sizeof(*p->values)) ||
-	    (added && label_stack(p, id, leaf)))
+	    (added && label_stack(p, id, leaf, len)))
 		return -ENOMEM;
 	p->values[id - 1][kind] += v0;
 	p->values[id - 1][kind + 1] += v1;
@@ -385,7 +385,6 @@ static int pprof_sample(void *w, const struct ps_sample *s)
 	struct pprof *p = w;
 	const char *leaf;
 	size_t i, n;
-	int ret;
 
 	if (!p->event[0] && s->event.len) {
 		size_t k = strcspn(s->event.s, ":");
@@ -401,7 +400,7 @@ static int pprof_sample(void *w, const struct ps_sample *s)
 		/* pprof drops a sample without locations (the folded output keeps
 		 * it under its command): perf's name for what it cannot place */
 		p->ids[0] = name_location(p, "[unknown]", 9);
-		return p->ids[0] ? add_stack(p, 1, V_SAMPLES, 1, (int64_t)s->period, NULL, NULL)
+		return p->ids[0] ? add_stack(p, 1, V_SAMPLES, 1, (int64_t)s->period, NULL, 0, NULL)
 				 : -ENOMEM;
 	}
 	if (s->raw && !p->main_map)
@@ -417,14 +416,12 @@ static int pprof_sample(void *w, const struct ps_sample *s)
 		if (!p->ids[i])
 			return -ENOMEM;
 	}
-	if (s->raw)
-		leaf = s->raw->frames[0].loc.sym ? s->raw->frames[0].loc.sym->name : NULL;
-	else
-		leaf = strndup(s->frames[n - 1].s, s->frames[n - 1].len);
-	ret = add_stack(p, n, V_SAMPLES, 1, (int64_t)s->period, leaf, NULL);
 	if (!s->raw)
-		free((char *)leaf);
-	return ret;
+		return add_stack(p, n, V_SAMPLES, 1, (int64_t)s->period, s->frames[n - 1].s,
+				 s->frames[n - 1].len, NULL);
+	leaf = s->raw->frames[0].loc.sym ? s->raw->frames[0].loc.sym->name : NULL;
+	return add_stack(p, n, V_SAMPLES, 1, (int64_t)s->period, leaf, leaf ? strlen(leaf) : 0,
+			 NULL);
 }
 
 static int pprof_call(void *w, const struct cv_call *c)
@@ -450,7 +447,8 @@ static int pprof_call(void *w, const struct cv_call *c)
 		if (!p->ids[i])
 			return -ENOMEM;
 	}
-	ret = add_stack(p, n, V_CALLS, (int64_t)c->calls, c->est_ns, c->stack[c->depth], &id);
+	ret = add_stack(p, n, V_CALLS, (int64_t)c->calls, c->est_ns, c->stack[c->depth],
+			strlen(c->stack[c->depth]), &id);
 	if (!ret && id - 1 < UINT32_MAX)
 		callpath_keep(&p->paths, c, (uint32_t)(id - 1));
 	return ret;
