@@ -120,7 +120,7 @@ check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
 	tests/progs/setid-prog tests/progs/pdprog tests/progs/pd-fixture \
 	tests/progs/inlprog tests/progs/pltprog tests/progs/standby tests/progs/jitreuse \
 	tests/progs/seccomp-exec tests/progs/pmoverlap tests/progs/pmcheck tests/progs/pd-hostile \
-	tests/progs/tiers-fixture tests/progs/tiers-prog
+	tests/progs/tiers-fixture tests/progs/tiers-prog tests/progs/tiers-bg
 # a JIT that registers N functions (and can be killed halfway)
 tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_jitload_LDFLAGS = -no-install
@@ -145,6 +145,11 @@ tests_progs_pmcheck_LDADD = read/libjitperf-read.la
 # pointers so that perf walks from its interpreter through the trampoline
 tests_progs_tiers_prog_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer
 tests_progs_tiers_prog_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
+# a tiered JIT whose background thread compiles in a known 20 ms (tests/convert/tiers.test)
+tests_progs_tiers_bg_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
+tests_progs_tiers_bg_LDFLAGS = -no-install
+# frame pointers: perf -g finds the trampoline's frame under the eval loop
+tests_progs_tiers_bg_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer
 # the jitdump of known layout that tests/cmd/dump.test takes apart
 tests_progs_jd_fixture_SOURCES = tests/progs/jd-fixture.c $(JDBUILD)
 tests_progs_instr_prog_LDADD = lib/libjitperf.la
@@ -200,7 +205,7 @@ SCRIPT_TESTS = \
 	tests/convert/errors.test tests/convert/record.test tests/convert/viewer.test \
 	tests/convert/outfile.test tests/convert/chrome-max.test tests/convert/perfdata.test \
 	tests/convert/pprof.test tests/convert/srcline.test tests/convert/speedscope.test \
-	tests/convert/calls-folded.test \
+	tests/convert/calls-folded.test tests/convert/tiers.test tests/convert/tiers-fixture.test \
 	tests/convert/calls-estimated.test \
 	tests/man/lint.test tests/man/coverage.test tests/man/core-examples.test \
 	tests/man/instr-examples.test tests/man/wrap-example.test tests/man/cmd-examples.test \

@@ -21,6 +21,7 @@ tools_libcommand_la_SOURCES = tools/cmds.h tools/msg.c tools/perf.c tools/perf.h
 	tools/convert/convert.c tools/convert/convert.h \
 	tools/convert/cvinput.c tools/convert/cvinput.h tools/convert/cvtrace.c \
 	tools/convert/cvperfdata.c tools/convert/cvparallel.c tools/convert/chrome_budget.c \
+	tools/convert/cvtiers.c tools/convert/cvtiers.h \
 	tools/convert/foldkey.c tools/convert/foldkey.h \
 	tools/convert/callpath.c tools/convert/callpath.h \
 	tools/convert/idmap.c tools/convert/idmap.h \
@@ -28,6 +29,7 @@ tools_libcommand_la_SOURCES = tools/cmds.h tools/msg.c tools/perf.c tools/perf.h
 	tools/convert/textesc.c tools/convert/textesc.h \
 	tools/convert/outfile.c tools/convert/outfile.h \
 	tools/convert/writers/folded.c tools/convert/writers/chrome.c tools/convert/writers/svg.c \
+	tools/convert/writers/chrome_tiers.c tools/convert/writers/chrome_tiers.h \
 	tools/convert/writers/pprof.c tools/convert/protobuf.c tools/convert/protobuf.h
 tools_libcommand_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS) $(ZLIB_CFLAGS)
 tools_libcommand_la_LIBADD = read/libjitperf-read.la $(LIBELF_LIBS) $(LIBDW_LIBS) $(ZLIB_LIBS) $(PTHREAD_LIBS) -lm

@@ -29,6 +29,7 @@ static const char usage_text[] =
 	"                       [--pid] [--tid] [--kernel] [--jit] [--all] [--addrs]\n"
 	"                       [--inline] [--srcline]\n"
 	"                       [--source samples|calls] [--title TEXT] [--chrome-max MIB]\n"
+	"                       [--merge-tiers]\n"
 	"\n"
 	"  --chrome FILE    Chrome trace JSON (Perfetto, chrome://tracing, speedscope)\n"
 	"  --folded FILE    folded stacks, as stackcollapse-perf.pl (FILE - = stdout)\n"
@@ -46,6 +47,8 @@ static const char usage_text[] =
 	"  --title TEXT     title of the SVG (default: Flame Graph)\n"
 	"  --chrome-max MIB bound of the Chrome trace, so viewers open it (default 256;\n"
 	"                   0 = no bound): the shortest calls are left out first\n"
+	"  --merge-tiers    folded, SVG: tier code func[tag] counts as func, one frame\n"
+	"                   per function whatever its tier\n"
 	"  -h, --help       show this help\n"
 	"The input is recognised by its content; default: jitperf.data, or - for stdin.\n"
 	"With no output option, folded stacks go to standard output.\n";
@@ -70,6 +73,7 @@ struct conv {
 	const char     *input, *source;
 	struct cv_input in;
 	int             in_open;
+	struct cv_tiers tiers;            /* compiles and tags of the input's tiers files */
 	struct cv_sink  sink;
 	uint64_t        nsamples, ncalls, ncodes;   /* what the input delivered */
 	int             status;           /* the exit status, once known */
@@ -187,6 +191,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 		{ "source", required_argument, NULL, 'S' },
 		{ "title",  required_argument, NULL, 'T' },
 		{ "chrome-max", required_argument, NULL, 'M' },
+		{ "merge-tiers", no_argument,  NULL, 'G' },
 		{ "help",   no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -214,6 +219,7 @@ static int parse_args(struct conv *c, int argc, char **argv)
 		case 'L': c->o.ps_flags |= PS_SRCLINE; break;
 		case 'S': c->source = optarg; break;
 		case 'T': c->o.title = optarg; break;
+		case 'G': c->o.merge_tiers = 1; break;
 		case 'M':
 			if (parse_mib(optarg, &c->o.chrome_max_bytes)) {
 				cmd_err("--chrome-max takes a size in MiB (0 = no bound), not '%s'",
@@ -284,6 +290,33 @@ static int open_input(struct conv *c)
 		return ret;
 	}
 	c->in_open = 1;
+	return 0;
+}
+
+/*
+ * The tiers files of a record directory, or beside a perf.data: compile
+ * spans and flows in the Chrome trace, the tags of tier code for
+ * --merge-tiers and pprof's tier labels.
+ */
+static int read_tiers(struct conv *c)
+{
+	int ret = 0;
+
+	c->o.tiers = &c->tiers;
+	c->err[0] = 0;
+	if (c->in.kind == CV_DIR || (c->in.kind == CV_PERFDATA && strcmp(c->input, "-")))
+		ret = cv_tiers_read(&c->tiers, c->input, c->in.kind == CV_DIR, c->err,
+				    sizeof(c->err));
+	if (ret) {
+		cmd_err("%s", c->err[0] ? c->err : strerror(-ret));
+		return ret;
+	}
+	/* an output that silently kept the tags would pass for a merged one */
+	if (c->o.merge_tiers && !c->tiers.nfiles) {
+		cmd_err("%s: --merge-tiers needs the tiers files (jit-PID.tiers) of a record "
+			"directory; there are none", c->input);
+		return -ENOENT;
+	}
 	return 0;
 }
 
@@ -507,6 +540,7 @@ int cmd_convert(int argc, char **argv)
 	err = parse_args(&c, argc, argv);
 	err = err ?: check_outputs(&c);
 	err = err ?: open_input(&c);
+	err = err ?: read_tiers(&c);
 	err = err ?: choose_source(&c);
 	err = err ?: size_chrome(&c);
 	err = err ?: open_outputs(&c);
@@ -515,5 +549,6 @@ int cmd_convert(int argc, char **argv)
 	err = close_outputs(&c, !err) ?: err;
 	if (c.in_open)
 		cv_input_close(&c.in);
+	cv_tiers_free(&c.tiers);
 	return err ? c.status : 0;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cvtiers.h"
 #include "outfile.h"
 #include "read/perfscript.h"
 #include "read/trace_read.h"
@@ -25,6 +26,10 @@ struct cv_opts {
 	 * min_call_ns left out (chosen by tools/convert/chrome_budget.c) */
 	uint64_t       chrome_max_bytes;
 	uint64_t       chrome_min_call_ns;
+	/* the input's tiers files (never NULL; empty without them), and
+	 * --merge-tiers: frames of tier code named func, not func[tag] */
+	const struct cv_tiers *tiers;
+	int            merge_tiers;
 };
 
 /* One instrumented call (from a trace), names already resolved. */

@@ -106,6 +106,28 @@ static int foldkey_call(struct foldkey *k, const struct cv_call *c, unsigned ps_
 	return 0;
 }
 
+/* --merge-tiers: each frame after the root without its [tag] */
+static void merge_tiers(struct foldkey *k, const struct cv_tiers *t)
+{
+	char *s = k->s, *root = k->len ? memchr(s, ';', k->len) : NULL, *e;
+	size_t in, out, n;
+
+	if (!root)
+		return;
+	in = out = root - s + 1;
+	for (;;) {
+		e = memchr(s + in, ';', k->len - in);
+		n = (e ? (size_t)(e - s) : k->len) - in;
+		memmove(s + out, s + in, n);
+		out += cv_tiers_strip(t, s + out, n);
+		if (!e)
+			break;
+		s[out++] = ';';
+		in += n + 1;
+	}
+	k->len = out;
+}
+
 int foldagg_init(struct foldagg *a, struct outfile *out, const struct cv_opts *o)
 {
 	memset(a, 0, sizeof(*a));
@@ -131,6 +153,8 @@ int foldagg_sample(void *w, const struct ps_sample *s)
 	}
 	if (foldkey_sample(&a->key, s))
 		return -ENOMEM;
+	if (a->o->merge_tiers)
+		merge_tiers(&a->key, a->o->tiers);
 	ret = stacks_add_idx(a->t, a->key.s, a->key.len, s->period, &idx);
 	/* only a cache: a stack not kept for want of memory is spelt again */
 	if (!ret && s->stack_id && idx < UINT32_MAX - 1)
@@ -154,6 +178,8 @@ int foldagg_call(void *w, const struct cv_call *c)
 	}
 	if (foldkey_call(&a->key, c, a->o->ps_flags))
 		return -ENOMEM;
+	if (a->o->merge_tiers)
+		merge_tiers(&a->key, a->o->tiers);
 	ret = stacks_add_idx(a->t, a->key.s, a->key.len, (uint64_t)c->est_ns, &idx);
 	if (!ret && idx < UINT32_MAX)
 		callpath_keep(&a->paths, c, (uint32_t)idx);

@@ -8,16 +8,18 @@
  *    and a sample lasts until the thread's next sample or one period
  *    (cpu-clock/task-clock periods are ns; other events: at most 10 ms);
  *  - JIT code loads are thread-scoped instant ("i") events;
- *  - process and thread names are metadata ("M") events.
+ *  - process and thread names are metadata ("M") events;
+ *  - compiles of the tiers files are spans with flows (chrome_tiers.c).
  * Timestamps are CLOCK_MONOTONIC, in µs with three decimals (ns exact).
  * Viewers load the whole file into memory and give up on large ones, so
  * the file is bounded: calls shorter than cv_opts.chrome_min_call_ns are
  * left out (their parents, always longer, stay, so the rest still nests),
  * and no event is written past cv_opts.chrome_max_bytes; one line says
  * what was left out.
- * When the input also has instrumented calls, a thread's samples go to a
- * companion track (tid + 2^30, "<name> [perf]"): samples and calls do not
- * nest into each other, and viewers drop events that do not nest.
+ * When the input also has instrumented calls or compiles, a thread's
+ * samples go to a companion track (tid + 2^30, "<name> [perf]"): samples
+ * do not nest into calls or compiles, and viewers drop events that do not
+ * nest.
  */
 #include "config.h"
 
@@ -27,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chrome_tiers.h"
 #include "tools/convert/convert.h"
 #include "tools/convert/textesc.h"
 #include "tools/cmds.h"
@@ -76,6 +79,8 @@ struct chrome {
 	uint64_t              untimed;  /* samples without a timestamp */
 	uint64_t              bytes;    /* written so far */
 	uint64_t              calls, short_calls, over_cap;   /* written, left out */
+	struct cv_chrome_tiers *tiers;  /* compiles, and the first calls of their code */
+	uint32_t              sample_track;  /* 0, or what a sample's tid is or'ed with */
 };
 
 static void *chrome_begin(struct outfile *out, const struct cv_opts *o)
@@ -90,10 +95,15 @@ static void *chrome_begin(struct outfile *out, const struct cv_opts *o)
 	c->first = 1;
 	c->mask = 255;
 	c->index = calloc(c->mask + 1, sizeof(*c->index));
-	if (!c->index) {
+	c->tiers = cv_chrome_tiers_new(o->tiers);
+	if (!c->index || !c->tiers) {
+		cv_chrome_tiers_free(c->tiers);
+		free(c->index);
 		free(c);
 		return NULL;
 	}
+	if (o->has_calls || (o->tiers && o->tiers->ncompiles))
+		c->sample_track = SAMPLE_TRACK;
 	fputs("{\"traceEvents\":[", c->fp);
 	return c;
 }
@@ -362,7 +372,7 @@ static int chrome_sample(void *w, const struct ps_sample *s)
 {
 	struct chrome *c = w;
 	uint32_t pid = s->has_pid ? s->pid : s->tid;
-	uint32_t tid = s->tid | (c->o->has_calls ? SAMPLE_TRACK : 0);
+	uint32_t tid = s->tid | c->sample_track;
 	uint64_t t = s->time_ns, p, end;
 	struct thr *th;
 	size_t k = 0, i;
@@ -433,6 +443,9 @@ static int chrome_sample(void *w, const struct ps_sample *s)
 	th->started = 1;
 	th->last_t = t;
 	th->last_p = p;
+	if (s->nframes)            /* the leaf's slice: the first in a compile's code ends its flow */
+		cv_chrome_tiers_sample(c->tiers, pid, tid, s->frames[s->nframes - 1].s,
+				       s->frames[s->nframes - 1].len, th->open[s->nframes - 1].start);
 	return 0;
 }
 
@@ -465,6 +478,7 @@ static int chrome_call(void *w, const struct cv_call *call)
 		*d++ = ':';
 		d = put_u64(d, call->counters[i]);
 	}
+	cv_chrome_tiers_call(c->tiers, call->pid, call->tid, name, strlen(name), call->start_ns);
 	e = esc(c, name, strlen(name), &n);
 	if (!e)
 		return -ENOMEM;
@@ -556,6 +570,10 @@ static int chrome_end(void *w)
 		if (t->started && (ret = close_frames(c, t, 0, t->last_t + t->last_p)))
 			return ret;
 	}
+	/* after every slice: a flow binds to the slice written before it */
+	if ((ret = cv_chrome_tiers_write(c->tiers, c->fp, &c->first, &c->bytes,
+					 c->o->chrome_max_bytes, &c->over_cap)))
+		return ret;
 	/* a process is named after its main thread, else its first thread */
 	for (i = 0; i < c->nthr; i++) {
 		struct thr *t = &c->thr[i], *name = NULL;
@@ -601,6 +619,7 @@ static void chrome_free(void *w)
 	free(c->thr);
 	free(c->index);
 	free(c->esc);
+	cv_chrome_tiers_free(c->tiers);
 	free(c);
 }
 

@@ -14,6 +14,8 @@
  *    inject wrote into jitted-*.so from the jitdump); perf script text and calls:
  *    one location per function name, without mapping.
  *  - identical stacks are added up into one sample.
+ *  - a sample whose leaf is tier code (func[tag], a tag of the tiers
+ *    files) has the labels tier (the tag) and tier_num (its number).
  */
 #include "config.h"
 
@@ -155,6 +157,11 @@ struct function {
 	uint64_t name, filename;
 };
 
+struct label {             /* of a stack whose leaf is tier code */
+	int      tier;         /* -1: not tier code */
+	uint64_t tag;          /* string id */
+};
+
 struct pprof {
 	struct outfile       *out;
 	const struct cv_opts *o;
@@ -165,6 +172,9 @@ struct pprof {
 	size_t                cap_maps, cap_locs, cap_funcs;
 	int64_t             (*values)[NVALUES];   /* by stack id - 1 */
 	size_t                cap_values;
+	struct label         *labels;             /* by stack id - 1 */
+	size_t                cap_labels;
+	int                   any_label;
 	uint64_t             *ids;                /* a stack's location ids, leaf first */
 	size_t                cap_ids;
 	struct callpath       paths;              /* a call's path -> its stack id */
@@ -331,16 +341,37 @@ static uint64_t raw_location(struct pprof *p, const struct pd_frame *f)
 	return id;
 }
 
-/* Add v0, v1 to the stack of p->ids[0..n); its id in *out_id (may be NULL). */
+/* the labels of a new stack: the tier of its leaf, if it is tier code */
+static int label_stack(struct pprof *p, uint64_t id, const char *leaf, size_t len)
+{
+	size_t fl, off, tl;
+	unsigned tier;
+
+	if (rd_grow((void **)&p->labels, &p->cap_labels, id, sizeof(*p->labels)))
+		return -ENOMEM;
+	p->labels[id - 1].tier = -1;
+	if (!leaf || !cv_tiers_split(p->o->tiers, leaf, len, &fl, &off, &tl, &tier))
+		return 0;
+	p->labels[id - 1].tier = (int)tier;
+	p->labels[id - 1].tag = str_id(p, leaf + off, tl);
+	p->any_label = 1;
+	return 0;
+}
+
+/*
+ * Add v0, v1 to the stack of p->ids[0..n), whose leaf is named leaf[0..len)
+ * (NULL: no name); its id in *out_id (may be NULL).
+ */
 static int add_stack(struct pprof *p, size_t n, int kind, int64_t v0, int64_t v1,
-		     uint64_t *out_id)
+		     const char *leaf, size_t len, uint64_t *out_id)
 {
 	uint64_t id;
 	int added;
 
 	p->ids[n] = (uint64_t)kind;      /* samples and calls of one stack stay apart */
 	id = intern(&p->stacks, p->ids, (n + 1) * sizeof(*p->ids), &added);
-	if (!id || rd_grow((void **)&p->values, &p->cap_values, id, sizeof(*p->values)))
+	if (!id || rd_grow((void **)&p->values, &p->cap_values, id, sizeof(*p->values)) ||
+	    (added && label_stack(p, id, leaf, len)))
 		return -ENOMEM;
 	p->values[id - 1][kind] += v0;
 	p->values[id - 1][kind + 1] += v1;
@@ -352,6 +383,7 @@ static int add_stack(struct pprof *p, size_t n, int kind, int64_t v0, int64_t v1
 static int pprof_sample(void *w, const struct ps_sample *s)
 {
 	struct pprof *p = w;
+	const char *leaf;
 	size_t i, n;
 
 	if (!p->event[0] && s->event.len) {
@@ -368,7 +400,8 @@ static int pprof_sample(void *w, const struct ps_sample *s)
 		/* pprof drops a sample without locations (the folded output keeps
 		 * it under its command): perf's name for what it cannot place */
 		p->ids[0] = name_location(p, "[unknown]", 9);
-		return p->ids[0] ? add_stack(p, 1, V_SAMPLES, 1, (int64_t)s->period, NULL) : -ENOMEM;
+		return p->ids[0] ? add_stack(p, 1, V_SAMPLES, 1, (int64_t)s->period, NULL, 0, NULL)
+				 : -ENOMEM;
 	}
 	if (s->raw && !p->main_map)
 		note_program(p, s->raw);
@@ -383,7 +416,12 @@ static int pprof_sample(void *w, const struct ps_sample *s)
 		if (!p->ids[i])
 			return -ENOMEM;
 	}
-	return add_stack(p, n, V_SAMPLES, 1, (int64_t)s->period, NULL);
+	if (!s->raw)
+		return add_stack(p, n, V_SAMPLES, 1, (int64_t)s->period, s->frames[n - 1].s,
+				 s->frames[n - 1].len, NULL);
+	leaf = s->raw->frames[0].loc.sym ? s->raw->frames[0].loc.sym->name : NULL;
+	return add_stack(p, n, V_SAMPLES, 1, (int64_t)s->period, leaf, leaf ? strlen(leaf) : 0,
+			 NULL);
 }
 
 static int pprof_call(void *w, const struct cv_call *c)
@@ -409,7 +447,8 @@ static int pprof_call(void *w, const struct cv_call *c)
 		if (!p->ids[i])
 			return -ENOMEM;
 	}
-	ret = add_stack(p, n, V_CALLS, (int64_t)c->calls, c->est_ns, &id);
+	ret = add_stack(p, n, V_CALLS, (int64_t)c->calls, c->est_ns, c->stack[c->depth],
+			strlen(c->stack[c->depth]), &id);
 	if (!ret && id - 1 < UINT32_MAX)
 		callpath_keep(&p->paths, c, (uint32_t)(id - 1));
 	return ret;
@@ -443,6 +482,7 @@ static void value_type(struct pprof *p, struct pb *pb, struct pb *tmp, int field
 static int encode(struct pprof *p, struct pb *pb)
 {
 	struct pb tmp = { 0 }, line = { 0 };
+	uint64_t key_tier = 0, key_num = 0, key_unit = 0;
 	int calls = p->o->has_calls;
 	size_t i, nv = calls ? 4 : 2;
 
@@ -455,6 +495,11 @@ static int encode(struct pprof *p, struct pb *pb)
 		str_id(p, "calls", 5);
 		str_id(p, "wall", 4);
 		str_id(p, "nanoseconds", 11);
+	}
+	if (p->any_label) {
+		key_tier = str_id(p, "tier", 4);
+		key_num = str_id(p, "tier_num", 8);
+		key_unit = str_id(p, "count", 5);
 	}
 	value_type(p, pb, &tmp, 1, "samples", "count");
 	value_type(p, pb, &tmp, 1, p->event[0] ? p->event : "events",
@@ -474,6 +519,19 @@ static int encode(struct pprof *p, struct pb *pb)
 		pb_reset(&tmp);
 		pb_packed(&tmp, 1, ids, n);
 		pb_packed(&tmp, 2, v, nv);
+		if (p->labels[i].tier >= 0) {
+			/* Label: key 1, str 2 or num 3 (one of them) */
+			pb_reset(&line);
+			pb_varint(&line, 1, key_tier);
+			pb_varint(&line, 2, p->labels[i].tag);
+			pb_bytes(&tmp, 3, line.b, line.len);
+			pb_reset(&line);
+			pb_varint(&line, 1, key_num);
+			pb_varint(&line, 3, (uint64_t)p->labels[i].tier);
+			/* with a unit: pprof drops a num of 0 without one */
+			pb_varint(&line, 4, key_unit);
+			pb_bytes(&tmp, 3, line.b, line.len);
+		}
 		pb_bytes(pb, 2, tmp.b, tmp.len);
 	}
 	for (i = 0; i < p->mappings.n; i++) {
@@ -579,6 +637,7 @@ static void pprof_free(void *w)
 	free(p->locs);
 	free(p->funcs);
 	free(p->values);
+	free(p->labels);
 	free(p->ids);
 	callpath_free(&p->paths);
 	free(p);
