@@ -326,7 +326,7 @@ static int perf_samples(struct table *t, struct tiers *tiers, const char *data, 
 	int ret;
 
 	ret = pd_raw_read(data, NULL, add_sample, &c, &info, err, errlen);
-	if (ret == -EOPNOTSUPP)
+	if (ret == -ENOTSUP)
 		snprintf(err, errlen, "%s: call graphs recorded with --call-graph dwarf are "
 			 "read by perf report: use jitperf report --perf", data);
 	if (ret)
