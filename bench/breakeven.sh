@@ -1,11 +1,10 @@
 #!/bin/sh
 # Break-even of the tiered example's tier-up, two ways in one run:
 #
-#   jitperf    a recording of examples/jitcalc-tiered (jitperf record -g):
-#              the compile's time from the tiers file (jitperf dump), the
-#              time per call in each tier from perf's samples (those under
-#              FUNC[interp], those in FUNC[opt]) over the calls the example
-#              counted in each tier
+#   jitperf    what `jitperf report --tiers --json` says of a recording of
+#              examples/jitcalc-tiered (jitperf record -g --instrument):
+#              ns_per_call in each tier, compile_ms and break_even_calls
+#              of the tier-up
 #   measured   bench/breakeven: the same function interpreted and compiled,
 #              and its compile, timed outside jitperf (medians of rounds),
 #              under the same perf record options: perf's own cost (its
@@ -29,6 +28,7 @@ runs=${RUNS:-5}
 tiered="$build/examples/jitcalc-tiered"
 jitperf="$build/tools/jitperf"
 bench="$build/bench/breakeven"
+command -v python3 >/dev/null || { echo "breakeven.sh: needs python3 (reads the report's JSON)" >&2; exit 1; }
 for x in "$tiered" "$jitperf" "$bench"; do
 	[ -x "$x" ] || { echo "breakeven.sh: $x not built (run make; x86-64 only)" >&2; exit 1; }
 done
@@ -40,26 +40,16 @@ trap 'remove_runs "$work"' EXIT
 # "interp native compile_ms break_even" appended to $work/jitperf, $work/measured
 one_run() {
 	remove_runs "$work/rec"
-	# FUNC tiers up after 100000 interpreted calls
-	"$jitperf" record -o "$work/rec" -F "$freq" -g -- "$tiered" -t 100000 -n "$rounds" \
-		--passes "$func=$passes" >"$work/out" 2>"$work/err" ||
+	"$jitperf" record -o "$work/rec" -F "$freq" -g --instrument -- "$tiered" -t 100000 \
+		-n "$rounds" --passes "$func=$passes" >"$work/out" 2>"$work/err" ||
 		{ cat "$work/err" >&2; exit 1; }
-	set -- $(sed -n "s/^$func: \([0-9]*\) calls interp, \([0-9]*\) calls opt.*/\1 \2/p" "$work/out")
-	calls_interp=$1 calls_opt=$2
-	compile_ns=$("$jitperf" dump "$work"/rec/jit-*.tiers | awk -v f="\"$func\"" '
-		/COMPILE_BEGIN/ && / tier 1 / && $NF == f { for (i = 1; i <= NF; i++) { if ($i == "ts") t = $(i+1); if ($i == "id") id = $(i+1) } }
-		/COMPILE_END/ && id != "" { for (i = 1; i <= NF; i++) { if ($i == "ts") e = $(i+1); if ($i == "id") x = $(i+1) }
-			if (x == id) { print e - t; exit } }')
-	# ns of samples under FUNC[interp] (the interpreter running FUNC) and in FUNC[opt]
-	perf script -i "$work/rec/perf.jit.data" -F period,ip,sym --comms jitcalc-tiered 2>/dev/null |
-		awk -v i="$func[interp]" -v o="$func[opt]" -v ci="$calls_interp" -v co="$calls_opt" \
-		    -v c="$compile_ns" 'BEGIN { RS = "" }
-		{
-			n = split($0, l, "\n"); p = l[1] + 0
-			split(l[2], f, " "); if (f[2] == o) { opt += p; next }
-			for (k = 2; k <= n; k++) { split(l[k], f, " "); if (f[2] == i) { interp += p; break } }
-		}
-		END { ji = interp / ci; jn = opt / co; print ji, jn, c / 1e6, c / (ji - jn) }' >>"$work/jitperf"
+	"$jitperf" report "$work/rec" --tiers --json | python3 -c '
+import json, sys
+f = sys.argv[1]
+rows = {r["tier"]: r for r in json.load(sys.stdin)["tiers"] if r["func"] == f}
+i, n = rows[0], rows[1]
+print(i["ns_per_call"], n["ns_per_call"], n["compile_ms"], n["break_even_calls"])' "$func" \
+		>>"$work/jitperf"
 	perf record -q -F "$freq" -g -o "$work/bench.data" -- "$bench" "$func" "$passes" 200000 5 |
 		awk -F' [|] ' '
 		/interpreted/ { i = $2 } /native/ { n = $2 } /compile/ { c = $2 } /break-even/ { b = $2 }
@@ -79,7 +69,7 @@ awk -v f="$func" -v passes="$passes" -v runs="$runs" -v rounds="$rounds" \
     -v ji="$1" -v mi="$2" -v jn="$3" -v mn="$4" -v jc="$5" -v mc="$6" -v jb="$7" -v mb="$8" 'BEGIN {
 	printf "%s, %d + 1 backend passes, %d rounds; medians of %d interleaved runs; load %s\n\n",
 		f, passes, rounds, runs, load
-	printf "| measure | jitperf (recording) | measured (bench/breakeven) | jitperf / measured |\n"
+	printf "| measure | jitperf report | measured (bench/breakeven) | jitperf / measured |\n"
 	printf "|---|---|---|---|\n"
 	printf "| interpreted, ns/call | %.1f | %.1f | %.2f |\n", ji, mi, ji / mi
 	printf "| native, ns/call | %.1f | %.1f | %.2f |\n", jn, mn, jn / mn
