@@ -320,9 +320,27 @@ static int read_tiers(struct conv *c)
 	return 0;
 }
 
+/*
+ * A jitdump alone has code loads and no stacks: the outputs that show code
+ * loads (Chrome's timeline) are made of it, the others are refused.
+ */
+static int jitdump_outputs(struct conv *c)
+{
+	for (size_t i = 0; i < c->nouts; i++)
+		if (!c->outs[i].ops->code) {
+			cmd_err("%s: a jitdump has code loads and no stacks: --%s cannot be made "
+				"of it (--chrome shows the loads on a timeline)", c->input,
+				c->outs[i].ops->what);
+			return -ENODATA;
+		}
+	return 0;
+}
+
 /* Stacks of samples or of calls: what was asked, else what the input has. */
 static int choose_source(struct conv *c)
 {
+	if (c->in.kind == CV_JITDUMP)
+		return jitdump_outputs(c);
 	c->o.has_calls = c->in.has_calls;
 	if (!c->source)
 		c->o.source = c->in.has_samples ? CV_SAMPLES : CV_CALLS;

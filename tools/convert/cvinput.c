@@ -48,6 +48,33 @@ static int kind_of(const unsigned char *m, size_t n)
 	return CV_TEXT;
 }
 
+/*
+ * What a file's name says it is, for one whose magic says otherwise
+ * (damaged, or not what its name says): "not a jitdump" beats "not perf
+ * script text".  NULL when the name says nothing: text may have any name.
+ */
+struct named { const char *end, *what, *magic; };
+
+static const struct named *named_binary(const char *path)
+{
+	static const struct named names[] = {
+		{ ".dump", "jitdump", "JiTD" },
+		{ ".trace", "jitperf trace", "JITPTRC" },
+		{ "/perf.data", "perf.data file", "PERFILE2" },
+		{ "/perf.jit.data", "perf.data file", "PERFILE2" },
+	};
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t k = strlen(names[i].end);
+
+		if ((n > k && !strcmp(path + n - k, names[i].end)) ||
+		    (names[i].end[0] == '/' && !strcmp(path, names[i].end + 1)))
+			return &names[i];
+	}
+	return NULL;
+}
+
 static int push(char ***v, size_t *n, const char *dir, const char *name)
 {
 	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
@@ -116,6 +143,7 @@ static int open_dir(struct cv_input *in, const char *path, char *err, size_t err
 
 int cv_input_open(struct cv_input *in, const char *path, char *err, size_t errlen)
 {
+	const struct named *named;
 	struct stat st;
 	ssize_t n;
 	int fd;
@@ -147,6 +175,12 @@ int cv_input_open(struct cv_input *in, const char *path, char *err, size_t errle
 		in->npeek += n;
 	}
 	in->kind = kind_of((unsigned char *)in->peek, in->npeek);
+	if (in->kind == CV_TEXT && (named = named_binary(path))) {
+		if (fd)
+			close(fd);
+		return fmt_err(err, errlen, -EINVAL, "%s: not a %s (it does not begin with %s)",
+			       path, named->what, named->magic);
+	}
 	if (in->kind == CV_TEXT) {
 		in->fd = fd;
 		in->has_samples = 1;
