@@ -104,11 +104,9 @@ static int record(struct tm_model *m, const struct tr_record *r, char *errbuf, s
 	case JPTIERS_COMPILE_END:
 	case JPTIERS_INSTALL:
 		c = find_compile(m, r->type == JPTIERS_INSTALL ? r->compile : r->id);
-		if (!c) {
-			snprintf(errbuf, errlen, "%s: offset %" PRIu64 ": %s of compile %" PRIu64
-				 ", which the file never began", m->path, r->offset,
-				 tr_type_name(r->type), r->type == JPTIERS_INSTALL ? r->compile : r->id);
-			return -EBADMSG;
+		if (!c) {               /* begun before a fork, in the parent's file */
+			m->elsewhere++;
+			return 0;
 		}
 		if (r->type == JPTIERS_INSTALL) {
 			m->ninstalls++;

@@ -46,12 +46,14 @@ struct tm_model {
 	struct tm_request *requests;
 	size_t             nrequests;
 	size_t             ninstalls;
+	size_t             elsewhere;  /* ends and installs of compiles begun in the parent's file */
 };
 
 /*
  * Read a tiers file whole.  0, or a negative errno with one line in errbuf
- * naming the file (and the offset): a damaged file, an install or end that
- * names a compile the file never began.
+ * naming the file (and the offset) when it is damaged.  A fork child's file
+ * may end or install a compile whose begin is in its parent's file: those
+ * records are counted in elsewhere, not joined.
  */
 int tm_load(struct tm_model *m, const char *path, char *errbuf, size_t errlen);
 void tm_free(struct tm_model *m);

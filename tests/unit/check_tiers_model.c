@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "tests/check-subr.h"
@@ -133,6 +134,45 @@ START_TEST(test_join)
 END_TEST
 
 /* A file cut inside a record, or not a tiers file: one line naming it. */
+/*
+ * A compile installed before a fork and ended in the child: the child's
+ * file ends a compile it never began (its begin is in the parent's), and
+ * is read all the same.
+ */
+START_TEST(test_fork_child_file)
+{
+	jitperf *jp = open_session();
+	struct jitperf_code c = { .size = sizeof(c), .addr = code, .len = 16 };
+	char child_path[600];
+	struct tm_model m;
+	uint64_t id;
+	pid_t pid;
+	int st;
+
+	ck_assert_int_eq(jitperf_compile_begin(jp, "sum", 1, &id), 0);
+	c.compile = id;
+	ck_assert_int_eq(jitperf_code_load_ex(jp, &c, NULL), 0);   /* writes the begin */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(jitperf_compile_end(jp, id, 0) || jitperf_close(jp) ? 1 : 0);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	remove_perf_map(pid);
+	snprintf(child_path, sizeof(child_path), "%s/jit-%d.tiers", dir, (int)pid);
+	ck_assert_int_eq(tm_load(&m, child_path, err, sizeof(err)), 0);
+	ck_assert_uint_eq(m.ncompiles, 0);
+	ck_assert_uint_eq(m.elsewhere, 1);
+	ck_assert_int_eq(m.closed, 1);
+	tm_free(&m);
+	ck_assert_int_eq(jitperf_close(jp), 0);
+	ck_assert_int_eq(tm_load(&m, path, err, sizeof(err)), 0);
+	ck_assert_uint_eq(m.ncompiles, 1);      /* the parent's: begun and installed */
+	ck_assert_uint_eq(m.ninstalls, 1);
+	tm_free(&m);
+}
+END_TEST
+
 START_TEST(test_damaged)
 {
 	jitperf *jp = open_session();
@@ -229,6 +269,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_join);
 	tcase_add_test(tc, test_damaged);
+	tcase_add_test(tc, test_fork_child_file);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 
