@@ -466,7 +466,8 @@ END_TEST
 
 /*
  * A kallsyms larger than the blocks it is read in: lines cut by the
- * blocks' edges, names of every length up to one longer than a block.
+ * blocks' edges, names of every length up to one longer than a block,
+ * digits in either case, an address with a letter that is no digit.
  * Each symbol at the addresses asked for is found whole and filtered.
  */
 START_TEST(test_kallsyms_blocks)
@@ -484,8 +485,11 @@ START_TEST(test_kallsyms_blocks)
 	for (int i = 0; i < NSYM; i++) {
 		uint64_t start = 0xffffffff81000000ull + 16u * i;
 
-		fprintf(f, "%016" PRIx64 " t sym_%d_%.*s\n", start, i, i % 61,
-			"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghi");
+		/* upper-case digits in every third line: perf reads them too */
+		fprintf(f, i % 3 ? "%016" PRIx64 " t sym_%d_%.*s\n" : "%016" PRIX64 " t sym_%d_%.*s\n",
+			start, i, i % 61, "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghi");
+		if (i % 1000 == 7)          /* not an address: a line perf skips */
+			fprintf(f, "ffffffff8g000000 t not_hex\n");
 		if (i == NSYM / 2) {        /* a line longer than a block names nothing */
 			fprintf(f, "ffffffff80000000 t ");
 			for (int k = 0; k < 70000; k++)
