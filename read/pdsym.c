@@ -603,27 +603,45 @@ static int sym_kind(const GElf_Sym *s)
 }
 
 /* file offset of a virtual address: the PT_LOAD segment that holds it */
-static int vaddr_to_offset(Elf *rt, uint64_t vaddr, uint64_t *off)
+/* The loadable segments of the runtime image: where an address is in the file. */
+struct loads {
+	size_t n;
+	struct load { uint64_t vaddr, memsz, offset; } *seg;
+};
+
+/* rt's PT_LOAD segments, read once for all its symbols; 0 or -ENOMEM */
+static int loads_of(Elf *rt, struct loads *l)
 {
 	size_t n, i;
 
-	if (elf_getphdrnum(rt, &n))
-		return -1;
+	l->n = 0;
+	l->seg = NULL;
+	if (elf_getphdrnum(rt, &n) || !n)
+		return 0;
+	if (!(l->seg = calloc(n, sizeof(*l->seg))))
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(rt, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_memsz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
+		if (gelf_getphdr(rt, (int)i, &ph) && ph.p_type == PT_LOAD)
+			l->seg[l->n++] = (struct load){ ph.p_vaddr, ph.p_memsz, ph.p_offset };
+	}
+	return 0;
+}
+
+static int vaddr_to_offset(const struct loads *l, uint64_t vaddr, uint64_t *off)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (vaddr >= l->seg[i].vaddr && vaddr < l->seg[i].vaddr + l->seg[i].memsz) {
+			*off = vaddr - l->seg[i].vaddr + l->seg[i].offset;
 			return 0;
 		}
-	}
 	return -1;
 }
 
 static int load_syms(struct pd_symtab *t, Elf *e, Elf *rt)
 {
+	struct loads loads;
 	Elf_Scn *scn;
 	Elf_Data *d;
 	GElf_Shdr sh;
@@ -638,6 +656,8 @@ static int load_syms(struct pd_symtab *t, Elf *e, Elf *rt)
 	d = elf_getdata(scn, NULL);
 	if (!d)
 		return -EINVAL;
+	if (loads_of(rt, &loads))
+		return -ENOMEM;
 	nsyms = sh.sh_size / sh.sh_entsize;
 	for (i = 0; i < nsyms && !ret; i++) {
 		GElf_Sym s;
@@ -662,7 +682,7 @@ static int load_syms(struct pd_symtab *t, Elf *e, Elf *rt)
 				continue;
 		}
 		name = elf_strptr(e, sh.sh_link, s.st_name);
-		if (!name || vaddr_to_offset(rt, s.st_value, &off))
+		if (!name || vaddr_to_offset(&loads, s.st_value, &off))
 			continue;
 		dem = pd_demangle(name);
 		if (dem)
@@ -671,6 +691,7 @@ static int load_syms(struct pd_symtab *t, Elf *e, Elf *rt)
 				    GELF_ST_TYPE(s.st_info), name, strlen(name));
 		free(dem);
 	}
+	free(loads.seg);
 	return ret;
 }
 
