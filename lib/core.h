@@ -102,7 +102,6 @@ JP_HIDDEN int  jp_perfmap_write(struct jp_perfmap *pm, uint64_t addr, uint64_t l
 JP_HIDDEN void jp_perfmap_close(struct jp_perfmap *pm);
 JP_HIDDEN void jp_perfmap_discard(struct jp_perfmap *pm);
 JP_HIDDEN void jp_perfmap_drop(struct jp_perfmap *pm);   /* after fork: forget, file untouched */
-JP_HIDDEN const char *jp_perfmap_path(const struct jp_perfmap *pm);
 JP_HIDDEN uint64_t jp_perfmap_mark(const struct jp_perfmap *pm);
 JP_HIDDEN void jp_perfmap_rollback(struct jp_perfmap *pm, uint64_t mark);
 

@@ -174,12 +174,6 @@ static int dump_all(struct jd_file *f)
 		if (r < 0)
 			break;
 	}
-	if (r == 0 && jd_zero_tail(f))
-		printf("(%zu zero bytes after the last record: the writer did not close the file)\n",
-		       jd_zero_tail(f));
-	if (r == 0 && jd_unfinished(f))
-		printf("(%zu bytes after the last record behind an id and size of zero, where perf"
-		       " stops too: records the writer had not finished writing)\n", jd_unfinished(f));
 	fflush(stdout);
 	if (r < 0) {
 		cmd_err("%s", err);

@@ -403,14 +403,11 @@ static void collect_map(struct collect *c, struct collect_proc *p, const char *d
 	snprintf(dst, sizeof(dst), "%s/perf-%" PRIu32 ".map", dir, p->pid);
 	if (!access(dst, F_OK)) {
 		/* held and saved while it lived (watch.c) */
-		rundir_trim_map(dst);
 		p->has_map = 1;
 		return;
 	}
 	err = copy_file(src, dst, since, p->pid, &removed);
 	if (!err) {
-		/* the copy of a map a killed writer left with a zero tail: its lines only */
-		rundir_trim_map(dst);
 		p->has_map = 1;
 		c->maps_copied++;
 		c->removed += removed;

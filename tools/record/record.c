@@ -889,22 +889,6 @@ static int save_held(struct record *r)
 	return 0;
 }
 
-/*
- * The jitdumps of processes that were killed end in the zeros of their
- * grown tail: perf stops there by itself, the files in DIR are cut to
- * their records all the same.  Never the run's failure.
- */
-static int trim_dumps(struct record *r)
-{
-	struct rundir rd;
-
-	if (rundir_scan(r->o.dir, &rd) == 0) {
-		rundir_trim_dumps(&rd);
-		rundir_free(&rd);
-	}
-	return 0;
-}
-
 /* jitperf inject; a failure (said) keeps perf.data and is not the run's failure. */
 static int inject_jit(struct record *r)
 {
@@ -953,7 +937,6 @@ int cmd_record(int argc, char **argv)
 	err = err ?: choose_event(&r);
 	err = err ?: run_command(&r);
 	err = err ?: save_held(&r);
-	err = err ?: trim_dumps(&r);
 	err = err ?: inject_jit(&r);
 	err = err ?: collect_files(&r);
 	if (!err) {
