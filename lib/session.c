@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "format/standby.h"
 #include "lib/instr/instrument.h"
 
 /* Open sessions, so the fork handlers can give the child its own files. */
@@ -79,9 +80,9 @@ static void wake_sessions(const char *dir, char *out, size_t outlen)
 			err = jp_standby_wake(jp, NULL, &n, path, sizeof(path));
 		pthread_mutex_unlock(&jp->lock);
 		if (used < outlen) {
-			int k = err ? snprintf(out + used, outlen - used, "error %s\n",
+			int k = err ? snprintf(out + used, outlen - used, JPSTANDBY_ERROR "%s\n",
 					       jp_standby_strerror(err))
-				    : snprintf(out + used, outlen - used, "ok %llu %s\n",
+				    : snprintf(out + used, outlen - used, JPSTANDBY_OK "%llu %s\n",
 					       (unsigned long long)n, path);
 
 			used += k > 0 ? (size_t)k : 0;
@@ -89,7 +90,7 @@ static void wake_sessions(const char *dir, char *out, size_t outlen)
 	}
 	pthread_mutex_unlock(&registry_lock);
 	if (!out[0])
-		snprintf(out, outlen, "ok 0\n");       /* nothing was in standby any more */
+		snprintf(out, outlen, JPSTANDBY_NOTHING);      /* nothing was in standby any more */
 }
 
 /*

@@ -7,6 +7,7 @@
  *   (jp_keep_make, one malloc, only with lines or unwind info or not).
  *   Name, address and length are in the code table already; the code
  *   bytes are read from memory at the wake, where live code still is.
+ * - The protocol is format/standby.h's.
  * - One thread per process sleeps in accept() on the abstract unix socket
  *   "\0jitperf-standby-<pid>", with every signal blocked: no CPU while
  *   idle, no file to clean up (the name goes with the process), and no
@@ -35,6 +36,7 @@
 #include <sys/un.h>
 
 #include "core.h"
+#include "format/standby.h"
 
 int jp_keep_make(const struct jitperf_code *c, struct jp_keep **out)
 {
@@ -233,17 +235,6 @@ static pthread_mutex_t listen_lock = PTHREAD_MUTEX_INITIALIZER;
 static int listen_fd = -1;
 static pid_t listen_pid;
 
-static socklen_t standby_name(struct sockaddr_un *a, pid_t pid)
-{
-	int n;
-
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	/* sun_path[0] = 0: the abstract namespace */
-	n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "jitperf-standby-%d", (int)pid);
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-}
-
 static void reply(int c, const char *text)
 {
 	size_t len = strlen(text), done = 0;
@@ -285,11 +276,12 @@ static int request(int c, char *dir, size_t dirlen)
 		return -EINVAL;
 	*nl = '\0';
 	dir[0] = '\0';
-	if (!strcmp(buf, "attach"))
+	if (!strcmp(buf, JPSTANDBY_ATTACH))
 		return 0;
-	if (strncmp(buf, "attach /", 8) || strlen(buf + 7) >= dirlen)
+	if (strncmp(buf, JPSTANDBY_ATTACH " /", sizeof(JPSTANDBY_ATTACH) + 1) ||
+	    strlen(buf + sizeof(JPSTANDBY_ATTACH)) >= dirlen)
 		return -EINVAL;
-	strcpy(dir, buf + 7);
+	strcpy(dir, buf + sizeof(JPSTANDBY_ATTACH));
 	return 0;
 }
 
@@ -304,11 +296,11 @@ static void serve(int c)
 
 	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &len) ||
 	    (cr.uid != geteuid() && cr.uid != 0)) {
-		reply(c, "error permission denied\n");
+		reply(c, JPSTANDBY_DENIED);
 		return;
 	}
 	if (request(c, dir, sizeof(dir))) {
-		reply(c, "error expected \"attach [DIR]\"\n");
+		reply(c, JPSTANDBY_ERROR "expected \"" JPSTANDBY_ATTACH " [DIR]\"\n");
 		return;
 	}
 	wake_sessions(dir[0] ? dir : NULL, out, sizeof(out));
@@ -350,7 +342,7 @@ int jp_standby_listen(jp_standby_wake_fn wake)
 	wake_sessions = wake;           /* before the thread that calls it starts */
 	if (listen_fd >= 0 && listen_pid == getpid())
 		goto out;
-	alen = standby_name(&a, getpid());
+	alen = jpstandby_address(&a, getpid());
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		err = -errno;

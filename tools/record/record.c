@@ -25,6 +25,7 @@
 
 #include "attach.h"
 #include "collect.h"
+#include "format/env.h"
 #include "read/stats_read.h"
 #include "tools/cmds.h"
 #include "tools/inject/inject.h"
@@ -574,29 +575,27 @@ static int positive(const char *s)
 	return number(s, 1, UINT32_MAX, NULL);
 }
 
-/* JITPERF_SAMPLE: N, 0, auto or auto:R (what the library accepts) */
+/* the values of JITPERF_SAMPLE, _TRACE_MAX/_RING and _TRACE_MIN, as the library parses them */
 static int sample_value(const char *s)
 {
-	return !strcmp(s, "auto") || (!strncmp(s, "auto:", 5) && number(s + 5, 1, 1000000000, NULL)) ||
-	       number(s, 0, 0xfffffffd, NULL);
+	uint64_t n;
+	int automatic;
+
+	return !jpenv_sample(s, &automatic, &n);
 }
 
-/* JITPERF_TRACE_MAX and _RING: N with an optional K, M or G (KiB ...) */
 static int size_value(const char *s)
 {
-	const char *u;
+	uint64_t bytes;
 
-	return number(s, 0, UINT64_MAX >> 30, &u) &&
-	       (!*u || (strchr("KMG", *u) && (!u[1] || !strcmp(u + 1, "B") || !strcmp(u + 1, "iB"))));
+	return !jpenv_size(s, &bytes);
 }
 
-/* JITPERF_TRACE_MIN: N with an optional ns, us, ms or s */
 static int time_value(const char *s)
 {
-	const char *u;
+	uint64_t ns;
 
-	return number(s, 0, UINT64_MAX / 1000000000, &u) &&
-	       (!*u || !strcmp(u, "ns") || !strcmp(u, "us") || !strcmp(u, "ms") || !strcmp(u, "s"));
+	return !jpenv_duration(s, &ns);
 }
 
 /* 0 to go on; else *status is the exit status (help: 0, bad usage: 2). */
