@@ -536,7 +536,8 @@ static void summary(const struct record_opts *o, const struct collect *c, const 
 	fprintf(stderr, " %" PRIu64 " JIT function%s registered by %zu process%s", loads,
 		loads == 1 ? "" : "s", procs, procs == 1 ? "" : "es");
 	fputc('\n', stderr);
-	per_runtime(c);
+	if (c->read)
+		per_runtime(c);         /* by command name: only perf.data has them */
 	if (o->instrument)
 		instr_summary(&is);
 	fprintf(stderr, "jitperf record: files in %s/:%s%s %zu jitdump%s", o->dir,
@@ -911,10 +912,10 @@ static int collect_files(struct record *r)
 {
 	int err;
 
-	if (r->o.no_perf)
-		return 0;       /* no perf.data: nothing says which processes ran */
 	step_begin(&r->o, "jitperf record: collecting jitdumps and perf maps ...\n");
-	err = collect_run(r->absdir, r->data, r->since, &r->collected);
+	/* no perf.data: the files in DIR say which processes ran */
+	err = r->o.no_perf ? collect_dir(r->absdir, r->since, &r->collected)
+			   : collect_run(r->absdir, r->data, r->since, &r->collected);
 	step_end();
 	if (err == -ENOMEM) {
 		cmd_err("%s", strerror(ENOMEM));
