@@ -127,8 +127,9 @@ int pd_open_stream(struct pd_file **out, int fd, const void *head, size_t headle
 	return finish_open(f, out, 1, err, errlen);
 }
 
-static int open_path(struct pd_file **out, const char *path, int index, char *err,
-		     size_t errlen)
+/* index: the records checked and ordered too; populate: every page read at once */
+static int open_path(struct pd_file **out, const char *path, int index, int populate,
+		     char *err, size_t errlen)
 {
 	struct pd_file *f = calloc(1, sizeof(*f));
 	struct stat st;
@@ -146,15 +147,17 @@ static int open_path(struct pd_file **out, const char *path, int index, char *er
 		goto out_err;
 	}
 	if (S_ISREG(st.st_mode) && st.st_size > 0) {
-		/* every page is read: fault them in at once */
-		void *m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		/* every page is to be read: fault them in at once */
+		void *m = mmap(NULL, st.st_size, PROT_READ,
+			       MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
 
 		if (m == MAP_FAILED) {
 			ret = -errno;
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			goto out_err;
 		}
-		madvise(m, st.st_size, MADV_WILLNEED);
+		if (populate)
+			madvise(m, st.st_size, MADV_WILLNEED);
 		f->data = m;
 		f->size = st.st_size;
 		f->mapped = 1;
@@ -180,10 +183,20 @@ out_err:
 
 int pd_open(struct pd_file **out, const char *path, char *err, size_t errlen)
 {
-	return open_path(out, path, 1, err, errlen);
+	return open_path(out, path, 1, 1, err, errlen);
 }
 
 int pd_open_unindexed(struct pd_file **out, const char *path, char *err, size_t errlen)
 {
-	return open_path(out, path, 0, err, errlen);
+	return open_path(out, path, 0, 1, err, errlen);
+}
+
+int pd_check_header(const char *path, char *err, size_t errlen)
+{
+	struct pd_file *f;
+	int ret = open_path(&f, path, 0, 0, err, errlen);
+
+	if (!ret)
+		pd_close(f);
+	return ret;
 }

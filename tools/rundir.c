@@ -4,12 +4,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cmds.h"
 #include "read/jitdump_read.h"
+#include "read/perfdata.h"
 #include "rundir.h"
 
 static int cmpstr(const void *a, const void *b)
@@ -41,6 +44,24 @@ static int add(char ***list, size_t *n, const char *dir, const char *name)
 		return -ENOMEM;
 	(*n)++;
 	return 0;
+}
+
+/*
+ * A perf.jit.data that cannot be read, beside a perf.data: perf.data is
+ * read instead (jitperf inject cut short, or the file damaged since),
+ * said in one line.
+ */
+static void check_jit_data(const char *dir, struct rundir *rd)
+{
+	char path[PATH_MAX], err[512];
+
+	if (!rd->has_jit_data || !rd->has_perf_data)
+		return;
+	snprintf(path, sizeof(path), "%s/perf.jit.data", dir);
+	if (pd_check_header(path, err, sizeof(err)) == 0)
+		return;
+	rd->has_jit_data = 0;
+	cmd_err("%s; reading %s/perf.data instead", err, dir);
 }
 
 int rundir_scan(const char *dir, struct rundir *rd)
@@ -82,6 +103,7 @@ int rundir_scan(const char *dir, struct rundir *rd)
 		qsort(rd->traces, rd->ntraces, sizeof(char *), cmpstr);
 	if (rd->nmaps)
 		qsort(rd->maps, rd->nmaps, sizeof(char *), cmpstr);
+	check_jit_data(dir, rd);
 	return 0;
 }
 

@@ -19,7 +19,11 @@ struct rundir {
 	int     has_perf_data, has_jit_data;   /* perf.data, perf.jit.data */
 };
 
-/* 0, or a negative errno (directory unreadable). */
+/*
+ * 0, or a negative errno (directory unreadable).  A perf.jit.data that
+ * does not open as a perf.data while a perf.data is there counts as
+ * absent, said in one line (cmd_err): the readers fall back to perf.data.
+ */
 int rundir_scan(const char *dir, struct rundir *rd);
 void rundir_free(struct rundir *rd);
 
