@@ -99,7 +99,6 @@ JP_HIDDEN int  jp_perfmap_write(struct jp_perfmap *pm, uint64_t addr, uint64_t l
 JP_HIDDEN void jp_perfmap_close(struct jp_perfmap *pm);
 JP_HIDDEN void jp_perfmap_discard(struct jp_perfmap *pm);
 JP_HIDDEN void jp_perfmap_drop(struct jp_perfmap *pm);   /* after fork: forget, file untouched */
-JP_HIDDEN const char *jp_perfmap_path(const struct jp_perfmap *pm);
 JP_HIDDEN uint64_t jp_perfmap_mark(const struct jp_perfmap *pm);
 JP_HIDDEN void jp_perfmap_rollback(struct jp_perfmap *pm, uint64_t mark);
 
@@ -219,8 +218,17 @@ struct jp_keep {
 };
 /* Made without the lock, for the load c at time 0 (set under the lock). */
 JP_HIDDEN int  jp_keep_make(const struct jitperf_code *c, struct jp_keep **out);
-/* The process's listener, started once (again in a fork child).  0 or -errno. */
-JP_HIDDEN int  jp_standby_listen(void);
+/*
+ * A recorder's "attach [DIR]" (dir NULL without DIR), answered with one
+ * reply line per standby session into out ("ok N PATH" or "error TEXT").
+ */
+typedef void (*jp_standby_wake_fn)(const char *dir, char *out, size_t outlen);
+/*
+ * The process's listener, started once (again in a fork child), handing
+ * each request to wake: lib/session.c's, which knows the sessions, so
+ * that calls go one way, from the sessions to standby.  0 or -errno.
+ */
+JP_HIDDEN int  jp_standby_listen(jp_standby_wake_fn wake);
 /* Around fork (before the session locks): in the child the parent's socket is closed. */
 JP_HIDDEN void jp_standby_atfork_prepare(void);
 JP_HIDDEN void jp_standby_atfork_parent(void);
@@ -239,13 +247,10 @@ JP_HIDDEN int  jp_standby_wake(struct jitperf *jp, const char *dir, uint64_t *n,
  * profile): jp_standby_strerror then says why and how to allow it.
  */
 JP_HIDDEN int  jp_standby_read(void *dst, uintptr_t addr, size_t len);
+/* A wake begins: why an earlier one could not read code is forgotten. */
+JP_HIDDEN void jp_standby_read_begin(void);
 /* The reply's text for a wake that failed with err. */
 JP_HIDDEN const char *jp_standby_strerror(int err);
-/*
- * lib/session.c: jp_standby_wake for every standby session of the process,
- * one reply line each into out ("ok N PATH" or "error TEXT").
- */
-JP_HIDDEN void jp_sessions_wake(const char *dir, char *out, size_t outlen);
 
 /*
  * ---- lib/tiers.c: tiers and compiles (doc/tiers.md), their records in

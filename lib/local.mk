@@ -6,7 +6,7 @@ include_HEADERS += lib/jitperf.h
 lib_libjitperf_la_SOURCES = lib/jitperf.h lib/compiler.h lib/session.h lib/core.h lib/log.h lib/codebatch.h \
 	lib/session.c lib/env.c lib/log.c lib/clock.c lib/fileio.c lib/bgthread.c lib/elfinfo.c lib/perfmap.c \
 	lib/ehframe.c lib/jitdump.c lib/codetab.c lib/codereg.c lib/strerror.c lib/twins.c \
-	lib/standby.c lib/tiers.c lib/trampoline.c
+	lib/standby.c lib/livecode.c lib/tiers.c lib/trampoline.c
 lib_libjitperf_la_CPPFLAGS = $(AM_CPPFLAGS) -DJITPERF_BUILDING_LIBRARY
 # frame pointers: perf -g samples that land in a probe unwind to the JIT code.
 # -fno-plt: a call into libc goes through its GOT entry, not a PLT stub

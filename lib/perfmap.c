@@ -110,11 +110,6 @@ int jp_perfmap_write(struct jp_perfmap *pm, uint64_t addr, uint64_t len, const c
 	return err;
 }
 
-const char *jp_perfmap_path(const struct jp_perfmap *pm)
-{
-	return pm->path;
-}
-
 /* Opened for nothing (the session failed): the empty file goes, if still ours. */
 void jp_perfmap_discard(struct jp_perfmap *pm)
 {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "format/standby.h"
 #include "lib/instr/instrument.h"
 
 /* Open sessions, so the fork handlers can give the child its own files. */
@@ -49,6 +50,47 @@ static void registry_remove(struct jitperf *jp)
 			break;
 		}
 	pthread_mutex_unlock(&registry_lock);
+}
+
+/*
+ * A recorder's request, from lib/standby.c's listener: jp_standby_wake
+ * for every standby session of the process, one reply line each.
+ */
+static void wake_sessions(const char *dir, char *out, size_t outlen)
+{
+	struct jitperf *jp;
+	size_t used = 0;
+
+	out[0] = '\0';
+	pthread_mutex_lock(&registry_lock);
+	for (jp = registry; jp; jp = jp->next_open) {
+		char path[PATH_MAX];
+		uint64_t n;
+		int err;
+
+		pthread_mutex_lock(&jp->lock);
+		if (!(jp->outputs & JITPERF_STANDBY) || jp->closed) {
+			pthread_mutex_unlock(&jp->lock);
+			continue;
+		}
+		err = jp_standby_wake(jp, dir, &n, path, sizeof(path));
+		/* the recorder's directory is not ours to write (root recording
+		 * another user's process): the session's own directory then */
+		if (err == -EACCES && dir)
+			err = jp_standby_wake(jp, NULL, &n, path, sizeof(path));
+		pthread_mutex_unlock(&jp->lock);
+		if (used < outlen) {
+			int k = err ? snprintf(out + used, outlen - used, JPSTANDBY_ERROR "%s\n",
+					       jp_standby_strerror(err))
+				    : snprintf(out + used, outlen - used, JPSTANDBY_OK "%llu %s\n",
+					       (unsigned long long)n, path);
+
+			used += k > 0 ? (size_t)k : 0;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
+	if (!out[0])
+		snprintf(out, outlen, JPSTANDBY_NOTHING);      /* nothing was in standby any more */
 }
 
 /*
@@ -165,7 +207,7 @@ static int open_outputs(struct jitperf *jp, const char **where, char *buf, size_
 	int err;
 
 	if (jp->outputs & JITPERF_STANDBY)
-		return jp_standby_listen();     /* files opened when a recorder attaches */
+		return jp_standby_listen(wake_sessions);  /* files opened when a recorder attaches */
 	if (jp->outputs & JITPERF_PERFMAP) {
 		err = jp_perfmap_open(&jp->perfmap, jp->pid);
 		if (err) {
@@ -456,45 +498,6 @@ static void atfork_child(void)
 		jp_instr_atfork_child(jp);
 	}
 	pthread_mutex_unlock(&registry_lock);
-	if (standby && jp_standby_listen())
+	if (standby && jp_standby_listen(wake_sessions))
 		jp_debug("standby: the child %d cannot be woken", (int)getpid());
-}
-
-/* ---- standby (lib/standby.c): the sessions a recorder wakes */
-
-void jp_sessions_wake(const char *dir, char *out, size_t outlen)
-{
-	struct jitperf *jp;
-	size_t used = 0;
-
-	out[0] = '\0';
-	pthread_mutex_lock(&registry_lock);
-	for (jp = registry; jp; jp = jp->next_open) {
-		char path[PATH_MAX];
-		uint64_t n;
-		int err;
-
-		pthread_mutex_lock(&jp->lock);
-		if (!(jp->outputs & JITPERF_STANDBY) || jp->closed) {
-			pthread_mutex_unlock(&jp->lock);
-			continue;
-		}
-		err = jp_standby_wake(jp, dir, &n, path, sizeof(path));
-		/* the recorder's directory is not ours to write (root recording
-		 * another user's process): the session's own directory then */
-		if (err == -EACCES && dir)
-			err = jp_standby_wake(jp, NULL, &n, path, sizeof(path));
-		pthread_mutex_unlock(&jp->lock);
-		if (used < outlen) {
-			int k = err ? snprintf(out + used, outlen - used, "error %s\n",
-					       jp_standby_strerror(err))
-				    : snprintf(out + used, outlen - used, "ok %llu %s\n",
-					       (unsigned long long)n, path);
-
-			used += k > 0 ? (size_t)k : 0;
-		}
-	}
-	pthread_mutex_unlock(&registry_lock);
-	if (!out[0])
-		snprintf(out, outlen, "ok 0\n");       /* nothing was in standby any more */
 }

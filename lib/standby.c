@@ -7,6 +7,7 @@
  *   (jp_keep_make, one malloc, only with lines or unwind info or not).
  *   Name, address and length are in the code table already; the code
  *   bytes are read from memory at the wake, where live code still is.
+ * - The protocol is format/standby.h's.
  * - One thread per process sleeps in accept() on the abstract unix socket
  *   "\0jitperf-standby-<pid>", with every signal blocked: no CPU while
  *   idle, no file to clean up (the name goes with the process), and no
@@ -24,7 +25,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,10 +33,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <sys/un.h>
 
 #include "core.h"
+#include "format/standby.h"
 
 int jp_keep_make(const struct jitperf_code *c, struct jp_keep **out)
 {
@@ -76,84 +76,6 @@ int jp_keep_make(const struct jitperf_code *c, struct jp_keep **out)
 	}
 	*out = k;
 	return 0;
-}
-
-/* ---- reading live code */
-
-/*
- * The code bytes are read with the kernel's checks, so that code freed
- * without jitperf_code_unload is an error (EFAULT), not a crash:
- * process_vm_readv of our own pid.  A seccomp profile may forbid that
- * call (Docker's default does, without CAP_SYS_PTRACE): then the bytes
- * come through /proc/self/mem, whose pread fails (EIO) on memory that is
- * not mapped, as process_vm_readv does.  Only when neither can be used is
- * the wake an error, said in its reply (jp_standby_strerror), never
- * taken for code that is gone.  Under jp->lock of the session woken;
- * sessions are woken one at a time (jp_sessions_wake).
- */
-static int mem_fd = -1;
-static pid_t mem_pid;           /* whose /proc/self/mem mem_fd is (a fork child reopens) */
-static int vm_readv_fails;      /* process_vm_readv refused: /proc/self/mem from then on */
-static char read_why[256];      /* why code cannot be read at all, for the reply */
-
-static int read_mem(void *dst, uintptr_t addr, size_t len, int vm_err)
-{
-	pid_t pid = getpid();
-	ssize_t n;
-
-	if (mem_fd >= 0 && mem_pid != pid) {
-		close(mem_fd);  /* the parent's memory, inherited */
-		mem_fd = -1;
-	}
-	if (mem_fd < 0) {
-		mem_fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
-		if (mem_fd < 0) {
-			int err = errno;
-
-			snprintf(read_why, sizeof(read_why),
-				 "cannot read the JIT code: process_vm_readv: %s, /proc/self/mem: %s; "
-				 "allow process_vm_readv in the seccomp profile (docker run "
-				 "--cap-add SYS_PTRACE) or mount /proc",
-				 strerror(vm_err), strerror(err));
-			return -err;
-		}
-		mem_pid = pid;
-	}
-	do
-		n = pread(mem_fd, dst, len, (off_t)addr);
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)len)
-		return 0;
-	if (n >= 0 || errno == EIO || errno == EFAULT)
-		return -EFAULT;         /* not mapped (all or part): the code is gone */
-	snprintf(read_why, sizeof(read_why),
-		 "cannot read the JIT code: process_vm_readv: %s, /proc/self/mem: %s; allow "
-		 "process_vm_readv in the seccomp profile (docker run --cap-add SYS_PTRACE)",
-		 strerror(vm_err), strerror(errno));
-	return -errno;
-}
-
-int jp_standby_read(void *dst, uintptr_t addr, size_t len)
-{
-	struct iovec to = { dst, len }, from = { (void *)addr, len };
-	ssize_t n;
-
-	if (!vm_readv_fails) {
-		n = process_vm_readv(getpid(), &to, 1, &from, 1, 0);
-		if (n == (ssize_t)len)
-			return 0;
-		if (n >= 0 || errno == EFAULT)
-			return -EFAULT;
-		jp_debug("process_vm_readv: %s: reading code through /proc/self/mem",
-			 strerror(errno));
-		vm_readv_fails = errno;
-	}
-	return read_mem(dst, addr, len, vm_readv_fails);
-}
-
-const char *jp_standby_strerror(int err)
-{
-	return read_why[0] ? read_why : jitperf_strerror(err);
 }
 
 /* ---- the wake: under jp->lock */
@@ -251,7 +173,7 @@ int jp_standby_wake(struct jitperf *jp, const char *dir, uint64_t *n, char *path
 	int err;
 
 	*n = 0;
-	read_why[0] = '\0';
+	jp_standby_read_begin();
 	b.dump = malloc(BATCH);
 	b.map = malloc(BATCH);
 	if (!b.dump || !b.map) {
@@ -313,17 +235,6 @@ static pthread_mutex_t listen_lock = PTHREAD_MUTEX_INITIALIZER;
 static int listen_fd = -1;
 static pid_t listen_pid;
 
-static socklen_t standby_name(struct sockaddr_un *a, pid_t pid)
-{
-	int n;
-
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	/* sun_path[0] = 0: the abstract namespace */
-	n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "jitperf-standby-%d", (int)pid);
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-}
-
 static void reply(int c, const char *text)
 {
 	size_t len = strlen(text), done = 0;
@@ -365,13 +276,17 @@ static int request(int c, char *dir, size_t dirlen)
 		return -EINVAL;
 	*nl = '\0';
 	dir[0] = '\0';
-	if (!strcmp(buf, "attach"))
+	if (!strcmp(buf, JPSTANDBY_ATTACH))
 		return 0;
-	if (strncmp(buf, "attach /", 8) || strlen(buf + 7) >= dirlen)
+	if (strncmp(buf, JPSTANDBY_ATTACH " /", sizeof(JPSTANDBY_ATTACH) + 1) ||
+	    strlen(buf + sizeof(JPSTANDBY_ATTACH)) >= dirlen)
 		return -EINVAL;
-	strcpy(dir, buf + 7);
+	strcpy(dir, buf + sizeof(JPSTANDBY_ATTACH));
 	return 0;
 }
+
+/* the sessions' wake (lib/session.c), set by jp_standby_listen */
+static jp_standby_wake_fn wake_sessions;
 
 static void serve(int c)
 {
@@ -381,14 +296,14 @@ static void serve(int c)
 
 	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &len) ||
 	    (cr.uid != geteuid() && cr.uid != 0)) {
-		reply(c, "error permission denied\n");
+		reply(c, JPSTANDBY_DENIED);
 		return;
 	}
 	if (request(c, dir, sizeof(dir))) {
-		reply(c, "error expected \"attach [DIR]\"\n");
+		reply(c, JPSTANDBY_ERROR "expected \"" JPSTANDBY_ATTACH " [DIR]\"\n");
 		return;
 	}
-	jp_sessions_wake(dir[0] ? dir : NULL, out, sizeof(out));
+	wake_sessions(dir[0] ? dir : NULL, out, sizeof(out));
 	reply(c, out);
 }
 
@@ -416,7 +331,7 @@ static void *listener(void *arg)
 	return NULL;
 }
 
-int jp_standby_listen(void)
+int jp_standby_listen(jp_standby_wake_fn wake)
 {
 	struct sockaddr_un a;
 	socklen_t alen;
@@ -424,9 +339,10 @@ int jp_standby_listen(void)
 	int fd, err = 0;
 
 	pthread_mutex_lock(&listen_lock);
+	wake_sessions = wake;           /* before the thread that calls it starts */
 	if (listen_fd >= 0 && listen_pid == getpid())
 		goto out;
-	alen = standby_name(&a, getpid());
+	alen = jpstandby_address(&a, getpid());
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		err = -errno;

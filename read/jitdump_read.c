@@ -7,9 +7,8 @@
  * Every field is bounds-checked against what is really there: a record's
  * total_size is never trusted beyond the end of the file, and nothing is
  * allocated from a size taken out of the file.  Memory follows the
- * records read, not the file's size: the holes of a sparse file are found
- * with SEEK_DATA and never touched, and a zero tail is checked a chunk at
- * a time, each chunk dropped after it is seen.
+ * records read, not the file's size: a page of the mapping is touched only
+ * when a record on it is read.
  */
 #include "config.h"
 
@@ -36,12 +35,9 @@ struct jd_file {
 	unsigned char             *data;
 	size_t                     size;
 	int                        mapped;   /* data is a mapping of the file */
-	size_t                     data_end; /* nothing but holes from here on */
 	size_t                     pos;      /* offset of the next record */
 	int                        swapped;
 	int                        stuck;    /* framing error: cannot go on */
-	size_t                     zeros;    /* the zero-filled tail after the last record */
-	size_t                     unfinished; /* bytes after an id and size of zero, not all zeros */
 	struct jitdump_file_header hdr;      /* host order */
 };
 
@@ -134,25 +130,6 @@ static int jd_setup(struct jd_file *f, char *errbuf, size_t errlen)
 	return parse_header(f, errbuf, errlen);
 }
 
-/* where the last extent of data of fd ends: holes (zeros) from there on */
-static size_t data_end(int fd, size_t size)
-{
-	off_t off = 0, d, h;
-	size_t end = 0;
-
-	for (int n = 0; n < 65536; n++) {
-		d = lseek(fd, off, SEEK_DATA);
-		if (d < 0)
-			return errno == ENXIO ? end : size;
-		h = lseek(fd, d, SEEK_HOLE);
-		if (h < 0 || (size_t)h >= size)
-			return size;
-		end = (size_t)h;
-		off = h;
-	}
-	return size;
-}
-
 int jd_open(struct jd_file **out, const char *path, char *errbuf, size_t errlen)
 {
 	struct jd_file *f;
@@ -174,7 +151,6 @@ int jd_open(struct jd_file **out, const char *path, char *errbuf, size_t errlen)
 		return fd;
 	}
 	f->size = (size_t)st.st_size;
-	f->data_end = data_end(fd, f->size);
 	if (f->size) {
 		void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
 
@@ -219,7 +195,7 @@ int jd_open_mem(struct jd_file **out, const void *data, size_t len, const char *
 	}
 	if (len)
 		memcpy(f->data, data, len);
-	f->size = f->data_end = len;
+	f->size = len;
 	err = jd_setup(f, errbuf, errlen);
 	if (err) {
 		jd_close(f);
@@ -244,16 +220,6 @@ void jd_close(struct jd_file *f)
 const struct jitdump_file_header *jd_header(const struct jd_file *f)
 {
 	return &f->hdr;
-}
-
-size_t jd_zero_tail(const struct jd_file *f)
-{
-	return f->zeros;
-}
-
-size_t jd_unfinished(const struct jd_file *f)
-{
-	return f->unfinished;
 }
 
 int jd_swapped(const struct jd_file *f)
@@ -342,36 +308,6 @@ static int decode_move(const struct jd_file *f, struct jd_record *rec,
 	return 0;
 }
 
-/*
- * Whether the file holds nothing but zeros from off: up to the holes at
- * its end, a chunk at a time; a mapping's chunks are dropped once seen,
- * so a long zero tail is never resident all at once.
- */
-static int zeros_from(const struct jd_file *f, size_t off)
-{
-	static const unsigned char zero[1 << 16];
-	const size_t chunk = (size_t)1 << 20;
-	long page = sysconf(_SC_PAGESIZE);
-
-	while (off < f->data_end) {
-		size_t n = f->data_end - off < chunk ? f->data_end - off : chunk;
-
-		for (size_t i = 0; i < n; i += sizeof(zero))
-			if (memcmp(f->data + off + i, zero,
-				   n - i < sizeof(zero) ? n - i : sizeof(zero)))
-				return 0;
-		if (f->mapped && page > 0) {
-			uintptr_t lo = ((uintptr_t)(f->data + off) + page - 1) & ~(uintptr_t)(page - 1);
-			uintptr_t hi = (uintptr_t)(f->data + off + n) & ~(uintptr_t)(page - 1);
-
-			if (hi > lo)
-				madvise((void *)lo, hi - lo, MADV_DONTNEED);
-		}
-		off += n;
-	}
-	return 1;
-}
-
 int jd_next(struct jd_file *f, struct jd_record *rec, char *errbuf, size_t errlen)
 {
 	const unsigned char *b;
@@ -387,23 +323,6 @@ int jd_next(struct jd_file *f, struct jd_record *rec, char *errbuf, size_t errle
 	left = f->size - f->pos;
 	b = f->data + f->pos;
 	rec->offset = f->pos;
-	/*
-	 * Nothing but zeros from here: the grown tail of a file written
-	 * through a shared mapping whose writer did not close it (killed, or
-	 * still running).  perf stops at a record of size 0 too.
-	 */
-	if (!b[0] && zeros_from(f, f->pos)) {
-		f->zeros = left;
-		f->pos = f->size;
-		return 0;
-	}
-	/* an id and size of zero, then data: records whose first id and size
-	 * were still to be stored when their writer (through a mapping) was killed */
-	if (left >= 8 && !memcmp(b, "\0\0\0\0\0\0\0\0", 8)) {
-		f->unfinished = left;
-		f->pos = f->size;
-		return 0;
-	}
 	if (left < sizeof(struct jitdump_record_header)) {
 		f->stuck = 1;
 		seterr(errbuf, errlen, f->path, f->pos, "truncated record header "

@@ -42,17 +42,11 @@ int jd_swapped(const struct jd_file *f);
 /*
  * Next record: returns 1 with *rec filled, 0 at a clean end of file, or a
  * negative errno with errbuf naming path and offset (truncated or corrupt).
- * A file that goes on with nothing but zeros after its last record (the
- * grown tail of a file written through a mapping whose writer did not
- * close it) ends cleanly there; jd_zero_tail then says how many zero bytes
- * followed.  So does a record whose id and size are zero with data after
- * it, where perf stops too: records such a writer, killed, had begun to
- * store, their first record's id and size last; jd_unfinished says how
- * many bytes followed, not all of them zeros.
+ * A file cut short by a crash is read up to its last whole record: the
+ * records before the cut come out as usual, then -EBADMSG names where the
+ * cut is (a writer killed between records leaves a clean end).
  */
 int jd_next(struct jd_file *f, struct jd_record *rec, char *errbuf, size_t errlen);
-size_t jd_zero_tail(const struct jd_file *f);
-size_t jd_unfinished(const struct jd_file *f);
 
 /*
  * jd_next() errors come in two kinds: -EINVAL means

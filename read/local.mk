@@ -12,7 +12,7 @@ read_libjitperf_read_la_SOURCES = \
 	read/util.c read/util.h \
 	read/perfscript.c read/perfscript.h read/stackframe.c read/stackframe.h \
 	read/symbolize.c read/symbolize.h \
-	read/perfdata.c read/perfdata.h read/pdfile.h read/pdrecords.c \
+	read/perfdata.c read/perfdata.h read/pdfile.h read/pdrecords.c read/pdopen.c \
 	read/pdsym.c read/pdsym.h read/pdkallsyms.c read/pdsymtree.c read/pdsymtree.h \
 	read/pdline.c read/pdline.h \
 	read/pdsession.c read/pdsession.h read/pdscript.c read/pdscript.h

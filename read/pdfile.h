@@ -83,6 +83,11 @@ int pd_header_record(struct pd_file *f, uint32_t type, const unsigned char *r, s
 		     uint64_t off, char *err, size_t errlen);
 /* the map from ids to attributes, (re)built from every attribute's ids; 0 or -ENOMEM */
 int pd_build_idmap(struct pd_file *f);
+/*
+ * The header, attributes and features taken in (perfdata.c); in pipe mode
+ * only the pipe header: its attributes come with the records.  0 or -errno.
+ */
+int pd_parse_header(struct pd_file *f, char *err, size_t errlen);
 /* the pass over the records that checks and indexes them (pdrecords.c); 0 or -errno */
 int pd_index_records(struct pd_file *f, char *err, size_t errlen);
 

@@ -1158,14 +1158,6 @@ int pd_script_read_file(struct pd_file *f, unsigned flags, const char *datadir, 
 	return read_file(&r, f, datadir, info, err, errlen);
 }
 
-int pd_raw_read_file(struct pd_file *f, const char *datadir, pd_raw_fn fn, void *arg,
-		     struct pd_script_info *info, char *err, size_t errlen)
-{
-	struct reader r = { .rawfn = fn, .arg = arg };
-
-	return read_file(&r, f, datadir, info, err, errlen);
-}
-
 /* open path and read it, datadir defaulting to the file's own directory */
 static int read_path(struct reader *r, const char *path, const char *datadir,
 		     struct pd_script_info *info, char *err, size_t errlen)

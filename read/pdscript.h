@@ -65,7 +65,5 @@ typedef int (*pd_raw_fn)(const struct pd_raw *s, void *arg);
 
 int pd_raw_read(const char *path, const char *datadir, pd_raw_fn fn, void *arg,
 		struct pd_script_info *info, char *err, size_t errlen);
-int pd_raw_read_file(struct pd_file *f, const char *datadir, pd_raw_fn fn, void *arg,
-		     struct pd_script_info *info, char *err, size_t errlen);
 
 #endif /* JITPERF_PDSCRIPT_H */

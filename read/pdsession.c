@@ -139,11 +139,6 @@ static struct pd_dso *new_dso(struct pd_session *s, const char *name, enum pd_ds
 	return d;
 }
 
-struct pd_dso *pd_session_dsos(const struct pd_session *s)
-{
-	return s->dsos;
-}
-
 static void hex(const struct pd_dso *d, char *out)
 {
 	for (size_t i = 0; i < d->build_id_size; i++)

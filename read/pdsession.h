@@ -103,7 +103,4 @@ void pd_session_resolve(struct pd_session *s, struct pd_thread *t, int kernel, u
  */
 struct pd_lines *pd_dso_lines(struct pd_dso *d);
 
-/* Every DSO seen so far, in no particular order. */
-struct pd_dso *pd_session_dsos(const struct pd_session *s);
-
 #endif /* JITPERF_PDSESSION_H */

@@ -109,6 +109,12 @@ void pd_close(struct pd_file *f);
  */
 int pd_open_unindexed(struct pd_file **out, const char *path, char *err, size_t errlen);
 int pd_index(struct pd_file *f, char *err, size_t errlen);
+/*
+ * Whether path opens as pd_open_unindexed opens it (header, attributes,
+ * features, the data section within the file), touching only the pages
+ * that takes: 0, or -errno with the message of pd_open in err.
+ */
+int pd_check_header(const char *path, char *err, size_t errlen);
 /* bytes of records (the data section) */
 size_t pd_data_size(const struct pd_file *f);
 

@@ -200,8 +200,8 @@ SCRIPT_TESTS = \
 	tests/cmd/dump.test tests/cmd/dump-tiers.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test tests/cmd/report-tiers.test \
 	tests/cmd/filesafety.test tests/cmd/inject.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
 	tests/cmd/attach.test tests/cmd/messages.test tests/cmd/container.test \
-	tests/cmd/perfmap-overlap.test tests/cmd/hostile.test \
-	tests/convert/stackcollapse.test tests/convert/chrome.test tests/convert/svg.test \
+	tests/cmd/perfmap-overlap.test tests/cmd/hostile.test tests/cmd/report-fallback.test \
+	tests/convert/stackcollapse.test tests/convert/fold-own.test tests/convert/chrome.test tests/convert/svg.test \
 	tests/convert/errors.test tests/convert/jitdump.test tests/convert/record.test tests/convert/viewer.test \
 	tests/convert/outfile.test tests/convert/chrome-max.test tests/convert/perfdata.test \
 	tests/convert/pprof.test tests/convert/srcline.test tests/convert/speedscope.test \

@@ -13,11 +13,12 @@ tools_libcommand_la_SOURCES = tools/cmds.h tools/msg.c tools/perf.c tools/perf.h
 	tools/report/report_tiers.c tools/report/report_tiers_print.c tools/report/report_json.c \
 	tools/report/report_tiers_addr.c \
 	tools/dump/dump.c tools/dump/dump.h tools/dump/check.c tools/dump/elfwrite.c \
-	tools/dump/tiers.c \
+	tools/dump/tiers.c tools/dump/names.c \
 	tools/inject/inject.h tools/inject/cmd.c tools/inject/inject.c tools/inject/image.c \
 	tools/inject/ehframe.c tools/inject/dwline.c tools/inject/ctx.h tools/inject/jitdumps.c \
 	tools/inject/perfmaps.c tools/inject/plan.c tools/inject/pending.c \
 	tools/inject/pipein.c tools/inject/pipein.h \
+	tools/inject/buf.c tools/inject/emit.c tools/inject/procs.c \
 	tools/convert/convert.c tools/convert/convert.h \
 	tools/convert/cvinput.c tools/convert/cvinput.h tools/convert/cvtrace.c \
 	tools/convert/cvperfdata.c tools/convert/cvparallel.c tools/convert/chrome_budget.c \

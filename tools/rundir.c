@@ -4,18 +4,15 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "cmds.h"
 #include "read/jitdump_read.h"
-#include "read/util.h"
+#include "read/perfdata.h"
 #include "rundir.h"
 
 static int cmpstr(const void *a, const void *b)
@@ -47,6 +44,24 @@ static int add(char ***list, size_t *n, const char *dir, const char *name)
 		return -ENOMEM;
 	(*n)++;
 	return 0;
+}
+
+/*
+ * A perf.jit.data that cannot be read, beside a perf.data: perf.data is
+ * read instead (jitperf inject cut short, or the file damaged since),
+ * said in one line.
+ */
+static void check_jit_data(const char *dir, struct rundir *rd)
+{
+	char path[PATH_MAX], err[512];
+
+	if (!rd->has_jit_data || !rd->has_perf_data)
+		return;
+	snprintf(path, sizeof(path), "%s/perf.jit.data", dir);
+	if (pd_check_header(path, err, sizeof(err)) == 0)
+		return;
+	rd->has_jit_data = 0;
+	cmd_err("%s; reading %s/perf.data instead", err, dir);
 }
 
 int rundir_scan(const char *dir, struct rundir *rd)
@@ -88,6 +103,7 @@ int rundir_scan(const char *dir, struct rundir *rd)
 		qsort(rd->traces, rd->ntraces, sizeof(char *), cmpstr);
 	if (rd->nmaps)
 		qsort(rd->maps, rd->nmaps, sizeof(char *), cmpstr);
+	check_jit_data(dir, rd);
 	return 0;
 }
 
@@ -124,86 +140,4 @@ uint64_t rundir_code_loads(const struct rundir *rd)
 		jd_close(f);
 	}
 	return n;
-}
-
-/* Cut path to size, if it is a regular file of ours. */
-static int cut_own(const char *path, uint64_t size)
-{
-	struct stat st;
-	int fd = rd_open_own(path, O_WRONLY, &st), ok;
-
-	if (fd < 0)
-		return 0;
-	ok = ftruncate(fd, (off_t)size) == 0;
-	close(fd);
-	return ok;
-}
-
-int rundir_fix_dump(const char *path, struct rundir_fix *fx)
-{
-	struct jd_file *f;
-	struct jd_record rec;
-	uint64_t end = sizeof(struct jitdump_file_header);
-	const char *base;
-	char err[512], *rest;
-	long named;
-	int r;
-
-	memset(fx, 0, sizeof(*fx));
-	if (jd_open(&f, path, err, sizeof(err)))
-		return -1;
-	while ((r = jd_next(f, &rec, err, sizeof(err))) != 0 && r != -EBADMSG)
-		end = rec.offset + rec.total_size;
-	fx->pid = (pid_t)jd_header(f)->pid;
-	/* a copy of a container's jitdump: the header names its pid there, the
-	 * file name the pid it has here (collect.c) */
-	base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	if (!strncmp(base, "jit-", 4) && base[4] >= '0' && base[4] <= '9' &&
-	    (named = strtol(base + 4, &rest, 10)) > 0 && named <= INT_MAX && !strcmp(rest, ".dump"))
-		fx->pid = (pid_t)named;
-	fx->gone = kill(fx->pid, 0) < 0 && errno == ESRCH;
-	if (r == 0 && (jd_zero_tail(f) || jd_unfinished(f)) && fx->gone)
-		fx->dump_cut = cut_own(path, end);
-	jd_close(f);
-	return 0;
-}
-
-size_t rundir_trim_dumps(const struct rundir *rd)
-{
-	struct rundir_fix fx;
-	size_t cut = 0;
-
-	for (size_t i = 0; i < rd->ndumps; i++)
-		if (rundir_fix_dump(rd->dumps[i], &fx) == 0)
-			cut += (size_t)fx.dump_cut;
-	return cut;
-}
-
-int rundir_trim_map(const char *path)
-{
-	char buf[65536];
-	off_t off = 0;
-	ssize_t n;
-	struct stat st;
-	int fd = rd_open_own(path, O_RDWR, &st), cut = 0;
-
-	if (fd < 0)
-		return 0;
-	while (!cut && (n = pread(fd, buf, sizeof(buf), off)) > 0) {
-		char *z = memchr(buf, 0, (size_t)n);
-
-		if (z) {
-			off += z - buf;
-			cut = ftruncate(fd, off) == 0 &&
-			      (off == 0 || pwrite(fd, "\n", 1, off) == 1);
-			break;
-		}
-		off += n;
-	}
-	/* no zeros: only its last newline, if it lacks one */
-	if (!cut && off > 0 && pread(fd, buf, 1, off - 1) == 1 && buf[0] != '\n')
-		cut = pwrite(fd, "\n", 1, off) == 1;
-	close(fd);
-	return cut;
 }

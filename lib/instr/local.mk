@@ -4,7 +4,7 @@
 # what the session calls.
 lib_libjitperf_la_SOURCES += lib/instr/instrument.h lib/instr/instr.h lib/instr/timed.h lib/instr/trace_put.h \
 	lib/instr/instrument.c lib/instr/settings.c lib/instr/probe.c lib/instr/timed.c \
-	lib/instr/calibrate.c lib/instr/tsc.c lib/instr/counters.c lib/instr/stats.c lib/instr/trace_write.c lib/instr/wrap.c lib/instr/wrap.h
+	lib/instr/calibrate.c lib/instr/tsc.c lib/instr/counters.c lib/instr/stats.c lib/instr/trace_write.c lib/instr/wrap.c lib/instr/wrap.h lib/instr/shadow.c
 if ARCH_X86_64
 lib_libjitperf_la_SOURCES += lib/instr/arch/x86_64/wrap.c
 endif

@@ -5,12 +5,9 @@
  * ("load INDEX NAME"), then a summary line; exits 1 naming the offset of the
  * first problem: torn or unknown record, code_index not increasing,
  * timestamps going back, DEBUG_INFO/UNWINDING_INFO not followed by their
- * CODE_LOAD, bytes after CODE_CLOSE.  A file whose writer was killed (or
- * still runs) ends in the zeros of its grown tail: where a record's id and
- * size are zero, the records end, as they do for perf.  What follows is
- * zeros, or records whose first id and size were still to be stored (a
- * writer through a mapping stores those last); a record of size 0 with a
- * non-zero id is torn.
+ * CODE_LOAD, bytes after CODE_CLOSE.  libjitperf writes whole records, so
+ * a file whose writer was killed (or still runs) ends on its last record:
+ * anything after it, zeros included, is a torn record header.
  */
 #include "config.h"
 
@@ -59,8 +56,6 @@ int main(int argc, char **argv)
 		size_t got = fread(&r, 1, sizeof(r), f);
 
 		if (got == 0)
-			break;
-		if (got == sizeof(r) && !r.id && !r.total_size)
 			break;
 		if (got != sizeof(r) || r.total_size < sizeof(r))
 			bad(off, "torn record header");

@@ -28,13 +28,28 @@ static int reserve(struct foldkey *k, size_t n)
 	return 0;
 }
 
+/*
+ * Frame i repeats the [unknown] frame before it: a run of frames perf
+ * could not name (a broken unwind, up to 127 of them) is one frame, as
+ * flamegraph users expect, not a tower that makes the graph tall.
+ */
+static int unknown_again(const struct ps_sample *s, size_t i)
+{
+	static const char u[] = "[unknown]";
+	const size_t n = sizeof(u) - 1;
+
+	return i && s->frames[i].len == n && s->frames[i - 1].len == n &&
+	       !memcmp(s->frames[i].s, u, n) && !memcmp(s->frames[i - 1].s, u, n);
+}
+
 static int foldkey_sample(struct foldkey *k, const struct ps_sample *s)
 {
 	size_t n = s->pname.len, i;
 	char *d;
 
 	for (i = 0; i < s->nframes; i++)
-		n += 1 + s->frames[i].len;
+		if (!unknown_again(s, i))
+			n += 1 + s->frames[i].len;
 	k->len = n;
 	if (!n)                        /* nothing to copy: an empty name may have no bytes */
 		return 0;
@@ -45,6 +60,8 @@ static int foldkey_sample(struct foldkey *k, const struct ps_sample *s)
 		memcpy(d, s->pname.s, s->pname.len);
 	d += s->pname.len;
 	for (i = 0; i < s->nframes; i++) {
+		if (unknown_again(s, i))
+			continue;
 		*d++ = ';';
 		if (s->frames[i].len)
 			memcpy(d, s->frames[i].s, s->frames[i].len);

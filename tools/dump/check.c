@@ -396,10 +396,6 @@ int jd_check(struct jd_file *f, FILE *out)
 			note(&c, NOTE_UNKNOWN_TYPE, rec.offset, rec.id);
 		}
 	}
-	if (r == 0 && jd_unfinished(f))
-		problem(&c, rec.offset, "an id and size of zero, then %zu bytes that are not all zeros: "
-			"perf inject stops reading here, the rest is dropped (records a writer "
-			"storing into a mapping of the file had not finished when it was killed)", jd_unfinished(f) - 8);
 	if (c.debug.set)
 		problem(&c, c.debug.offset, "DEBUG_INFO is not followed by a CODE_LOAD: perf drops it");
 	if (c.unwind.set && !c.unwind_sticky)

@@ -6,8 +6,6 @@
  */
 #include "config.h"
 
-#include <ctype.h>
-#include <elf.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -35,55 +33,6 @@ static const char usage_text[] =
 	"  -E, --elf DIR   write each function as DIR/INDEX-NAME.elf (code at its\n"
 	"                  run-time address, with its symbol) for objdump -d and gdb\n"
 	"  -h, --help      show this help\n";
-
-const char *jd_machine_name(uint32_t m)
-{
-	switch (m) {
-	case EM_386:     return "i386";
-	case EM_X86_64:  return "x86-64";
-	case EM_ARM:     return "arm";
-	case EM_AARCH64: return "aarch64";
-	case EM_PPC:     return "ppc";
-	case EM_PPC64:   return "ppc64";
-	case EM_S390:    return "s390";
-	case EM_RISCV:   return "riscv";
-	case EM_MIPS:    return "mips";
-	case EM_SPARCV9: return "sparcv9";
-#ifdef EM_LOONGARCH
-	case EM_LOONGARCH: return "loongarch";
-#endif
-	case EM_NONE:    return "none";
-	default:         return "unknown";
-	}
-}
-
-/* Print a name from the file with control and non-ASCII bytes escaped. */
-void jd_print_name(FILE *out, const char *s)
-{
-	putc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (isprint(*p))
-			putc(*p, out);
-		else
-			fprintf(out, "\\x%02x", *p);
-	}
-	putc('"', out);
-}
-
-const char *jd_quote(const char *s, char *buf, size_t len)
-{
-	FILE *fp = fmemopen(buf, len, "w");
-
-	if (!fp)
-		return "\"?\"";
-	setbuf(fp, NULL);
-	jd_print_name(fp, s);
-	fclose(fp);
-	buf[len - 1] = '\0';  /* a full buffer gets no NUL from fmemopen */
-	return buf;
-}
 
 static void print_header(const struct jd_file *f)
 {
@@ -174,12 +123,6 @@ static int dump_all(struct jd_file *f)
 		if (r < 0)
 			break;
 	}
-	if (r == 0 && jd_zero_tail(f))
-		printf("(%zu zero bytes after the last record: the writer did not close the file)\n",
-		       jd_zero_tail(f));
-	if (r == 0 && jd_unfinished(f))
-		printf("(%zu bytes after the last record behind an id and size of zero, where perf"
-		       " stops too: records the writer had not finished writing)\n", jd_unfinished(f));
 	fflush(stdout);
 	if (r < 0) {
 		cmd_err("%s", err);

@@ -85,12 +85,17 @@ struct ctx {
 	uint64_t           functions, moves;
 };
 
-/* inject.c */
+/* emit.c: records into the output, through one buffer; ij_flush writes it out */
 int ij_emit(struct ctx *c, const void *p, size_t len);
 int ij_emit_mmap(struct ctx *c, const struct ij_image *im, uint32_t pid, uint32_t tid,
 		 uint64_t start, uint64_t len, uint64_t pgoff, uint64_t time);
+int ij_flush(struct ctx *c);
+
+/* procs.c */
+int ij_add_range(struct ctx *c, uint32_t pid, uint64_t start, uint64_t end);
 int ij_is_free(const struct ctx *c, uint32_t pid, uint64_t start, uint64_t end, uint64_t *next);
 int ij_add_jitpid(struct ctx *c, uint32_t pid);
+int ij_is_jitpid(const struct ctx *c, uint32_t pid);
 uint64_t ij_record_time(const struct ctx *c, const unsigned char *p, uint16_t size);
 uint64_t ij_marker_time(const struct ctx *c, uint32_t pid);
 

@@ -28,64 +28,6 @@
 #include "inject.h"
 #include "tools/cmds.h"
 
-int ij_buf_put(struct ij_buf *b, const void *data, size_t len)
-{
-	if (!len)
-		return 0;        /* b->p may still be NULL */
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *p;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p)
-			return -ENOMEM;
-		b->p = p;
-		b->cap = cap;
-	}
-	if (data)
-		memcpy(b->p + b->len, data, len);
-	else
-		memset(b->p + b->len, 0, len);
-	b->len += len;
-	return 0;
-}
-
-int ij_buf_uleb(struct ij_buf *b, uint64_t v)
-{
-	unsigned char c[10];
-	size_t n = 0;
-
-	do {
-		c[n] = v & 0x7f;
-		v >>= 7;
-		if (v)
-			c[n] |= 0x80;
-		n++;
-	} while (v);
-	return ij_buf_put(b, c, n);
-}
-
-int ij_buf_sleb(struct ij_buf *b, int64_t v)
-{
-	unsigned char c[10];
-	size_t n = 0;
-	int more = 1;
-
-	while (more) {
-		unsigned char byte = v & 0x7f;
-
-		v >>= 7;
-		if ((v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40)))
-			more = 0;
-		else
-			byte |= 0x80;
-		c[n++] = byte;
-	}
-	return ij_buf_put(b, c, n);
-}
-
 int ij_image_open(struct ij_image *im, const char *path, uint16_t machine)
 {
 	size_t n = strlen(path);
@@ -234,123 +176,146 @@ struct sect {
 	uint32_t    link, info;
 };
 
+struct build_note {
+	uint32_t namesz, descsz, type;
+	char     name[4];
+	uint8_t  id[20];
+};
+
+/* What one image's file is made of, while it is written. */
+struct layout {
+	struct ij_buf      eh_hdr, line, info, abbrev;   /* built here, freed here */
+	Elf64_Sym         *syms;
+	unsigned char     *text;       /* the code at its places, zeros between */
+	struct build_note  note;
+	struct sect        s[11];
+	size_t             ns, ieh, ihdr;                /* ieh, ihdr: 0 without tables */
+	uint64_t           eh_va, hdr_va;
+	uint64_t           shoff;      /* the section headers, after every section */
+};
+
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
 	return (v + a - 1) / a * a;
 }
 
-int ij_image_write(struct ij_image *im)
+/* .eh_frame at the address inject.c maps it (a free range near the code), .eh_frame_hdr after it */
+static int finish_unwind(struct ij_image *im, struct layout *l)
 {
-	struct ij_buf eh_hdr = { 0 }, line = { 0 }, info = { 0 }, abbrev = { 0 };
-	struct {
-		uint32_t namesz, descsz, type;
-		char     name[4];
-		uint8_t  id[20];
-	} note;
-	Elf64_Sym *syms = NULL;
-	unsigned char *text = NULL;
-	struct sect s[11];
-	size_t ns = 0, i, itext, ieh = 0, ihdr = 0, istr;
-	uint64_t off, eh_va, hdr_va;
-	Elf64_Ehdr *eh;
-	Elf64_Phdr *ph;
-	Elf *elf = NULL;
-	int err = 0, nph, fd = -1;
+	int err = 0;
 
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		cmd_err("libelf: %s", elf_errmsg(-1));
-		return -EINVAL;
-	}
-	note.namesz = 4;
-	note.descsz = 20;
-	note.type = NT_GNU_BUILD_ID;
-	memcpy(note.name, "GNU", 4);
-	memcpy(note.id, im->build_id, 20);
-
-	/*
-	 * The allocated part: .text, then .eh_frame and .eh_frame_hdr, whose
-	 * addresses are where inject.c maps them (a free range near the
-	 * code), then the note.
-	 */
-	eh_va = im->eh_vaddr;
-	hdr_va = align_up(eh_va + im->eh.len + 4, 4);
-	if (im->nfdes && eh_va) {
+	l->eh_va = im->eh_vaddr;
+	l->hdr_va = align_up(l->eh_va + im->eh.len + 4, 4);
+	if (im->nfdes && l->eh_va) {
 		err = ij_buf_put(&im->eh, NULL, 4);    /* the terminator */
-		err = err ?: ij_eh_finish(im, eh_va, hdr_va, &eh_hdr);
+		err = err ?: ij_eh_finish(im, l->eh_va, l->hdr_va, &l->eh_hdr);
 	}
-	err = err ?: ij_lines_finish(im, &line, &info, &abbrev);
-	syms = calloc(im->nsyms + 1, sizeof(*syms));
-	/* the code at its places, zeros between: only while this image is written */
-	if (!im->nocode && im->text_len && (text = calloc(1, im->text_len)))
-		for (i = 0; i < im->nsegs; i++)
-			memcpy(text + im->segs[i].va - IJ_TEXT_OFF, im->text.p + im->segs[i].off,
-			       im->segs[i].len);
-	if (err || !syms || (!im->nocode && im->text_len && !text)) {
-		err = err ?: -ENOMEM;
-		goto out;
+	return err;
+}
+
+/* .text's bytes: only while this image is written, the segments hold them packed */
+static int fill_text(const struct ij_image *im, struct layout *l)
+{
+	if (im->nocode || !im->text_len)
+		return 0;
+	if (!(l->text = calloc(1, im->text_len)))
+		return -ENOMEM;
+	for (size_t i = 0; i < im->nsegs; i++)
+		memcpy(l->text + im->segs[i].va - IJ_TEXT_OFF, im->text.p + im->segs[i].off,
+		       im->segs[i].len);
+	return 0;
+}
+
+/* one global function each, in .text (section 1); entry 0 is the null symbol */
+static int fill_symtab(const struct ij_image *im, struct layout *l)
+{
+	if (!(l->syms = calloc(im->nsyms + 1, sizeof(*l->syms))))
+		return -ENOMEM;
+	for (size_t i = 0; i < im->nsyms; i++) {
+		Elf64_Sym *y = &l->syms[i + 1];
+
+		y->st_name = im->syms[i].name;
+		y->st_value = im->syms[i].vaddr;
+		y->st_size = im->syms[i].size;
+		y->st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+		y->st_shndx = 1;
 	}
-	memset(s, 0, sizeof(s));
-	itext = ns;
-	s[ns++] = (struct sect){ ".text", im->nocode ? SHT_NOBITS : SHT_PROGBITS,
-				 SHF_ALLOC | SHF_EXECINSTR, 16, 0, text,
-				 im->text_len, ELF_T_BYTE, IJ_TEXT_OFF, 0, 0 };
+	return 0;
+}
+
+static void fill_note(const struct ij_image *im, struct build_note *note)
+{
+	note->namesz = 4;
+	note->descsz = 20;
+	note->type = NT_GNU_BUILD_ID;
+	memcpy(note->name, "GNU", 4);
+	memcpy(note->id, im->build_id, 20);
+}
+
+static void add_sect(struct layout *l, struct sect s)
+{
+	l->s[l->ns++] = s;
+}
+
+/*
+ * The allocated part at fixed offsets: .text (the first section, as
+ * fill_symtab has it), then .eh_frame and
+ * .eh_frame_hdr, then the note; the rest follows, each section aligned.
+ */
+static void lay_out(const struct ij_image *im, struct layout *l)
+{
+	uint64_t off;
+	size_t istr;
+
+	add_sect(l, (struct sect){ ".text", im->nocode ? SHT_NOBITS : SHT_PROGBITS,
+				   SHF_ALLOC | SHF_EXECINSTR, 16, 0, l->text,
+				   im->text_len, ELF_T_BYTE, IJ_TEXT_OFF, 0, 0 });
 	off = IJ_TEXT_OFF + (im->nocode ? 0 : im->text_len);
-	if (eh_hdr.len) {
-		ieh = ns;
-		s[ns++] = (struct sect){ ".eh_frame", SHT_PROGBITS, SHF_ALLOC, 8, 0,
-					 im->eh.p, im->eh.len, ELF_T_BYTE, ij_eh_offset(im), 0, 0 };
-		ihdr = ns;
-		s[ns++] = (struct sect){ ".eh_frame_hdr", SHT_PROGBITS, SHF_ALLOC, 4, 0,
-					 eh_hdr.p, eh_hdr.len, ELF_T_BYTE,
-					 ij_eh_offset(im) + (hdr_va - eh_va), 0, 0 };
-		off = s[ihdr].off + eh_hdr.len;
+	if (l->eh_hdr.len) {
+		l->ieh = l->ns;
+		add_sect(l, (struct sect){ ".eh_frame", SHT_PROGBITS, SHF_ALLOC, 8, 0,
+					   im->eh.p, im->eh.len, ELF_T_BYTE, ij_eh_offset(im), 0, 0 });
+		l->ihdr = l->ns;
+		add_sect(l, (struct sect){ ".eh_frame_hdr", SHT_PROGBITS, SHF_ALLOC, 4, 0,
+					   l->eh_hdr.p, l->eh_hdr.len, ELF_T_BYTE,
+					   ij_eh_offset(im) + (l->hdr_va - l->eh_va), 0, 0 });
+		off = l->s[l->ihdr].off + l->eh_hdr.len;
 	}
 	off = align_up(off, 4);
-	s[ns++] = (struct sect){ ".note.gnu.build-id", SHT_NOTE, 0, 4, 0,
-				 &note, sizeof(note), ELF_T_BYTE, off, 0, 0 };
-	off += sizeof(note);
-	/* symbols: one global function each */
-	for (i = 0; i < im->nsyms; i++) {
-		syms[i + 1].st_name = im->syms[i].name;
-		syms[i + 1].st_value = im->syms[i].vaddr;
-		syms[i + 1].st_size = im->syms[i].size;
-		syms[i + 1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
-		syms[i + 1].st_shndx = (uint16_t)(itext + 1);
+	add_sect(l, (struct sect){ ".note.gnu.build-id", SHT_NOTE, 0, 4, 0,
+				   &l->note, sizeof(l->note), ELF_T_BYTE, off, 0, 0 });
+	off += sizeof(l->note);
+	istr = l->ns + 1;
+	add_sect(l, (struct sect){ ".symtab", SHT_SYMTAB, 0, 8, sizeof(Elf64_Sym), l->syms,
+				   (im->nsyms + 1) * sizeof(Elf64_Sym), ELF_T_SYM, 0,
+				   (uint32_t)(istr + 1), 1 });
+	add_sect(l, (struct sect){ ".strtab", SHT_STRTAB, 0, 1, 0, im->strtab.p, im->strtab.len,
+				   ELF_T_BYTE, 0, 0, 0 });
+	if (l->line.len) {
+		add_sect(l, (struct sect){ ".debug_line", SHT_PROGBITS, 0, 1, 0, l->line.p,
+					   l->line.len, ELF_T_BYTE, 0, 0, 0 });
+		add_sect(l, (struct sect){ ".debug_info", SHT_PROGBITS, 0, 1, 0, l->info.p,
+					   l->info.len, ELF_T_BYTE, 0, 0, 0 });
+		add_sect(l, (struct sect){ ".debug_abbrev", SHT_PROGBITS, 0, 1, 0, l->abbrev.p,
+					   l->abbrev.len, ELF_T_BYTE, 0, 0, 0 });
 	}
-	istr = ns + 1;
-	s[ns++] = (struct sect){ ".symtab", SHT_SYMTAB, 0, 8, sizeof(Elf64_Sym), syms,
-				 (im->nsyms + 1) * sizeof(Elf64_Sym), ELF_T_SYM, 0,
-				 (uint32_t)(istr + 1), 1 };
-	s[ns++] = (struct sect){ ".strtab", SHT_STRTAB, 0, 1, 0, im->strtab.p, im->strtab.len,
-				 ELF_T_BYTE, 0, 0, 0 };
-	if (line.len) {
-		s[ns++] = (struct sect){ ".debug_line", SHT_PROGBITS, 0, 1, 0, line.p, line.len,
-					 ELF_T_BYTE, 0, 0, 0 };
-		s[ns++] = (struct sect){ ".debug_info", SHT_PROGBITS, 0, 1, 0, info.p, info.len,
-					 ELF_T_BYTE, 0, 0, 0 };
-		s[ns++] = (struct sect){ ".debug_abbrev", SHT_PROGBITS, 0, 1, 0, abbrev.p,
-					 abbrev.len, ELF_T_BYTE, 0, 0, 0 };
-	}
-	s[ns++] = (struct sect){ ".shstrtab", SHT_STRTAB, 0, 1, 0, (void *)shstr, sizeof(shstr),
-				 ELF_T_BYTE, 0, 0, 0 };
-	for (i = 0; i < ns; i++)
-		if (!s[i].off) {
-			off = align_up(off, s[i].align);
-			s[i].off = off;
-			off += s[i].size;
+	add_sect(l, (struct sect){ ".shstrtab", SHT_STRTAB, 0, 1, 0, (void *)shstr,
+				   sizeof(shstr), ELF_T_BYTE, 0, 0, 0 });
+	for (size_t i = 0; i < l->ns; i++)
+		if (!l->s[i].off) {
+			off = align_up(off, l->s[i].align);
+			l->s[i].off = off;
+			off += l->s[i].size;
 		}
-	off = align_up(off, 8);
+	l->shoff = align_up(off, 8);
+}
 
-	fd = open(im->tmp, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		cmd_err("%s: %s", im->tmp, strerror(errno));
-		goto out;
-	}
-	elf = elf_begin(fd, ELF_C_WRITE, NULL);
-	if (!elf || !(eh = elf64_newehdr(elf)))
-		goto elf_fail;
-	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
+static int write_ehdr(Elf *elf, const struct ij_image *im, const struct layout *l)
+{
+	Elf64_Ehdr *eh = elf64_newehdr(elf);
+
+	if (!eh)
+		return -EIO;
 	eh->e_ident[EI_DATA] = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? ELFDATA2MSB : ELFDATA2LSB;
 	eh->e_ident[EI_OSABI] = ELFOSABI_NONE;
 	eh->e_type = ET_DYN;
@@ -358,87 +323,142 @@ int ij_image_write(struct ij_image *im)
 	eh->e_version = EV_CURRENT;
 	eh->e_entry = IJ_TEXT_OFF;
 	eh->e_phoff = sizeof(Elf64_Ehdr);
-	eh->e_shoff = off;
-	eh->e_shstrndx = (uint16_t)ns;     /* the last section (index ns: 0 is null) */
-	/*
-	 * The code's segment first, from the file's start as a linker lays
-	 * out a shared object: perf 6.1 finds .eh_frame_hdr at the mapping's
-	 * start - pgoff, less the first PT_LOAD's page, plus its address.
-	 */
-	nph = ihdr ? 3 : 1;
-	ph = elf64_newphdr(elf, (size_t)nph);
+	eh->e_shoff = l->shoff;
+	eh->e_shstrndx = (uint16_t)l->ns;     /* the last section (index ns: 0 is null) */
+	return 0;
+}
+
+/*
+ * The code's segment first, from the file's start as a linker lays out a
+ * shared object: perf 6.1 finds .eh_frame_hdr at the mapping's start -
+ * pgoff, less the first PT_LOAD's page, plus its address.  Then the
+ * unwind tables' segment and PT_GNU_EH_FRAME, when there are tables.
+ */
+static int write_phdrs(Elf *elf, const struct ij_image *im, const struct layout *l)
+{
+	Elf64_Phdr *ph = elf64_newphdr(elf, l->ihdr ? 3 : 1);
+	const struct sect *eh = &l->s[l->ieh], *hdr = &l->s[l->ihdr];
+
 	if (!ph)
-		goto elf_fail;
+		return -EIO;
 	ph[0].p_type = PT_LOAD;
 	ph[0].p_flags = PF_R | PF_X;
 	ph[0].p_offset = ph[0].p_vaddr = ph[0].p_paddr = 0;
 	ph[0].p_filesz = IJ_TEXT_OFF + (im->nocode ? 0 : im->text_len);
 	ph[0].p_memsz = IJ_TEXT_OFF + im->text_len;
 	ph[0].p_align = 0x1000;
-	if (ihdr) {
-		ph[1].p_type = PT_LOAD;
-		ph[1].p_flags = PF_R;
-		ph[1].p_offset = s[ieh].off;
-		ph[1].p_vaddr = ph[1].p_paddr = eh_va;
-		ph[1].p_filesz = ph[1].p_memsz = s[ihdr].off + s[ihdr].size - s[ieh].off;
-		ph[1].p_align = 8;
-		ph[2].p_type = PT_GNU_EH_FRAME;
-		ph[2].p_flags = PF_R;
-		ph[2].p_offset = s[ihdr].off;
-		ph[2].p_vaddr = ph[2].p_paddr = hdr_va;
-		ph[2].p_filesz = ph[2].p_memsz = s[ihdr].size;
-		ph[2].p_align = 4;
-	}
-	for (i = 0; i < ns; i++) {
+	if (!l->ihdr)
+		return 0;
+	ph[1].p_type = PT_LOAD;
+	ph[1].p_flags = PF_R;
+	ph[1].p_offset = eh->off;
+	ph[1].p_vaddr = ph[1].p_paddr = l->eh_va;
+	ph[1].p_filesz = ph[1].p_memsz = hdr->off + hdr->size - eh->off;
+	ph[1].p_align = 8;
+	ph[2].p_type = PT_GNU_EH_FRAME;
+	ph[2].p_flags = PF_R;
+	ph[2].p_offset = hdr->off;
+	ph[2].p_vaddr = ph[2].p_paddr = l->hdr_va;
+	ph[2].p_filesz = ph[2].p_memsz = hdr->size;
+	ph[2].p_align = 4;
+	return 0;
+}
+
+/* an allocated section's address is its offset, but for the unwind tables' */
+static uint64_t sect_addr(const struct layout *l, size_t i)
+{
+	if (!(l->s[i].flags & SHF_ALLOC))
+		return 0;
+	if (l->ieh && i == l->ieh)
+		return l->eh_va;
+	if (l->ihdr && i == l->ihdr)
+		return l->hdr_va;
+	return l->s[i].off;
+}
+
+static int write_sections(Elf *elf, const struct layout *l)
+{
+	for (size_t i = 0; i < l->ns; i++) {
+		const struct sect *s = &l->s[i];
 		Elf_Scn *scn = elf_newscn(elf);
 		Elf64_Shdr *sh;
 		Elf_Data *d;
 
 		if (!scn || !(d = elf_newdata(scn)) || !(sh = elf64_getshdr(scn)))
-			goto elf_fail;
-		d->d_buf = s[i].buf;
-		d->d_size = s[i].size;
-		d->d_type = s[i].dtype;
-		d->d_align = s[i].align;
+			return -EIO;
+		d->d_buf = s->buf;
+		d->d_size = s->size;
+		d->d_type = s->dtype;
+		d->d_align = s->align;
 		d->d_version = EV_CURRENT;
-		sh->sh_name = shname(s[i].name);
-		sh->sh_type = s[i].type;
-		sh->sh_flags = s[i].flags;
-		sh->sh_addr = !(s[i].flags & SHF_ALLOC) ? 0 : i == ieh && ieh ? eh_va :
-			      i == ihdr && ihdr ? hdr_va : s[i].off;
-		sh->sh_offset = s[i].off;
-		sh->sh_size = s[i].size;
-		sh->sh_addralign = s[i].align;
-		sh->sh_entsize = s[i].entsize;
-		sh->sh_link = s[i].link;
-		sh->sh_info = s[i].info;
+		sh->sh_name = shname(s->name);
+		sh->sh_type = s->type;
+		sh->sh_flags = s->flags;
+		sh->sh_addr = sect_addr(l, i);
+		sh->sh_offset = s->off;
+		sh->sh_size = s->size;
+		sh->sh_addralign = s->align;
+		sh->sh_entsize = s->entsize;
+		sh->sh_link = s->link;
+		sh->sh_info = s->info;
 	}
-	if (elf_update(elf, ELF_C_WRITE) < 0)
-		goto elf_fail;
+	return 0;
+}
+
+/* the laid-out image into im->tmp, with libelf keeping our layout */
+static int write_file(const struct ij_image *im, const struct layout *l)
+{
+	int fd = open(im->tmp, O_WRONLY | O_TRUNC | O_CLOEXEC), err;
+	Elf *elf;
+
+	if (fd < 0) {
+		err = -errno;
+		cmd_err("%s: %s", im->tmp, strerror(errno));
+		return err;
+	}
+	elf = elf_begin(fd, ELF_C_WRITE, NULL);
+	err = elf ? 0 : -EIO;
+	if (elf)
+		elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
+	err = err ?: write_ehdr(elf, im, l);
+	err = err ?: write_phdrs(elf, im, l);
+	err = err ?: write_sections(elf, l);
+	if (!err && elf_update(elf, ELF_C_WRITE) < 0)
+		err = -EIO;
+	if (err)
+		cmd_err("%s: libelf: %s", im->path, elf_errmsg(-1));
 	elf_end(elf);
-	elf = NULL;
-	if (close(fd)) {
-		fd = -1;
+	if (close(fd) && !err) {
 		err = -errno;
 		cmd_err("%s: %s", im->path, strerror(errno));
-		goto out;
 	}
-	fd = -1;
-	goto out;
-elf_fail:
-	cmd_err("%s: libelf: %s", im->path, elf_errmsg(-1));
-	err = -EIO;
-out:
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
-	free(text);
-	free(syms);
-	free(eh_hdr.p);
-	free(line.p);
-	free(info.p);
-	free(abbrev.p);
+	return err;
+}
+
+int ij_image_write(struct ij_image *im)
+{
+	struct layout l = { 0 };
+	int err;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		cmd_err("libelf: %s", elf_errmsg(-1));
+		return -EINVAL;
+	}
+	fill_note(im, &l.note);
+	err = finish_unwind(im, &l);
+	err = err ?: ij_lines_finish(im, &l.line, &l.info, &l.abbrev);
+	err = err ?: fill_text(im, &l);
+	err = err ?: fill_symtab(im, &l);
+	if (!err) {
+		lay_out(im, &l);
+		err = write_file(im, &l);
+	}
+	free(l.text);
+	free(l.syms);
+	free(l.eh_hdr.p);
+	free(l.line.p);
+	free(l.info.p);
+	free(l.abbrev.p);
 	return err;
 }
 

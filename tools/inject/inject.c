@@ -28,92 +28,6 @@
 #include "read/perfdata.h"
 #include "tools/cmds.h"
 
-static int flush_out(struct ctx *c)
-{
-	size_t done = 0;
-
-	while (done < c->wbuf.len) {
-		ssize_t n = write(c->outfd, c->wbuf.p + done, c->wbuf.len - done);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			cmd_err("%s: %s", c->out, strerror(errno));
-			return -errno;
-		}
-		done += (size_t)n;
-	}
-	c->wbuf.len = 0;
-	return 0;
-}
-
-int ij_emit(struct ctx *c, const void *p, size_t len)
-{
-	int err = ij_buf_put(&c->wbuf, p, len);
-
-	if (err) {
-		cmd_err("%s: %s", c->out, strerror(-err));
-		return err;
-	}
-	c->outpos += len;
-	return c->wbuf.len >= (1u << 20) ? flush_out(c) : 0;
-}
-
-/* one PERF_RECORD_MMAP2 into the image, with the sample_id fields perf reads */
-int ij_emit_mmap(struct ctx *c, const struct ij_image *im, uint32_t pid, uint32_t tid,
-		 uint64_t start, uint64_t len, uint64_t pgoff, uint64_t time)
-{
-	size_t namelen = strlen(im->path) + 1, padded = (namelen + 7) / 8 * 8;
-	unsigned char ev[PATH_MAX + 160];
-	struct perf_event_header hd;
-	size_t n = sizeof(hd);
-	uint32_t u32[2];
-	uint64_t u64[3];
-
-#define PUT(p, sz) (memcpy(ev + n, (p), (sz)), n += (sz))
-	if (padded > PATH_MAX)
-		return -ENAMETOOLONG;
-	u32[0] = pid; u32[1] = tid;
-	PUT(u32, 8);
-	u64[0] = start; u64[1] = len; u64[2] = pgoff;
-	PUT(u64, 24);
-	u32[0] = major(im->st.st_dev); u32[1] = minor(im->st.st_dev);
-	PUT(u32, 8);
-	u64[0] = im->st.st_ino; u64[1] = 1;            /* ino, ino_generation */
-	PUT(u64, 16);
-	u32[0] = PROT_READ | PROT_EXEC; u32[1] = MAP_SHARED;
-	PUT(u32, 8);
-	memset(ev + n, 0, padded);
-	memcpy(ev + n, im->path, namelen);
-	n += padded;
-	if (c->sample_id_all) {
-		uint64_t st = c->sample_type;
-
-		if (st & PERF_SAMPLE_TID) {
-			u32[0] = pid; u32[1] = tid;
-			PUT(u32, 8);
-		}
-		if (st & PERF_SAMPLE_TIME)
-			PUT(&time, 8);
-		if (st & PERF_SAMPLE_ID)
-			PUT(&c->id, 8);
-		if (st & PERF_SAMPLE_STREAM_ID)
-			PUT(&c->id, 8);
-		if (st & PERF_SAMPLE_CPU) {
-			u32[0] = 0; u32[1] = 0;
-			PUT(u32, 8);
-		}
-		if (st & PERF_SAMPLE_IDENTIFIER)
-			PUT(&c->id, 8);
-	}
-#undef PUT
-	hd.type = PERF_RECORD_MMAP2;
-	hd.misc = PERF_RECORD_MISC_USER;
-	hd.size = (uint16_t)n;
-	memcpy(ev, &hd, sizeof(hd));
-	return ij_emit(c, ev, n);
-}
-
 static int range_cmp(const void *a, const void *b)
 {
 	const struct range *x = a, *y = b;
@@ -121,116 +35,6 @@ static int range_cmp(const void *a, const void *b)
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static int add_range(struct ctx *c, uint32_t pid, uint64_t start, uint64_t end)
-{
-	if (c->nranges == c->capranges) {
-		size_t cap = c->capranges ? 2 * c->capranges : 256;
-		struct range *r = realloc(c->ranges, cap * sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		c->ranges = r;
-		c->capranges = cap;
-	}
-	c->ranges[c->nranges++] = (struct range){ pid, start, end };
-	return 0;
-}
-
-/* is [start, end) free of every mapping of pid the input names, and of every image's code? */
-int ij_is_free(const struct ctx *c, uint32_t pid, uint64_t start, uint64_t end, uint64_t *next)
-{
-	for (size_t i = 0; i < c->nranges; i++) {
-		const struct range *r = &c->ranges[i];
-
-		if (r->pid == pid && r->start < end && start < r->end) {
-			*next = r->end;
-			return 0;
-		}
-	}
-	for (size_t i = 0; i < c->nimages; i++) {
-		const struct ij_image *im = &c->images[i];
-		uint64_t ehend = im->eh_vaddr ? im->eh_vaddr + (im->base - IJ_TEXT_OFF) + ij_eh_size(im) : 0;
-
-		/* an image's own tables follow its code: only others' are in the way */
-
-		if (im->pid != pid || !im->nsyms)
-			continue;
-		if (im->base < end && start < im->end) {
-			*next = im->end;
-			return 0;
-		}
-		if (ehend && ehend - ij_eh_size(im) < end && start < ehend) {
-			*next = ehend;
-			return 0;
-		}
-	}
-	return 1;
-}
-
-int ij_add_jitpid(struct ctx *c, uint32_t pid)
-{
-	uint32_t *p;
-
-	for (size_t i = 0; i < c->njitpids; i++)
-		if (c->jitpids[i] == pid)
-			return 0;
-	p = realloc(c->jitpids, (c->njitpids + 1) * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	c->jitpids = p;
-	c->jitpids[c->njitpids++] = pid;
-	return 0;
-}
-
-static int is_jitpid(const struct ctx *c, uint32_t pid)
-{
-	for (size_t i = 0; i < c->njitpids; i++)
-		if (c->jitpids[i] == pid)
-			return 1;
-	return 0;
-}
-
-/*
- * A record's time: a sample's own, another kernel record's from its
- * sample_id fields at its end; 0 if it has none (perf's own records).
- */
-uint64_t ij_record_time(const struct ctx *c, const unsigned char *p, uint16_t size)
-{
-	uint64_t st = c->sample_type, t = 0;
-	size_t at = 8, after = 0;
-	uint32_t type;
-
-	memcpy(&type, p, 4);
-	if (!(st & PERF_SAMPLE_TIME))
-		return 0;
-	if (type == PERF_RECORD_SAMPLE) {
-		at += (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
-		at += (st & PERF_SAMPLE_IP) ? 8 : 0;
-		at += (st & PERF_SAMPLE_TID) ? 8 : 0;
-		if (size >= at + 8)
-			memcpy(&t, p + at, 8);
-		return t;
-	}
-	if (!c->sample_id_all || type >= PERF_RECORD_MAX)
-		return 0;
-	after += (st & PERF_SAMPLE_ID) ? 8 : 0;
-	after += (st & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
-	after += (st & PERF_SAMPLE_CPU) ? 8 : 0;
-	after += (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
-	if (size >= 8 + after + 8)
-		memcpy(&t, p + size - after - 8, 8);
-	return t;
-}
-
-/* the time of pid's first marker whose jitdump can be read; 0 if none */
-uint64_t ij_marker_time(const struct ctx *c, uint32_t pid)
-{
-	for (size_t i = 0; i < c->nmarks; i++)
-		if (c->marks[i].pid == pid)
-			return c->marks[i].start;
-	return 0;
 }
 
 /* ---- perf.data ---- */
@@ -269,7 +73,7 @@ static int copy_records(struct ctx *c)
 			else if ((!strncmp(name, "//anon", 6) || !strncmp(name, "[anon:", 6) ||
 				  !strncmp(name, "/memfd:", 7)) &&
 				 (ij_record_time(c, p, hd.size) ? ij_marker_time(c, pid) &&
-				  ij_record_time(c, p, hd.size) >= ij_marker_time(c, pid) : is_jitpid(c, pid)))
+				  ij_record_time(c, p, hd.size) >= ij_marker_time(c, pid) : ij_is_jitpid(c, pid)))
 				r = 1;
 			if (r) {
 				if (r < 0)
@@ -492,7 +296,7 @@ static int collect_ranges(struct ctx *c)
 			memcpy(&pid, p + 8, 4);
 			memcpy(&start, p + 16, 8);
 			memcpy(&len, p + 24, 8);
-			if (add_range(c, pid, start, start + len))
+			if (ij_add_range(c, pid, start, start + len))
 				return -ENOMEM;
 			if (hd.type == PERF_RECORD_MMAP2 ? hd.size > 72 : hd.size > 40) {
 				const char *name = (const char *)p + (hd.type == PERF_RECORD_MMAP2 ? 72 : 40);
@@ -542,7 +346,7 @@ static int write_all(struct ctx *c)
 	c->data_size = c->outpos - c->h.data.offset;
 	for (size_t i = 0; i < c->nimages; i++)
 		ij_image_build_id(&c->images[i]);
-	err = copy_features(c) ?: flush_out(c);
+	err = copy_features(c) ?: ij_flush(c);
 	if (err)
 		return err;
 	c->h.data.size = c->data_size;

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "format/standby.h"
 #include "tools/cmds.h"
 #include "tools/nsproc.h"
 #include "tools/perf.h"
@@ -284,7 +285,7 @@ static int read_reply(int fd, char *buf, size_t len)
 static void wake(pid_t pid, const char *dir)
 {
 	pid_t nspid;
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct sockaddr_un addr;
 	struct ucred cr;
 	socklen_t alen, crlen = sizeof(cr);
 	char req[PATH_MAX + 16], rep[4096], *line, *save;
@@ -294,8 +295,7 @@ static void wake(pid_t pid, const char *dir)
 		return;         /* gone */
 	if (nsproc_foreign(pid) == 1)
 		dir = NULL;
-	n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "jitperf-standby-%d", (int)nspid);
-	alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+	alen = jpstandby_address(&addr, (int)nspid);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
@@ -309,8 +309,8 @@ static void wake(pid_t pid, const char *dir)
 		close(fd);
 		return;
 	}
-	n = dir ? snprintf(req, sizeof(req), "attach %s\n", dir)
-		: snprintf(req, sizeof(req), "attach\n");
+	n = dir ? snprintf(req, sizeof(req), JPSTANDBY_ATTACH " %s\n", dir)
+		: snprintf(req, sizeof(req), JPSTANDBY_ATTACH "\n");
 	err = send(fd, req, (size_t)n, MSG_NOSIGNAL) == n ? read_reply(fd, rep, sizeof(rep)) : -EPIPE;
 	if (err) {
 		cmd_err("-p %d: the process in standby did not answer%s", (int)pid,
@@ -320,8 +320,8 @@ static void wake(pid_t pid, const char *dir)
 	}
 	close(fd);
 	for (line = strtok_r(rep, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (!strncmp(line, "error ", 6))
-			cmd_err("-p %d: standby: %s", (int)pid, line + 6);
+		if (!strncmp(line, JPSTANDBY_ERROR, sizeof(JPSTANDBY_ERROR) - 1))
+			cmd_err("-p %d: standby: %s", (int)pid, line + sizeof(JPSTANDBY_ERROR) - 1);
 }
 
 /*

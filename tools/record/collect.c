@@ -403,14 +403,11 @@ static void collect_map(struct collect *c, struct collect_proc *p, const char *d
 	snprintf(dst, sizeof(dst), "%s/perf-%" PRIu32 ".map", dir, p->pid);
 	if (!access(dst, F_OK)) {
 		/* held and saved while it lived (watch.c) */
-		rundir_trim_map(dst);
 		p->has_map = 1;
 		return;
 	}
 	err = copy_file(src, dst, since, p->pid, &removed);
 	if (!err) {
-		/* the copy of a map a killed writer left with a zero tail: its lines only */
-		rundir_trim_map(dst);
 		p->has_map = 1;
 		c->maps_copied++;
 		c->removed += removed;
@@ -445,18 +442,12 @@ static int count(struct collect_proc *p, const char *dir)
 	return 0;
 }
 
-int collect_run(const char *dir, const char *perfdata, struct timespec since,
-		struct collect *c)
+/* Each process's perf map into dir, what dir holds of it counted. */
+static int finish_procs(struct collect *c, const char *dir, struct timespec since)
 {
-	struct walk w = { .c = c };
 	char path[PATH_MAX];
-	int err;
+	int err = 0;
 
-	memset(c, 0, sizeof(*c));
-	err = walk_perfdata(&w, perfdata);
-	c->read = !err;
-	for (size_t i = 0; !err && i < w.nmarkers; i++)
-		err = collect_dump(c, &w.markers[i], dir, since);
 	for (size_t i = 0; !err && i < c->nprocs; i++) {
 		struct collect_proc *p = &c->procs[i];
 
@@ -467,10 +458,51 @@ int collect_run(const char *dir, const char *perfdata, struct timespec since,
 			p->has_dump = 1;
 		err = count(p, dir);
 	}
+	return err;
+}
+
+int collect_run(const char *dir, const char *perfdata, struct timespec since,
+		struct collect *c)
+{
+	struct walk w = { .c = c };
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	err = walk_perfdata(&w, perfdata);
+	c->read = !err;
+	for (size_t i = 0; !err && i < w.nmarkers; i++)
+		err = collect_dump(c, &w.markers[i], dir, since);
+	err = err ?: finish_procs(c, dir, since);
 	for (size_t i = 0; i < w.nmarkers; i++)
 		free(w.markers[i].path);
 	free(w.markers);
 	return err;
+}
+
+/* the PID of DIR/PREFIX<PID>SUFFIX, as rundir_scan lists them */
+static uint32_t pid_of(const char *path, const char *prefix)
+{
+	const char *b = base(path);
+
+	return (uint32_t)strtoul(b + strlen(prefix), NULL, 10);
+}
+
+int collect_dir(const char *dir, struct timespec since, struct collect *c)
+{
+	struct rundir rd;
+	int err = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (rundir_scan(dir, &rd))
+		return 0;
+	for (size_t i = 0; !err && i < rd.ndumps; i++)
+		err = proc(c, pid_of(rd.dumps[i], "jit-")) ? 0 : -ENOMEM;
+	for (size_t i = 0; !err && i < rd.nstats; i++)
+		err = proc(c, pid_of(rd.stats[i], "jitperf-")) ? 0 : -ENOMEM;
+	for (size_t i = 0; !err && i < rd.ntraces; i++)
+		err = proc(c, pid_of(rd.traces[i], "jitperf-")) ? 0 : -ENOMEM;
+	rundir_free(&rd);
+	return err ?: finish_procs(c, dir, since);
 }
 
 void collect_free(struct collect *c)

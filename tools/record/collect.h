@@ -46,6 +46,12 @@ struct collect {
  */
 int collect_run(const char *dir, const char *perfdata, struct timespec since,
 		struct collect *c);
+/*
+ * Without perf.data (record --no-perf): the processes are those whose
+ * jitdump, statistics or trace is in dir, each one's perf map brought in
+ * as collect_run brings it.  0 or -ENOMEM.
+ */
+int collect_dir(const char *dir, struct timespec since, struct collect *c);
 void collect_free(struct collect *c);
 
 /*

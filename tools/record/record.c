@@ -25,6 +25,7 @@
 
 #include "attach.h"
 #include "collect.h"
+#include "format/env.h"
 #include "read/stats_read.h"
 #include "tools/cmds.h"
 #include "tools/inject/inject.h"
@@ -535,7 +536,8 @@ static void summary(const struct record_opts *o, const struct collect *c, const 
 	fprintf(stderr, " %" PRIu64 " JIT function%s registered by %zu process%s", loads,
 		loads == 1 ? "" : "s", procs, procs == 1 ? "" : "es");
 	fputc('\n', stderr);
-	per_runtime(c);
+	if (c->read)
+		per_runtime(c);         /* by command name: only perf.data has them */
 	if (o->instrument)
 		instr_summary(&is);
 	fprintf(stderr, "jitperf record: files in %s/:%s%s %zu jitdump%s", o->dir,
@@ -574,29 +576,27 @@ static int positive(const char *s)
 	return number(s, 1, UINT32_MAX, NULL);
 }
 
-/* JITPERF_SAMPLE: N, 0, auto or auto:R (what the library accepts) */
+/* the values of JITPERF_SAMPLE, _TRACE_MAX/_RING and _TRACE_MIN, as the library parses them */
 static int sample_value(const char *s)
 {
-	return !strcmp(s, "auto") || (!strncmp(s, "auto:", 5) && number(s + 5, 1, 1000000000, NULL)) ||
-	       number(s, 0, 0xfffffffd, NULL);
+	uint64_t n;
+	int automatic;
+
+	return !jpenv_sample(s, &automatic, &n);
 }
 
-/* JITPERF_TRACE_MAX and _RING: N with an optional K, M or G (KiB ...) */
 static int size_value(const char *s)
 {
-	const char *u;
+	uint64_t bytes;
 
-	return number(s, 0, UINT64_MAX >> 30, &u) &&
-	       (!*u || (strchr("KMG", *u) && (!u[1] || !strcmp(u + 1, "B") || !strcmp(u + 1, "iB"))));
+	return !jpenv_size(s, &bytes);
 }
 
-/* JITPERF_TRACE_MIN: N with an optional ns, us, ms or s */
 static int time_value(const char *s)
 {
-	const char *u;
+	uint64_t ns;
 
-	return number(s, 0, UINT64_MAX / 1000000000, &u) &&
-	       (!*u || !strcmp(u, "ns") || !strcmp(u, "us") || !strcmp(u, "ms") || !strcmp(u, "s"));
+	return !jpenv_duration(s, &ns);
 }
 
 /* 0 to go on; else *status is the exit status (help: 0, bad usage: 2). */
@@ -889,22 +889,6 @@ static int save_held(struct record *r)
 	return 0;
 }
 
-/*
- * The jitdumps of processes that were killed end in the zeros of their
- * grown tail: perf stops there by itself, the files in DIR are cut to
- * their records all the same.  Never the run's failure.
- */
-static int trim_dumps(struct record *r)
-{
-	struct rundir rd;
-
-	if (rundir_scan(r->o.dir, &rd) == 0) {
-		rundir_trim_dumps(&rd);
-		rundir_free(&rd);
-	}
-	return 0;
-}
-
 /* jitperf inject; a failure (said) keeps perf.data and is not the run's failure. */
 static int inject_jit(struct record *r)
 {
@@ -928,10 +912,10 @@ static int collect_files(struct record *r)
 {
 	int err;
 
-	if (r->o.no_perf)
-		return 0;       /* no perf.data: nothing says which processes ran */
 	step_begin(&r->o, "jitperf record: collecting jitdumps and perf maps ...\n");
-	err = collect_run(r->absdir, r->data, r->since, &r->collected);
+	/* no perf.data: the files in DIR say which processes ran */
+	err = r->o.no_perf ? collect_dir(r->absdir, r->since, &r->collected)
+			   : collect_run(r->absdir, r->data, r->since, &r->collected);
 	step_end();
 	if (err == -ENOMEM) {
 		cmd_err("%s", strerror(ENOMEM));
@@ -953,7 +937,6 @@ int cmd_record(int argc, char **argv)
 	err = err ?: choose_event(&r);
 	err = err ?: run_command(&r);
 	err = err ?: save_held(&r);
-	err = err ?: trim_dumps(&r);
 	err = err ?: inject_jit(&r);
 	err = err ?: collect_files(&r);
 	if (!err) {
