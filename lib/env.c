@@ -26,13 +26,6 @@ const char *jp_getenv(const char *name)
 	return s && *s ? s : NULL;
 }
 
-int jp_debug_enabled(void)
-{
-	const char *s = jp_getenv("JITPERF_DEBUG");
-
-	return s && strcmp(s, "0") != 0;
-}
-
 /*
  * Why the last JITPERF* variable read on this thread was refused, for the
  * one line the default session prints when the environment asked for

@@ -12,12 +12,23 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core.h"
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static jitperf_log_fn  log_fn;
 static void           *log_arg;
+
+/* JITPERF_DEBUG set, not empty and not 0; read as env.c reads the others
+ * (secure_getenv: a set-ID program's caller does not choose) */
+int jp_debug_enabled(void)
+{
+	const char *s = secure_getenv("JITPERF_DEBUG");
+
+	return s && *s && strcmp(s, "0") != 0;
+}
 
 void jitperf_set_log(jitperf_log_fn fn, void *arg)
 {

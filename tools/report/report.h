@@ -140,7 +140,10 @@ int report_tiers_sample(struct tiers *tt, const struct pd_raw *s);
 /* The instrumented calls of functions in tier code, the compiles of the
  * models; break-even, verdicts, totals.  0 or -ENOMEM. */
 int report_tiers_finish(struct tiers *tt, const struct table *t, const struct rundir *rd);
-/* Whether name is the name of tier code (a mark the recording knows). */
+/* The tier whose code name is, its mark into *mk, or -1: a name without
+ * a mark the recording knows (tools/report/report_tiers_mark.c). */
+int report_tier_of_name(const struct tiers *tt, const char *name, struct tm_mark *mk);
+/* Whether name is the name of tier code. */
 int report_is_tier_code(const struct tiers *tt, const char *name);
 /* The functions the traces of rd place inside tier code
  * (tools/report/report_tiers_addr.c).  0 or -ENOMEM. */

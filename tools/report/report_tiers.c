@@ -212,46 +212,11 @@ int report_tiers_load(struct tiers *tt, const char *dir, const struct rundir *rd
 	return ret;
 }
 
-/*
- * The tier a mark names.  A jitperf tag counts when a tiers file gives
- * it (the latest file that does), or is a default "tierN": a name such
- * as "operator[]" is not tier code.
- */
-static int mark_tier(const struct tiers *tt, const char *name, struct tm_mark *mk)
-{
-	char tag[JPTIERS_TAG_MAX + 1];
-
-	if (!tm_mark_parse(name, mk))
-		return -1;
-	if (mk->kind == TM_V8)
-		return mk->tier;
-	if (mk->tag_len > JPTIERS_TAG_MAX)
-		return mk->kind == TM_DOTNET ? mk->tier : -1;
-	memcpy(tag, name + mk->tag_off, mk->tag_len);
-	tag[mk->tag_len] = '\0';
-	for (size_t i = tt->nmodels; i-- > 0;) {
-		int t = tm_tier_of_tag(&tt->models[i], tag);
-
-		if (t >= 0) {
-			mk->kind = TM_JITPERF;
-			return t;
-		}
-	}
-	return mk->tier;
-}
-
-int report_is_tier_code(const struct tiers *tt, const char *name)
-{
-	struct tm_mark mk;
-
-	return mark_tier(tt, name, &mk) >= 0;
-}
-
 static struct tier_row *row_of_name(struct tiers *tt, const char *name, int *err)
 {
 	struct tm_mark mk;
 	struct tier_row *r;
-	int tier = mark_tier(tt, name, &mk);
+	int tier = report_tier_of_name(tt, name, &mk);
 
 	*err = 0;
 	if (tier < 0)
