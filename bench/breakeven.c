@@ -30,27 +30,13 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "bench.h"
 #include "examples/tiered.h"
 
 #ifndef JITCALC_TIERED
 # define JITCALC_TIERED "examples/tiered.jc"
 #endif
 #define MAX_ROUNDS 64
-
-static uint64_t now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static int64_t sink;
 
@@ -115,11 +101,11 @@ int main(int argc, char **argv)
 
 	/* interleaved rounds: the machine's drift falls on every line alike */
 	for (int r = 0; r < rounds; r++) {
-		uint64_t t0 = now();
+		uint64_t t0 = bench_now();
 
 		if ((err = tx_native(&rt, f)))
 			return fprintf(stderr, "breakeven: compile of %s: %s\n", func, strerror(-err)), 1;
-		comp[r] = (double)(now() - t0);
+		comp[r] = (double)(bench_now() - t0);
 		memcpy(&e, &f->native_map, sizeof(e));
 		base = loop(run, f, nothing, calls);
 		in[r] = loop(run, f, NULL, calls) - base;
@@ -127,9 +113,9 @@ int main(int argc, char **argv)
 		munmap(f->native_map, f->native_size);
 		f->native_map = NULL;
 	}
-	qsort(in, (size_t)rounds, sizeof(in[0]), cmp);
-	qsort(nat, (size_t)rounds, sizeof(nat[0]), cmp);
-	qsort(comp, (size_t)rounds, sizeof(comp[0]), cmp);
+	qsort(in, (size_t)rounds, sizeof(in[0]), bench_cmp_double);
+	qsort(nat, (size_t)rounds, sizeof(nat[0]), bench_cmp_double);
+	qsort(comp, (size_t)rounds, sizeof(comp[0]), bench_cmp_double);
 	printf("%s(i), i < %ld, %d rounds; compile: %d + 1 backend passes; median / worst round\n\n",
 	       func, calls, rounds, passes);
 	printf("| measure | median | worst |\n|---|---|---|\n");

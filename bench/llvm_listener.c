@@ -59,6 +59,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 
+#include "bench.h"
 #include "bench/llvm_timing.h"
 #include "examples/jit.h"
 #include "examples/llvm_ir.h"
@@ -137,16 +138,9 @@ static void load_all(struct run *r, struct jc_prog *p, int per, int dwarf)
 		die("LLJIT", e);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double median(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), bench_cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

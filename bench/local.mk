@@ -26,7 +26,7 @@ endif
 noinst_PROGRAMS += bench/manyjit
 bench_manyjit_SOURCES = bench/manyjit.c
 bench_manyjit_LDADD = lib/libjitperf.la
-EXTRA_DIST += bench/inject.sh bench/inject-order.sh bench/hostile.sh
+EXTRA_DIST += bench/inject.sh bench/inject-order.sh bench/hostile.sh bench/bench.h
 # the subject of bench/uftrace-compare.sh
 bench_recurse_SOURCES = bench/recurse.c
 bench_recurse_CFLAGS = $(AM_CFLAGS) -finstrument-functions -g -O2

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "jitperf.h"
 #include "read/stats_read.h"
 
@@ -149,13 +150,6 @@ static double loadavg(void)
 	return v;
 }
 
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static jitperf *open_session(const char *dir, unsigned outputs, unsigned sample)
 {
 	struct jitperf_options o = { .size = sizeof(o), .outputs = outputs, .dir = dir,
@@ -230,13 +224,13 @@ struct fig {
 
 static double med(struct fig *f)
 {
-	qsort(f->v, RUNS, sizeof(f->v[0]), cmp);
+	qsort(f->v, RUNS, sizeof(f->v[0]), bench_cmp_double);
 	return f->v[RUNS / 2];
 }
 
 static double worst(struct fig *f)
 {
-	qsort(f->v, RUNS, sizeof(f->v[0]), cmp);
+	qsort(f->v, RUNS, sizeof(f->v[0]), bench_cmp_double);
 	return f->v[RUNS - 1];
 }
 
@@ -295,7 +289,7 @@ static double calibration_error(const char *dir, unsigned sample, double *inside
 		}
 		body += least;
 	}
-	qsort(in, 50, sizeof(in[0]), cmp);
+	qsort(in, 50, sizeof(in[0]), bench_cmp_double);
 	*inside = in[25];
 	snprintf(stats, sizeof(stats), "%s/jitperf-%d.stats", dir, (int)getpid());
 	if (stats_read(stats, &sf, err, sizeof(err))) {

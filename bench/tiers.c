@@ -22,22 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "jitperf.h"
-
-static uint64_t now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 struct round {
 	uint64_t median, worst;
@@ -47,7 +33,7 @@ static struct round summary(uint64_t *t, size_t n)
 {
 	struct round r;
 
-	qsort(t, n, sizeof(*t), cmp);
+	qsort(t, n, sizeof(*t), bench_cmp_u64);
 	r.median = t[n / 2];
 	r.worst = t[n - 1];
 	return r;
@@ -64,14 +50,14 @@ static int cmp_round(const void *a, const void *b)
 static struct round pairs(jitperf *jp, uint64_t *t, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		uint64_t c, t0 = now();
+		uint64_t c, t0 = bench_now();
 
 		if (jitperf_compile_begin(jp, "query_17_filter", 1, &c) ||
 		    jitperf_compile_end(jp, c, 0)) {
 			fprintf(stderr, "tiers: a compile call failed\n");
 			exit(1);
 		}
-		t[i] = now() - t0;
+		t[i] = bench_now() - t0;
 	}
 	return summary(t, n);
 }
@@ -83,13 +69,13 @@ static struct round writes(int fd, size_t len, uint64_t *t, size_t n)
 
 	memset(rec, 'r', sizeof(rec));
 	for (size_t i = 0; i < n; i++) {
-		uint64_t t0 = now();
+		uint64_t t0 = bench_now();
 
 		if (write(fd, rec, len) != (ssize_t)len) {
 			perror("tiers: write");
 			exit(1);
 		}
-		t[i] = now() - t0;
+		t[i] = bench_now() - t0;
 	}
 	return summary(t, n);
 }
@@ -98,10 +84,10 @@ static struct round writes(int fd, size_t len, uint64_t *t, size_t n)
 static struct round nothing(uint64_t *t, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		uint64_t t0 = now();
+		uint64_t t0 = bench_now();
 
 		__asm__ volatile("" ::: "memory");
-		t[i] = now() - t0;
+		t[i] = bench_now() - t0;
 	}
 	return summary(t, n);
 }

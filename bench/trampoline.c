@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "jitperf.h"
 
 #define BATCHES 2000
@@ -35,21 +36,6 @@ __attribute__((noinline)) static int64_t target(int64_t a, int64_t b)
 {
 	__asm__ volatile("" ::: "memory");
 	return a + b;
-}
-
-static uint64_t now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 struct round { double median, worst; };
@@ -65,7 +51,7 @@ static struct round summary(double *t)
 {
 	struct round r;
 
-	qsort(t, BATCHES, sizeof(*t), cmp);
+	qsort(t, BATCHES, sizeof(*t), bench_cmp_double);
 	r.median = t[BATCHES / 2];
 	r.worst = t[BATCHES - 1];
 	return r;
@@ -78,11 +64,11 @@ static struct round direct(size_t n, double *t)
 	int64_t x = 0;
 
 	for (int b = 0; b < BATCHES; b++) {
-		uint64_t t0 = now();
+		uint64_t t0 = bench_now();
 
 		for (size_t i = 0; i < n; i++)
 			x = target((int64_t)i, x);
-		t[b] = (double)(now() - t0) / (double)n;
+		t[b] = (double)(bench_now() - t0) / (double)n;
 	}
 	sink += x;
 	return summary(t);
@@ -94,13 +80,13 @@ static struct round through(fn2 f, size_t n, double *t)
 	int64_t x = 0;
 
 	for (int b = 0; b < BATCHES; b++) {
-		uint64_t t0 = now();
+		uint64_t t0 = bench_now();
 
 		for (size_t i = 0; i < n; i++) {
 			__asm__("" : "+r"(f));
 			x = f((int64_t)i, x);
 		}
-		t[b] = (double)(now() - t0) / (double)n;
+		t[b] = (double)(bench_now() - t0) / (double)n;
 	}
 	sink += x;
 	return summary(t);

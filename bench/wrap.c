@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "jitperf.h"
 
 #define CALLS 2000000
@@ -32,13 +33,6 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);   /* every thread */
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static long (*wrap(jitperf *jp))(long, long, long)
@@ -108,7 +102,7 @@ int main(void)
 	       CALLS, RUNS);
 	printf("  %-30s %7s %7s\n", "", "median", "worst");
 	for (int m = 0; m < 4; m++) {
-		qsort(v[m], RUNS, sizeof(v[m][0]), cmp);
+		qsort(v[m], RUNS, sizeof(v[m][0]), bench_cmp_double);
 		printf("  %-30s %7.1f %7.1f", what[m], v[m][RUNS / 2], v[m][RUNS - 1]);
 		if (m)
 			printf("  (+%.1f)", v[m][RUNS / 2] - v[0][RUNS / 2]);
