@@ -426,9 +426,7 @@ static void print_table(struct table *t, const char *dir)
 
 		if (!r->jit)
 			continue;
-		/* a runtime registers thousands: those perf never saw and nothing
-		 * instrumented are counted in one line */
-		if (!r->samples && r->children <= 0 && !r->has_stats) {
+		if (report_row_quiet(r)) {
 			quiet++;
 			continue;
 		}

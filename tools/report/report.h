@@ -64,6 +64,13 @@ struct table {
 	struct runinfo run;
 };
 
+/* A JIT function perf never saw and nothing instrumented: a runtime
+ * registers thousands, counted in one line rather than shown. */
+static inline int report_row_quiet(const struct fnrow *r)
+{
+	return !r->samples && r->children <= 0 && !r->has_stats;
+}
+
 /* A statistics file into the run's figures, and one of its rows into row. */
 void report_run_add(struct runinfo *ri, const struct stats_file *s);
 void report_row_add(struct fnrow *row, const struct stats_file *s, const struct stats_row *sr);

@@ -129,7 +129,7 @@ static void table(const struct table *t, int *first)
 
 		if (!r->jit)
 			continue;
-		if (!r->samples && r->children <= 0 && !r->has_stats) {
+		if (report_row_quiet(r)) {
 			quiet++;
 			continue;
 		}
