@@ -66,26 +66,71 @@ static int add_request(struct tm_model *m, const struct tr_record *r)
 	return 0;
 }
 
-/* Each compile answers the latest unanswered request of its function and
- * tier made before it began. */
-static void match_requests(struct tm_model *m)
+/* A request or a compile's begin, for matching them (match_requests). */
+struct event {
+	const char *func;
+	unsigned    tier;
+	uint64_t    ts;
+	int         compile;        /* 0 a request, 1 a compile's begin */
+	size_t      i;
+};
+
+/* by function and tier, then time; at one time a request first, as a
+ * request made at a compile's begin is answered by it */
+static int by_event(const void *x, const void *y)
 {
-	for (size_t i = 0; i < m->ncompiles; i++) {
-		struct tm_compile *c = &m->compiles[i];
-		struct tm_request *best = NULL;
+	const struct event *a = x, *b = y;
+	int c = a->tier != b->tier ? (a->tier < b->tier ? -1 : 1) : strcmp(a->func, b->func);
 
-		for (size_t k = 0; k < m->nrequests; k++) {
-			struct tm_request *q = &m->requests[k];
+	if (c)
+		return c;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->compile - b->compile;
+}
 
-			if (!q->used && q->tier == c->tier && q->ts <= c->begin &&
-			    !strcmp(q->func, c->func) && (!best || q->ts > best->ts))
-				best = q;
-		}
-		if (best) {
-			best->used = 1;
-			c->request = best->ts;
+/*
+ * Each compile, in the order they began, answers the latest unanswered
+ * request of its function and tier made before it began: in time order
+ * per function and tier, requests are stacked and each begin takes the
+ * top.  0 or -ENOMEM.
+ */
+static int match_requests(struct tm_model *m)
+{
+	size_t n = m->ncompiles + m->nrequests, top = 0, k;
+	struct event *ev;
+	size_t *stack;
+
+	if (!m->ncompiles || !m->nrequests)
+		return 0;
+	ev = calloc(n, sizeof(*ev));
+	stack = calloc(m->nrequests, sizeof(*stack));
+	if (!ev || !stack) {
+		free(ev);
+		free(stack);
+		return -ENOMEM;
+	}
+	for (k = 0; k < m->nrequests; k++)
+		ev[k] = (struct event){ m->requests[k].func, m->requests[k].tier, m->requests[k].ts, 0, k };
+	for (k = 0; k < m->ncompiles; k++)
+		ev[m->nrequests + k] = (struct event){ m->compiles[k].func, m->compiles[k].tier,
+						       m->compiles[k].begin, 1, k };
+	qsort(ev, n, sizeof(*ev), by_event);
+	for (k = 0; k < n; k++) {
+		if (k && (ev[k].tier != ev[k - 1].tier || strcmp(ev[k].func, ev[k - 1].func)))
+			top = 0;                /* another function or tier */
+		if (!ev[k].compile) {
+			stack[top++] = ev[k].i;
+		} else if (top) {
+			struct tm_request *q = &m->requests[stack[--top]];
+
+			q->used = 1;
+			m->compiles[ev[k].i].request = q->ts;
 		}
 	}
+	free(ev);
+	free(stack);
+	return 0;
 }
 
 static int record(struct tm_model *m, const struct tr_record *r, char *errbuf, size_t errlen)
@@ -152,8 +197,11 @@ int tm_load(struct tm_model *m, const char *path, char *errbuf, size_t errlen)
 		tm_free(m);
 		return err;
 	}
-	match_requests(m);
-	return 0;
+	if ((err = match_requests(m))) {
+		snprintf(errbuf, errlen, "%s: %s", path, strerror(ENOMEM));
+		tm_free(m);
+	}
+	return err;
 }
 
 void tm_free(struct tm_model *m)
