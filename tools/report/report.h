@@ -112,8 +112,11 @@ struct tier_total {                     /* one per tier that was compiled */
 	int      tier;
 	char     tag[JPTIERS_TAG_MAX + 1];
 	double   bg_ms, query_ms;       /* compile time on threads without/with JIT samples */
+	double   bg_cpu_ms, query_cpu_ms;   /* the same in perf's samples of those threads */
 	double   tierup_median_ms, tierup_max_ms;   /* request to install, < 0 none */
 };
+
+struct tier_span;                       /* an outermost compile (report_tiers_cpu.c) */
 
 struct tier_alias {                     /* a registered function inside tier code */
 	char *name;                     /* as registered */
@@ -137,6 +140,8 @@ struct tiers {
 	size_t             ntotals;
 	struct tier_alias *aliases;
 	size_t             naliases;
+	struct tier_span  *spans;       /* outermost compiles by thread and time */
+	size_t             nspans;
 };
 
 /* The tiers files of DIR, each into a model.  0 or -ENOMEM; a damaged file
@@ -158,6 +163,16 @@ int report_tiers_aliases(struct tiers *tt, const struct rundir *rd);
 /* The tier code that holds the function registered as name, or NULL. */
 const char *report_tiers_alias(const struct tiers *tt, const char *name);
 void report_tiers_free(struct tiers *tt);
+/* The compiles' CPU in perf's samples (tools/report/report_tiers_cpu.c):
+ * the outermost compiles of the models, by thread and time (0 or
+ * -ENOMEM); a sample of pid, tid at time into the one it falls in; the
+ * samples into the totals of their tiers, by the kind of thread. */
+int report_tiers_spans(struct tiers *tt);
+void report_tiers_span_sample(struct tiers *tt, uint32_t pid, uint32_t tid, uint64_t time,
+			      uint64_t period);
+void report_tiers_span_totals(struct tiers *tt,
+			      int (*on_query_thread)(const struct tiers *, uint32_t));
+void report_tiers_spans_free(struct tiers *tt);
 
 /* self ms of a row, < 0 unknown */
 double report_tier_self_ms(const struct tiers *tt, const struct tier_row *r);

@@ -200,6 +200,10 @@ static void tiers(const struct tiers *tt, int *first)
 		text("tag", t->tag, &f);
 		fixed("compile_bg_ms", t->bg_ms, &f);
 		fixed("compile_query_ms", t->query_ms, &f);
+		/* CPU in perf's samples: known for time samples only */
+		fixed("compile_bg_cpu_ms", tt->sampled && tt->time_period ? t->bg_cpu_ms : -1, &f);
+		fixed("compile_query_cpu_ms", tt->sampled && tt->time_period ? t->query_cpu_ms : -1,
+		      &f);
 		fixed("tierup_median_ms", t->tierup_median_ms, &f);
 		fixed("tierup_max_ms", t->tierup_max_ms, &f);
 		putchar('}');

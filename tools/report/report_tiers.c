@@ -209,7 +209,7 @@ int report_tiers_load(struct tiers *tt, const char *dir, const struct rundir *rd
 	for (size_t i = 0; i < n; i++)
 		free(files[i]);
 	free(files);
-	return ret;
+	return ret ?: report_tiers_spans(tt);
 }
 
 static struct tier_row *row_of_name(struct tiers *tt, const char *name, int *err)
@@ -254,6 +254,9 @@ int report_tiers_sample(struct tiers *tt, const struct pd_raw *s)
 	tt->sampled = 1;
 	if (!s->event || (strcmp(s->event, "cpu-clock") && strcmp(s->event, "task-clock")))
 		tt->time_period = 0;
+	if (tt->nspans && s->sample->time)
+		report_tiers_span_sample(tt, s->sample->pid, s->sample->tid, s->sample->time,
+					 s->period);
 	for (size_t i = 0; i < s->nframes; i++) {
 		const struct pd_frame *f = &s->frames[i];
 		struct tier_row *r;
@@ -486,6 +489,7 @@ static int add_totals(struct tiers *tt)
 		tot->tierup_max_ms = ups[n - 1];
 	}
 	free(ups);
+	report_tiers_span_totals(tt, is_qtid);
 	return 0;
 }
 
@@ -538,4 +542,5 @@ void report_tiers_free(struct tiers *tt)
 		free(tt->aliases[i].code);
 	}
 	free(tt->aliases);
+	report_tiers_spans_free(tt);
 }

@@ -102,6 +102,9 @@ static void print_totals(const struct tiers *tt)
 
 		printf("# tier %d (%s): compiles took %.3f ms on background threads, %.3f ms on "
 		       "threads that run JIT code", t->tier, t->tag, t->bg_ms, t->query_ms);
+		if (tt->sampled && tt->time_period)
+			printf(" (CPU in perf's samples: %.3f ms, %.3f ms)", t->bg_cpu_ms,
+			       t->query_cpu_ms);
 		if (t->tierup_median_ms >= 0)
 			printf("; request to install: median %.3f ms, max %.3f ms",
 			       t->tierup_median_ms, t->tierup_max_ms);
