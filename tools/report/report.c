@@ -385,7 +385,8 @@ void report_table_sort(struct table *t)
 	 * JIT code.
 	 */
 	t->shown_probes = t->has_stats ? t->probe_samples + t->moved_samples : 0;
-	qsort(t->rows, t->n, sizeof(t->rows[0]), cmp_rows);
+	if (t->n)
+		qsort(t->rows, t->n, sizeof(t->rows[0]), cmp_rows);
 	free(t->slot);      /* rows moved: the hash is stale */
 	t->slot = NULL;
 	t->nslot = 0;

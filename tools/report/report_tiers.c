@@ -501,7 +501,8 @@ int report_tiers_finish(struct tiers *tt, const struct table *t, const struct ru
 	err = err ?: add_calls(tt, t);
 	if (err)
 		return err;
-	qsort(tt->rows, tt->n, sizeof(*tt->rows), cmp_rows);
+	if (tt->n)
+		qsort(tt->rows, tt->n, sizeof(*tt->rows), cmp_rows);
 	free(tt->slot);         /* rows moved */
 	tt->slot = NULL;
 	tt->nslot = 0;
