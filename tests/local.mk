@@ -82,7 +82,7 @@ TESTS += tests/unit/check_read_util
 tests_unit_check_read_util_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_read_util_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
 
-if ARCH_X86_64
+if JITCALC
 check_PROGRAMS += tests/unit/check_example
 TESTS += tests/unit/check_example
 tests_unit_check_example_CFLAGS = $(CHECK_TEST_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
@@ -237,6 +237,10 @@ EXAMPLE_TESTS = tests/example/cli.test tests/example/perf.test tests/example/cal
 EXTRA_DIST += $(EXAMPLE_TESTS)
 if ARCH_X86_64
 TESTS += $(EXAMPLE_TESTS)
+endif
+# jitcalc's AArch64 backend: the tests that need no perf
+if ARCH_AARCH64
+TESTS += tests/example/cli.test
 endif
 
 # ---- fuzz/: the harnesses, driven by fuzz-main.c without libFuzzer
