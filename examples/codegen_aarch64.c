@@ -150,27 +150,29 @@ static void mark_line(struct cg *g, int line)
 	append(g, (void **)&g->f->lines, &g->f->nlines, sizeof(m), &m);
 }
 
-/* mov xd, #v: movz (or movn when most halves are 0xffff), then movk for the rest */
+/* mov xd, #v: movz (movn when most halves are 0xffff) of the first half
+ * that is not the filler, then movk for the other such halves */
 static void mov_imm(struct cg *g, int rd, uint64_t v)
 {
-	int ones = 0, first = 1;
+	int ones = 0, start = 0;
 	uint16_t skip;
 
 	for (int i = 0; i < 4; i++)
 		ones += (uint16_t)(v >> (16 * i)) == 0xffff;
 	skip = ones >= 2 ? 0xffff : 0;
-	for (int i = 0; i < 4; i++) {
+	while (start < 3 && (uint16_t)(v >> (16 * start)) == skip)
+		start++;
+	if ((uint16_t)(v >> (16 * start)) == skip)
+		start = 0;                                  /* v is 0 or -1 */
+	for (int i = start; i < 4; i++) {
 		uint16_t h = (uint16_t)(v >> (16 * i));
 
-		if (first && (h != skip || i == 3)) {
-			if (skip)                                   /* movn xd, #~h, lsl 16*i */
-				ins(g, 0x92800000 | (uint32_t)i << 21 | (uint32_t)(uint16_t)~h << 5 | rd);
-			else                                        /* movz xd, #h, lsl 16*i */
-				ins(g, 0xd2800000 | (uint32_t)i << 21 | (uint32_t)h << 5 | rd);
-			first = 0;
-		} else if (!first && h != skip) {                   /* movk xd, #h, lsl 16*i */
+		if (i == start && skip)                     /* movn xd, #~h, lsl 16*i */
+			ins(g, 0x92800000 | (uint32_t)i << 21 | (uint32_t)(uint16_t)~h << 5 | rd);
+		else if (i == start)                        /* movz xd, #h, lsl 16*i */
+			ins(g, 0xd2800000 | (uint32_t)i << 21 | (uint32_t)h << 5 | rd);
+		else if (h != skip)                         /* movk xd, #h, lsl 16*i */
 			ins(g, 0xf2800000 | (uint32_t)i << 21 | (uint32_t)h << 5 | rd);
-		}
 	}
 }
 

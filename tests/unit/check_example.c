@@ -39,6 +39,9 @@ static const char demo[] =
 	"fn six(a, b, c, d, e, f) { return a - b * 2 + c * 3 - d * 4 + e * 5 - f * 6; }\n"
 	"fn deep(n) { if (n == 0) { return 0; } return 1 + deep(n - 1); }\n"
 	"fn big() { return 1000000000000 + 1; }\n"
+	"fn k(i) { if (i == 0) { return 0; } if (i == 1) { return 65536; }\n"
+	"  if (i == 2) { return 4294967295; } if (i == 3) { return 9223372036854775807; }\n"
+	"  if (i == 4) { return 281470681808895; } return 0 - 4294967296; }\n"
 	"fn nothing() { var x = 1; }\n"
 	"fn spaced(a) { a # assignment over a comment and a line break\n = a == 1; return a; }\n";
 
@@ -83,6 +86,13 @@ START_TEST(test_results)
 	ck_assert_int_eq(call("nested", 10, 0), 219);
 	ck_assert_int_eq(call("deep", 10000, 0), 10000);
 	ck_assert_int_eq(call("big", 0, 0), 1000000000001);
+	/* constants whose 16-bit halves are 0, 0xffff or neither (AArch64's movz/movn/movk) */
+	ck_assert_int_eq(call("k", 0, 0), 0);
+	ck_assert_int_eq(call("k", 1, 0), 65536);
+	ck_assert_int_eq(call("k", 2, 0), 4294967295);
+	ck_assert_int_eq(call("k", 3, 0), INT64_MAX);
+	ck_assert_int_eq(call("k", 4, 0), 0xffff0000ffffLL);
+	ck_assert_int_eq(call("k", 5, 0), -4294967296LL);
 	ck_assert_int_eq(call("nothing", 0, 0), 0);
 	ck_assert_int_eq(call("spaced", 1, 0), 1);
 	ck_assert_int_eq(jc_entry_of(prog, jc_find(prog, "six"))(1, 2, 3, 4, 5, 6),
