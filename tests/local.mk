@@ -214,6 +214,11 @@ SCRIPT_TESTS = \
 	tests/fuzz/jitdump.test tests/fuzz/perfscript.test tests/fuzz/perfdata.test
 TESTS += $(SCRIPT_TESTS)
 EXTRA_DIST += $(SCRIPT_TESTS) tests/convert/speedscope-pprof.js
+# recordings of another machine, read on every host (tests/data/aarch64/README)
+AARCH64_DATA_TESTS = tests/cmd/aarch64-dump.test tests/cmd/aarch64-cfi.test
+TESTS += $(AARCH64_DATA_TESTS)
+EXTRA_DIST += $(AARCH64_DATA_TESTS) tests/data/aarch64/README tests/data/aarch64/jitcalc.dump \
+	tests/data/aarch64/small.jc
 
 # jitperf inject against perf inject --jit, symbol by symbol, on JITs of
 # every kind (tests/inject-diff.sh)
