@@ -245,7 +245,7 @@ TESTS += $(EXAMPLE_TESTS)
 endif
 # jitcalc's AArch64 backend: the tests that need no perf
 if ARCH_AARCH64
-TESTS += tests/example/cli.test
+TESTS += tests/example/cli.test tests/example/counts.test
 endif
 
 # ---- fuzz/: the harnesses, driven by fuzz-main.c without libFuzzer
