@@ -568,6 +568,26 @@ static void statement(struct cg *g, const struct jc_node *n)
 	}
 }
 
+/* DWARF: %rsp 7, %rbp 6, return address column 16; a call pushed it */
+const struct jc_target jc_target = {
+	.code_align = 1, .data_align = -8, .sp = 7, .fp = 6, .ra = 16,
+	.cfa_entry = 8, .ra_saved = 0, .fill = 0xcc,   /* int3 */
+};
+
+/* A call's rel32 (at points just after the 0xe8) to target. */
+void jc_link_call(uint8_t *code, size_t at, size_t target)
+{
+	int32_t rel = (int32_t)(target - (at + 4));
+
+	memcpy(code + at, &rel, 4);
+}
+
+/* The immediates and displacements of the probes are plain 4-byte fields. */
+void jc_link_imm(uint8_t *code, size_t at, uint32_t v)
+{
+	memcpy(code + at, &v, 4);
+}
+
 /* Where jitperf__tls lies from the thread pointer (%fs:0): libjitperf's
  * TLS is static (initial-exec), so this is the same in every thread. */
 static int32_t tls_offset(void)

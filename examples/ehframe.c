@@ -2,12 +2,19 @@
 /*
  * ehframe.c - DWARF call frame information for the code jitcalc emits.
  *
- * Every function has the same frame shape (codegen_x86_64.c):
+ * Every function has the same frame shape.  x86-64 (codegen_x86_64.c):
  *   0:          push %rbp        CFA = %rsp+8,  return address at CFA-8
  *   push_end:   mov %rsp,%rbp    CFA = %rsp+16, %rbp saved at CFA-16
  *   mov_end:    ... body ...     CFA = %rbp+16
  *   leave_end:  ret              CFA = %rsp+8, %rbp the caller's again
- * so one CIE and one FDE with four rows describe it exactly.
+ * AArch64 (codegen_aarch64.c), the return address in x30 at entry:
+ *   0:          stp x29, x30, [sp, #-16]!   CFA = sp
+ *   push_end:   mov x29, sp      CFA = sp+16, x29 at CFA-16, x30 at CFA-8
+ *   mov_end:    ... body, then "mov sp, x29; ldp x29, x30, [sp], #16"
+ *                                CFA = x29+16
+ *   leave_end:  ret              CFA = sp, x29 and x30 the caller's again
+ * so one CIE and one FDE with four rows describe either exactly; the
+ * backend's jc_target gives the register numbers and factors.
  *
  * The output is the .eh_frame (CIE, FDE, zero terminator) in the form
  * the eh_frame comment of struct jitperf_code in jitperf.h asks for; the
@@ -29,7 +36,6 @@ enum {
 	CFA_advance_loc2 = 0x03, CFA_advance_loc4 = 0x04, CFA_def_cfa = 0x0c,
 	CFA_def_cfa_register = 0x0d, CFA_def_cfa_offset = 0x0e,
 	EH_PE_sdata4 = 0x0b, EH_PE_pcrel = 0x10,
-	REG_RBP = 6, REG_RSP = 7, REG_RA = 16,
 };
 
 struct out { uint8_t *b; size_t len, cap; };
@@ -88,22 +94,27 @@ uint64_t jc_ehframe_addr(uint64_t code_addr, size_t code_len)
 size_t jc_ehframe(uint8_t *buf, size_t cap, uint64_t code_addr, size_t code_len,
 		  const struct jc_frame_layout *fl, uint64_t eh_addr)
 {
+	const struct jc_target *t = &jc_target;
 	struct out o = { buf, 0, cap };
 	size_t cie, fde;
+	/* factored offsets of the two saved slots: CFA-8 and CFA-16 */
+	uint8_t at8 = (uint8_t)(-8 / t->data_align), at16 = (uint8_t)(-16 / t->data_align);
 
-	/* CIE: code alignment 1, data alignment -8, return address in r16 */
+	/* CIE: the target's alignment factors and return address register */
 	cie = o.len;
 	u32(&o, 0);                         /* length, set by close_entry */
 	u32(&o, 0);                         /* CIE id */
 	u8(&o, 1);                          /* version */
 	u8(&o, 'z'); u8(&o, 'R'); u8(&o, 0);
-	u8(&o, 1);                          /* code alignment factor */
-	u8(&o, 0x78);                       /* data alignment factor: sleb128(-8) */
-	u8(&o, REG_RA);                     /* return address register */
+	u8(&o, t->code_align);              /* code alignment factor (uleb128 < 128) */
+	u8(&o, (uint8_t)t->data_align & 0x7f);  /* data alignment factor: sleb128, -64..63 */
+	u8(&o, t->ra);                      /* return address register */
 	u8(&o, 1);                          /* augmentation data length */
 	u8(&o, EH_PE_pcrel | EH_PE_sdata4); /* FDE pointer encoding */
-	u8(&o, CFA_def_cfa); u8(&o, REG_RSP); u8(&o, 8);   /* CFA = rsp+8 */
-	u8(&o, CFA_offset | REG_RA); u8(&o, 1);            /* ra at CFA-8 */
+	u8(&o, CFA_def_cfa); u8(&o, t->sp); u8(&o, t->cfa_entry);  /* CFA = sp+entry */
+	if (!t->ra_saved) {
+		u8(&o, CFA_offset | t->ra); u8(&o, at8);   /* the call pushed ra: CFA-8 */
+	}
 	close_entry(&o, cie);
 
 	/* FDE for [code_addr, code_addr + code_len) */
@@ -113,14 +124,19 @@ size_t jc_ehframe(uint8_t *buf, size_t cap, uint64_t code_addr, size_t code_len,
 	u32(&o, (uint32_t)(code_addr - (eh_addr + o.len))); /* pc_begin, pc-relative */
 	u32(&o, (uint32_t)code_len);                       /* pc_range */
 	u8(&o, 0);                                         /* augmentation data length */
-	advance(&o, fl->push_end);
-	u8(&o, CFA_def_cfa_offset); u8(&o, 16);            /* CFA = rsp+16 */
-	u8(&o, CFA_offset | REG_RBP); u8(&o, 2);           /* rbp at CFA-16 */
-	advance(&o, fl->mov_end - fl->push_end);
-	u8(&o, CFA_def_cfa_register); u8(&o, REG_RBP);     /* CFA = rbp+16 */
-	advance(&o, fl->leave_end - fl->mov_end);
-	u8(&o, CFA_def_cfa); u8(&o, REG_RSP); u8(&o, 8);   /* CFA = rsp+8 */
-	u8(&o, CFA_restore | REG_RBP);                     /* rbp is the caller's again */
+	advance(&o, fl->push_end / t->code_align);
+	u8(&o, CFA_def_cfa_offset); u8(&o, 16);   /* CFA = sp+16: fp (and ra) on the stack */
+	u8(&o, CFA_offset | t->fp); u8(&o, at16);          /* fp at CFA-16 */
+	if (t->ra_saved) {
+		u8(&o, CFA_offset | t->ra); u8(&o, at8);   /* ra at CFA-8 */
+	}
+	advance(&o, (fl->mov_end - fl->push_end) / t->code_align);
+	u8(&o, CFA_def_cfa_register); u8(&o, t->fp);       /* CFA = fp+16 */
+	advance(&o, (fl->leave_end - fl->mov_end) / t->code_align);
+	u8(&o, CFA_def_cfa); u8(&o, t->sp); u8(&o, t->cfa_entry);  /* CFA = sp+entry */
+	u8(&o, CFA_restore | t->fp);                       /* fp is the caller's again */
+	if (t->ra_saved)
+		u8(&o, CFA_restore | t->ra);               /* and so is ra */
 	close_entry(&o, fde);
 	u32(&o, 0);                                        /* .eh_frame terminator */
 	return o.len <= cap ? o.len : 0;

@@ -35,7 +35,7 @@ static int pad(struct jc_buf *b, size_t to)
 		b->cap = cap;
 	}
 	if (to > b->len)
-		memset(b->b + b->len, 0xcc, to - b->len);   /* int3 */
+		memset(b->b + b->len, jc_target.fill, to - b->len);
 	b->len = to;
 	return 0;
 }
@@ -47,7 +47,7 @@ static int generate(struct jc_prog *p, struct jc_buf *b)
 		uint8_t eh[256];
 		int err;
 
-		/* each function on a cache line, as its loops (codegen_x86_64.c) */
+		/* each function on a cache line, as its loops (the backends) */
 		if ((err = pad(b, (b->len + 63) & ~(size_t)63)) ||
 		    (err = jc_codegen(p, f, b)))
 			return err;
@@ -63,12 +63,8 @@ static int generate(struct jc_prog *p, struct jc_buf *b)
 	for (int i = 0; i < p->nfn; i++) {
 		struct jc_func *f = p->fn[i];
 
-		for (size_t k = 0; k < f->ncalls; k++) {
-			size_t at = f->off + f->calls[k].off;
-			int32_t rel = (int32_t)(f->calls[k].callee->off - (at + 4));
-
-			memcpy(b->b + at, &rel, 4);
-		}
+		for (size_t k = 0; k < f->ncalls; k++)
+			jc_link_call(b->b, f->off + f->calls[k].off, f->calls[k].callee->off);
 	}
 	return 0;
 }
@@ -88,7 +84,7 @@ static int bind_probes(struct jc_prog *p, jitperf *jp)
 		for (size_t k = 0; k < f->nprobe_fix; k++) {
 			uint32_t v = f->probe * f->probe_fix[k].mul + f->probe_fix[k].add;
 
-			memcpy(p->code + f->off + f->probe_fix[k].off, &v, 4);
+			jc_link_imm(p->code, f->off + f->probe_fix[k].off, v);
 		}
 	}
 	return 0;
@@ -153,6 +149,8 @@ int jc_compile(struct jc_prog *p, jitperf *jp)
 		snprintf(p->err, sizeof(p->err), "mprotect: %s", strerror(errno));
 		return -errno;
 	}
+	/* AArch64's instruction cache does not see the data stores (a no-op on x86-64) */
+	__builtin___clear_cache((char *)p->code, (char *)p->code + p->code_size);
 	for (int i = 0; i < p->nfn; i++)
 		if ((err = register_code(p, jp, p->fn[i])))
 			return err;

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * jit.h - jitcalc, the example JIT: a tiny language compiled to x86-64.
+ * jit.h - jitcalc, the example JIT: a tiny language compiled to x86-64 or
+ * AArch64 machine code.
  *
  * Pipeline: parse.c turns source text into a tree IR (struct jc_node, in
- * prog.c's arena), probes.c optionally adds entry and exit probes,
- * codegen_x86_64.c emits machine code (probes included), ehframe.c describes
- * its frames, jit.c places everything in executable memory and registers
- * it with libjitperf.
+ * prog.c's arena), probes.c optionally adds entry and exit probes, the
+ * backend (codegen_x86_64.c or codegen_aarch64.c, chosen at build time)
+ * emits machine code (probes included), ehframe.c describes its frames
+ * from the backend's struct jc_target, jit.c places everything in
+ * executable memory and registers it with libjitperf.
  */
 #ifndef JITCALC_JIT_H
 #define JITCALC_JIT_H
@@ -16,7 +18,7 @@
 
 #include "jitperf.h"
 
-#define JC_MAX_PARAMS 6   /* System V integer argument registers */
+#define JC_MAX_PARAMS 6   /* System V integer argument registers (AAPCS64 has 8) */
 
 enum jc_kind {
 	JC_NUM,          /* num */
@@ -54,12 +56,28 @@ struct jc_node {
 
 /* Where ehframe.c needs to know the prologue and epilogue are. */
 struct jc_frame_layout {
-	size_t push_end;   /* offset just after "push %rbp" */
-	size_t mov_end;    /* offset just after "mov %rsp,%rbp" */
-	size_t leave_end;  /* offset just after the single "leave" (ret follows) */
+	size_t push_end;   /* just after "push %rbp" / "stp x29, x30, [sp, #-16]!" */
+	size_t mov_end;    /* just after "mov %rsp,%rbp" / "mov x29, sp" */
+	size_t leave_end;  /* just after the single "leave" / "ldp x29, x30, [sp], #16" */
 };
 
+/*
+ * What differs between the backends outside the code generator: the DWARF
+ * numbers and factors of the frame ehframe.c describes, and the filler
+ * between functions.  Each backend defines jc_target.
+ */
+struct jc_target {
+	uint8_t code_align;   /* CIE code alignment factor (instruction size unit) */
+	int8_t  data_align;   /* CIE data alignment factor */
+	uint8_t sp, fp, ra;   /* DWARF numbers: stack pointer, frame pointer, return address */
+	uint8_t cfa_entry;    /* CFA - sp at the first instruction */
+	uint8_t ra_saved;     /* the prologue's push saves ra at CFA-8 (else a call did) */
+	uint8_t fill;         /* byte between functions: traps if executed */
+};
+extern const struct jc_target jc_target;
+
 struct jc_line_mark { size_t off; int line; };
+/* off: where jc_link_call patches the call (backend-defined) */
 struct jc_fixup { size_t off; struct jc_func *callee; };
 
 struct jc_func {
@@ -84,7 +102,8 @@ struct jc_func {
 	size_t           nprobe_fix;
 };
 
-/* At link time the 4 bytes at off become id * mul + add (id: jitperf_fn). */
+/* At link time the immediate at off becomes id * mul + add (id: jitperf_fn),
+ * by jc_link_imm. */
 struct jc_probe_fix { size_t off; uint32_t mul, add; };
 
 /* What the code generator emits for a probe (jitperf_enter(3)). */
@@ -124,9 +143,14 @@ long jc_number(const char *prog, const char *s, const char *what);
 /* probes.c: the instrumentation pass over the IR */
 int jc_instrument(struct jc_prog *p);
 
-/* codegen_x86_64.c: append one function's code to out; 0 or -ENOMEM */
+/* codegen_x86_64.c / codegen_aarch64.c: append one function's code to out;
+ * 0 or -ENOMEM.  At link time, jc_link_call points the call at `at` (a
+ * jc_fixup's offset in code) to `target`, and jc_link_imm sets the
+ * immediate a jc_probe_fix names to v. */
 struct jc_buf { uint8_t *b; size_t len, cap; int oom; };
 int jc_codegen(struct jc_prog *p, struct jc_func *f, struct jc_buf *out);
+void jc_link_call(uint8_t *code, size_t at, size_t target);
+void jc_link_imm(uint8_t *code, size_t at, uint32_t v);
 
 /*
  * ehframe.c: .eh_frame (one CIE, one FDE, terminator) for a function at

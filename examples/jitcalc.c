@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * jitcalc - the example JIT: compiles a .jc file to x86-64 machine code,
+ * jitcalc - the example JIT: compiles a .jc file to x86-64 or AArch64 code,
  * registers it with libjitperf (jitperf_default(), so $JITPERF decides
  * what is written) and runs it.
  */
@@ -25,7 +25,8 @@
 static const char usage[] =
 "Usage: jitcalc [--instrument | --no-instrument] [--probes=inline|check|call]\n"
 "               [-e EXPR] [-n N] [-t THREADS] [FILE.jc]\n"
-"Compile FILE.jc (default: the demo, " JITCALC_DEMO ") to x86-64 machine code,\n"
+"Compile FILE.jc (default: the demo, " JITCALC_DEMO ") to machine code\n"
+"(x86-64 or AArch64, the host's),\n"
 "register it with libjitperf and run it.\n"
 "\n"
 "  -e EXPR          evaluate EXPR (e.g. 'fib(20)') N times and print its value;\n"
@@ -39,7 +40,7 @@ static const char usage[] =
 "  --probes=CODE    how probes are emitted: inline (default: the counting path\n"
 "                   inline, the library called for timed calls only), check\n"
 "                   (an inline test, then a call of jitperf_enter/exit) or call\n"
-"                   (always a call)\n"
+"                   (always a call); on AArch64 inline is check\n"
 "  -h, --help       show this help\n"
 "\n"
 "Environment: JITPERF=perfmap,jitdump,trace,stats, JITPERF_DIR (see libjitperf(3)).\n";

@@ -1,12 +1,18 @@
-# examples/ - the example JIT (examples/jitcalc, x86-64): a tiny language
-# compiled to machine code, registered with libjitperf, with an
-# instrumentation pass.  The compiler proper is a convenience library that
-# jitcalc and its Check suite share.
-EXTRA_DIST += examples/demo.jc
-if ARCH_X86_64
+# examples/ - the example JIT (examples/jitcalc, x86-64 and AArch64): a
+# tiny language compiled to machine code, registered with libjitperf, with
+# an instrumentation pass.  The compiler proper is a convenience library
+# that jitcalc and its Check suite share; the backend is the host's.
+EXTRA_DIST += examples/demo.jc examples/codegen_x86_64.c examples/codegen_aarch64.c
+if JITCALC
 noinst_LTLIBRARIES += examples/libjitcalc.la
 examples_libjitcalc_la_SOURCES = examples/jit.h examples/cli.c examples/parse.c examples/probes.c \
-	examples/prog.c examples/codegen_x86_64.c examples/ehframe.c examples/jit.c
+	examples/prog.c examples/ehframe.c examples/jit.c
+if ARCH_X86_64
+examples_libjitcalc_la_SOURCES += examples/codegen_x86_64.c
+endif
+if ARCH_AARCH64
+examples_libjitcalc_la_SOURCES += examples/codegen_aarch64.c
+endif
 examples_libjitcalc_la_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer
 
 noinst_PROGRAMS += examples/jitcalc

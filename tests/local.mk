@@ -82,7 +82,7 @@ TESTS += tests/unit/check_read_util
 tests_unit_check_read_util_CFLAGS = $(CHECK_TEST_CFLAGS)
 tests_unit_check_read_util_LDADD = read/libjitperf-read.la $(CHECK_LIBS)
 
-if ARCH_X86_64
+if JITCALC
 check_PROGRAMS += tests/unit/check_example
 TESTS += tests/unit/check_example
 tests_unit_check_example_CFLAGS = $(CHECK_TEST_CFLAGS) $(LIBELF_CFLAGS) $(LIBDW_CFLAGS)
@@ -214,6 +214,11 @@ SCRIPT_TESTS = \
 	tests/fuzz/jitdump.test tests/fuzz/perfscript.test tests/fuzz/perfdata.test
 TESTS += $(SCRIPT_TESTS)
 EXTRA_DIST += $(SCRIPT_TESTS) tests/convert/speedscope-pprof.js
+# recordings of another machine, read on every host (tests/data/aarch64/README)
+AARCH64_DATA_TESTS = tests/cmd/aarch64-dump.test tests/cmd/aarch64-cfi.test
+TESTS += $(AARCH64_DATA_TESTS)
+EXTRA_DIST += $(AARCH64_DATA_TESTS) tests/data/aarch64/README tests/data/aarch64/jitcalc.dump \
+	tests/data/aarch64/small.jc
 
 # jitperf inject against perf inject --jit, symbol by symbol, on JITs of
 # every kind (tests/inject-diff.sh)
@@ -237,6 +242,10 @@ EXAMPLE_TESTS = tests/example/cli.test tests/example/perf.test tests/example/cal
 EXTRA_DIST += $(EXAMPLE_TESTS)
 if ARCH_X86_64
 TESTS += $(EXAMPLE_TESTS)
+endif
+# jitcalc's AArch64 backend: the tests that need no perf
+if ARCH_AARCH64
+TESTS += tests/example/cli.test tests/example/counts.test
 endif
 
 # ---- fuzz/: the harnesses, driven by fuzz-main.c without libFuzzer
