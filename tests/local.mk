@@ -120,7 +120,8 @@ check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
 	tests/progs/setid-prog tests/progs/pdprog tests/progs/pd-fixture \
 	tests/progs/inlprog tests/progs/pltprog tests/progs/standby tests/progs/jitreuse \
 	tests/progs/seccomp-exec tests/progs/pmoverlap tests/progs/pmcheck tests/progs/pd-hostile \
-	tests/progs/tiers-fixture tests/progs/tiers-prog tests/progs/tiers-bg
+	tests/progs/tiers-fixture tests/progs/tiers-prog tests/progs/tiers-bg \
+	tests/progs/eh-crowded
 # a JIT that registers N functions (and can be killed halfway)
 tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_jitload_LDFLAGS = -no-install
@@ -145,6 +146,8 @@ tests_progs_pmcheck_LDADD = read/libjitperf-read.la
 # pointers so that perf walks from its interpreter through the trampoline
 tests_progs_tiers_prog_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer
 tests_progs_tiers_prog_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
+# JIT code followed by anonymous data only (tests/cmd/eh-crowded.test)
+tests_progs_eh_crowded_LDADD = lib/libjitperf.la
 # a tiered JIT whose background thread compiles in a known 20 ms (tests/convert/tiers.test)
 tests_progs_tiers_bg_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_tiers_bg_LDFLAGS = -no-install
@@ -197,7 +200,7 @@ SCRIPT_TESTS = \
 	tests/lib/instr-env.test tests/lib/instr-sigkill.test tests/lib/layers.test \
 	tests/lib/cyg-preload.test tests/lib/cyg-linked.test tests/lib/setid-env.test \
 	tests/lib/perfmap-taken.test tests/lib/standby-seccomp.test \
-	tests/cmd/dump.test tests/cmd/dump-tiers.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test tests/cmd/report-tiers.test \
+	tests/cmd/dump.test tests/cmd/dump-tiers.test tests/cmd/eh-crowded.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test tests/cmd/report-tiers.test \
 	tests/cmd/filesafety.test tests/cmd/inject.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
 	tests/cmd/attach.test tests/cmd/messages.test tests/cmd/container.test \
 	tests/cmd/perfmap-overlap.test tests/cmd/hostile.test tests/cmd/report-fallback.test \

@@ -40,7 +40,10 @@ struct jitdump {                   /* one jitdump injected, by its path in the m
 struct range {                     /* a mapping of a process, from the input's mmap records */
 	uint32_t pid;
 	uint64_t start, end;
+	uint64_t time;             /* of its record; 0 if the input has no times */
+	unsigned flags;            /* IJ_RANGE_* */
 };
+enum { IJ_RANGE_ANON = 1, IJ_RANGE_DATA = 2 };   /* anonymous memory; not executable */
 
 struct mapproc {                   /* a process, for its perf map */
 	uint32_t pid;
@@ -92,7 +95,9 @@ int ij_emit_mmap(struct ctx *c, const struct ij_image *im, uint32_t pid, uint32_
 int ij_flush(struct ctx *c);
 
 /* procs.c */
-int ij_add_range(struct ctx *c, uint32_t pid, uint64_t start, uint64_t end);
+int ij_add_range(struct ctx *c, const struct range *r);
+int ij_is_anon(const char *name);
+int ij_anon_dropped(const struct ctx *c, uint32_t pid, uint64_t time);
 int ij_is_free(const struct ctx *c, uint32_t pid, uint64_t start, uint64_t end, uint64_t *next);
 int ij_add_jitpid(struct ctx *c, uint32_t pid);
 int ij_is_jitpid(const struct ctx *c, uint32_t pid);

@@ -70,10 +70,7 @@ static int copy_records(struct ctx *c)
 			memcpy(&pid, p + 8, 4);
 			if (ij_is_marker(name, pid))
 				r = ij_marker(c, name, pid);
-			else if ((!strncmp(name, "//anon", 6) || !strncmp(name, "[anon:", 6) ||
-				  !strncmp(name, "/memfd:", 7)) &&
-				 (ij_record_time(c, p, hd.size) ? ij_marker_time(c, pid) &&
-				  ij_record_time(c, p, hd.size) >= ij_marker_time(c, pid) : ij_is_jitpid(c, pid)))
+			else if (ij_is_anon(name) && ij_anon_dropped(c, pid, ij_record_time(c, p, hd.size)))
 				r = 1;
 			if (r) {
 				if (r < 0)
@@ -293,17 +290,26 @@ static int collect_ranges(struct ctx *c)
 		    ij_note_comm(c, p, hd.size, hd.misc, (uint64_t)(p - c->map)))
 			return -ENOMEM;
 		if ((hd.type == PERF_RECORD_MMAP || hd.type == PERF_RECORD_MMAP2) && hd.size >= 40) {
+			const char *name = (const char *)p + (hd.type == PERF_RECORD_MMAP2 ? 72 : 40);
+			struct range r = { .time = t };
+
 			memcpy(&pid, p + 8, 4);
 			memcpy(&start, p + 16, 8);
 			memcpy(&len, p + 24, 8);
-			if (ij_add_range(c, pid, start, start + len))
+			if ((const unsigned char *)name < p + hd.size &&
+			    memchr(name, 0, (size_t)(p + hd.size - (const unsigned char *)name)))
+				r.flags = ij_is_anon(name) ? IJ_RANGE_ANON : 0;
+			else
+				name = NULL;
+			if (hd.misc & PERF_RECORD_MISC_MMAP_DATA)
+				r.flags |= IJ_RANGE_DATA;
+			r.pid = pid, r.start = start, r.end = start + len;
+			if (ij_add_range(c, &r))
 				return -ENOMEM;
-			if (hd.type == PERF_RECORD_MMAP2 ? hd.size > 72 : hd.size > 40) {
-				const char *name = (const char *)p + (hd.type == PERF_RECORD_MMAP2 ? 72 : 40);
+			if (name) {
 				uint64_t t0;
 
-				if (memchr(name, 0, (size_t)(p + hd.size - (const unsigned char *)name)) &&
-				    ij_is_marker(name, pid) && ij_readable_jitdump(c, name)) {
+				if (ij_is_marker(name, pid) && ij_readable_jitdump(c, name)) {
 					t0 = ij_marker_time(c, pid);
 					if (!t0 || t < t0) {
 						struct range *m;

@@ -13,19 +13,42 @@
 #include "ctx.h"
 #include "read/perfdata.h"
 
-int ij_add_range(struct ctx *c, uint32_t pid, uint64_t start, uint64_t end)
+int ij_add_range(struct ctx *c, const struct range *r)
 {
 	if (c->nranges == c->capranges) {
 		size_t cap = c->capranges ? 2 * c->capranges : 256;
-		struct range *r = realloc(c->ranges, cap * sizeof(*r));
+		struct range *n = realloc(c->ranges, cap * sizeof(*n));
 
-		if (!r)
+		if (!n)
 			return -ENOMEM;
-		c->ranges = r;
+		c->ranges = n;
 		c->capranges = cap;
 	}
-	c->ranges[c->nranges++] = (struct range){ pid, start, end };
+	c->ranges[c->nranges++] = *r;
 	return 0;
+}
+
+/* a mapping of anonymous memory, by the name perf gives it */
+int ij_is_anon(const char *name)
+{
+	return !strncmp(name, "//anon", 6) || !strncmp(name, "[anon:", 6) ||
+	       !strncmp(name, "/memfd:", 7);
+}
+
+/*
+ * Whether the output leaves out pid's anonymous mapping made at time, as
+ * perf inject --jit does: from the process's first marker on, its JIT
+ * code is described by the jitdump instead (without times: every one of
+ * a JIT process)
+ */
+int ij_anon_dropped(const struct ctx *c, uint32_t pid, uint64_t time)
+{
+	uint64_t t0;
+
+	if (!time)
+		return ij_is_jitpid(c, pid);
+	t0 = ij_marker_time(c, pid);
+	return t0 && time >= t0;
 }
 
 /* is [start, end) free of every mapping of pid the input names, and of every image's code? */
@@ -34,6 +57,11 @@ int ij_is_free(const struct ctx *c, uint32_t pid, uint64_t start, uint64_t end, 
 	for (size_t i = 0; i < c->nranges; i++) {
 		const struct range *r = &c->ranges[i];
 
+		/* anonymous memory perf never sees, or never runs code in:
+		 * the tables' mapping may cover it */
+		if ((r->flags & IJ_RANGE_ANON) &&
+		    ((r->flags & IJ_RANGE_DATA) || ij_anon_dropped(c, r->pid, r->time)))
+			continue;
 		if (r->pid == pid && r->start < end && start < r->end) {
 			*next = r->end;
 			return 0;
