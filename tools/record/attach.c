@@ -345,7 +345,7 @@ static void watch(const struct attach *a, const struct attach_perf *p, pid_t per
 int attach_record(const struct attach *a, const struct attach_perf *p, int *status)
 {
 	struct sigaction sa = { 0 }, old_int, old_term;
-	int ctl[2] = { -1, -1 }, ack[2] = { -1, -1 }, st, err = 0;
+	int ctl[2] = { -1, -1 }, ack[2] = { -1, -1 }, st, err = 0, woken = 0;
 	char control[64], **argv = NULL;
 	pid_t pid;
 
@@ -379,6 +379,7 @@ int attach_record(const struct attach *a, const struct attach_perf *p, int *stat
 	close(ack[1]);
 	ctl[0] = ack[1] = -1;
 	if (enable_events(ctl[1], ack[0]) == 0) {
+		woken = 1;
 		for (size_t i = 0; i < a->npids; i++)
 			wake(a->pids[i], p->dir);
 		watch(a, p, pid);
@@ -391,6 +392,9 @@ int attach_record(const struct attach *a, const struct attach_perf *p, int *stat
 	st = perf_wait(pid);
 	perf_pid = -1;
 	*status = st < 256 ? st : 128 + st - 256;
+	/* COMMAND ended before perf's events were on: perf has nothing to say */
+	if (!woken && !stopped && *status == 0)
+		cmd_err("perf ended before its events were on: no process was woken or recorded");
 	/* stopped with Ctrl-C and no COMMAND: the way such a recording ends */
 	if (!p->cmd && stopped == SIGINT && *status == 128 + SIGINT)
 		*status = 0;
