@@ -258,8 +258,9 @@ out:
  * .eh_frame_hdr at that bias plus its place in the file.  They follow the
  * code, in the first range above it that no JIT code and no mapping perf
  * keeps of the process ever used (ij_is_free; zeros pad the file up to
- * there, at most IJ_MAX_GAP), dated at the image's first load.  An image without such a
- * range has no unwind tables; perf then walks its frames by frame pointer.
+ * there, at most IJ_MAX_GAP), dated at the image's first load.  An image
+ * without such a range has no unwind tables; perf then walks its frames
+ * by frame pointer.
  */
 static int map_unwind_tables(struct ctx *c, const struct jitdump *d)
 {

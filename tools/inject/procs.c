@@ -51,7 +51,7 @@ int ij_anon_dropped(const struct ctx *c, uint32_t pid, uint64_t time)
 	return t0 && time >= t0;
 }
 
-/* is [start, end) free of every mapping of pid the input names, and of every image's code? */
+/* is [start, end) free of pid's mappings that perf keeps, and of every image's code? */
 int ij_is_free(const struct ctx *c, uint32_t pid, uint64_t start, uint64_t end, uint64_t *next)
 {
 	for (size_t i = 0; i < c->nranges; i++) {
