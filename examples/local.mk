@@ -50,7 +50,7 @@ endif
 # examples/jitcalc-tiered: jitcalc's language in two tiers, a bytecode
 # interpreter behind trampolines and jitcalc's backend on a compiler thread
 EXTRA_DIST += examples/tiered.jc
-if ARCH_X86_64
+if JITCALC
 noinst_LTLIBRARIES += examples/libjctiered.la
 examples_libjctiered_la_SOURCES = examples/tiered.h examples/tiered_bytecode.c \
 	examples/tiered_interp.c examples/tiered_native.c examples/tiered_tierup.c examples/tiered_rt.c

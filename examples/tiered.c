@@ -28,7 +28,7 @@
 static const char usage[] =
 "Usage: jitcalc-tiered [-n N] [-t T] [--passes FUNC=K]... [FILE.jc]\n"
 "Run FILE.jc (default: " JITCALC_TIERED ") in a bytecode interpreter, and\n"
-"compile each function called T times to x86-64 code on a background thread.\n"
+"compile each function called T times to machine code on a background thread.\n"
 "Calls run(i, T) for i = 0 .. N-1 and prints the sum of its values, then per\n"
 "function its calls in each tier and its compile time.\n"
 "\n"

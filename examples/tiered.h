@@ -7,7 +7,7 @@
  * through a jitperf_trampoline per function, so perf's stacks name the
  * function the loop runs.  Tier 1 ("opt"): after N interpreted calls the
  * runtime requests a tier-up and a background thread (tiered_tierup.c)
- * compiles the function with jitcalc's x86-64 backend (tiered_native.c);
+ * compiles the function with jitcalc's backend for the host (tiered_native.c);
  * the function's entry then switches to the native code, atomically.
  */
 #ifndef JITCALC_TIERED_H
@@ -94,7 +94,7 @@ int tx_bytecode(struct tx_rt *rt, struct tx_fn *f);
 int64_t tx_eval(struct tx_fn *f, const int64_t *args);
 int64_t tx_call(struct tx_fn *f, const int64_t *args);
 
-/* tiered_native.c: f compiled to x86-64 (and f->passes more times, thrown
+/* tiered_native.c: f compiled to machine code (and f->passes more times, thrown
  * away) into f->native_map; 0, -ENOTSUP (f calls another function),
  * -ENOMEM or an errno of mmap/mprotect.  Install: the code registered as
  * that of compile, *entry its first byte; 0 or jitperf_code_load_ex's error. */

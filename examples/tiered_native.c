@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tiered_native.c - tier 1: one function compiled by jitcalc's x86-64
- * backend (codegen_x86_64.c, ehframe.c) into a mapping of its own, and
+ * tiered_native.c - tier 1: one function compiled by jitcalc's backend
+ * for the host (codegen_<arch>.c, ehframe.c) into a mapping of its own, and
  * installed as the code of its compile, so libjitperf names it func[opt].
  *
  * The code is laid out as jit.c lays out a program: the function, then
@@ -95,21 +95,19 @@ int tx_native(struct tx_rt *rt, struct tx_fn *tf)
 		free(b.b);
 		return -errno;
 	}
-	memset(code, 0xcc, size);                       /* int3 */
 	memcpy(code, b.b, f->len);
 	memcpy(code + f->eh_off, eh, f->eh_len);
 	free(b.b);
-	for (size_t k = 0; k < f->ncalls; k++) {        /* recursive calls */
-		int32_t rel = (int32_t)(0 - (f->calls[k].off + 4));
-
-		memcpy(code + f->calls[k].off, &rel, 4);
-	}
+	for (size_t k = 0; k < f->ncalls; k++)          /* recursive calls */
+		jc_link_call(code, f->calls[k].off, 0);
 	/* W^X: never writable and executable at once */
 	if (mprotect(code, size, PROT_READ | PROT_EXEC)) {
 		err = -errno;
 		munmap(code, size);
 		return err;
 	}
+	/* AArch64's instruction cache does not see the data stores (a no-op on x86-64) */
+	__builtin___clear_cache((char *)code, (char *)code + f->len);
 	tf->native_map = code;
 	tf->native_size = size;
 	return 0;

@@ -8,3 +8,6 @@ lib_libjitperf_la_SOURCES += lib/instr/instrument.h lib/instr/instr.h lib/instr/
 if ARCH_X86_64
 lib_libjitperf_la_SOURCES += lib/instr/arch/x86_64/wrap.c
 endif
+if ARCH_AARCH64
+lib_libjitperf_la_SOURCES += lib/instr/arch/aarch64/wrap.c
+endif

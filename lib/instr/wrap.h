@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * jitperf_wrap internals: the split between the architecture-independent
- * part (lib/instr/wrap.c: stub pool, per-thread shadow stack, the C helpers the
- * thunks call) and the machine-code part (lib/wrap_<arch>.c).  Internal.
+ * part (lib/instr/wrap.c: stub pool; shadow.c: per-thread shadow stack, the
+ * C helpers the thunks call) and the machine-code part
+ * (lib/instr/arch/<arch>/wrap.c).  Internal.
  *
  * A wrapped function is a small stub in an executable pool page.  When
  * nothing records it jumps straight to the function; otherwise the stub
@@ -11,7 +12,8 @@
  * shadow stack via jp_wrap_on_enter and returns the target), calls the
  * target with the caller's untouched arguments, then jumps to the shared
  * "exit" routine (which saves the return registers, gets the return
- * address back from jp_wrap_on_exit and returns to the caller).
+ * address back from jp_wrap_on_exit and returns to the caller).  How each
+ * architecture reaches the caller's return address is in its arch/ file.
  */
 #ifndef JITPERF_WRAP_H
 #define JITPERF_WRAP_H
@@ -21,9 +23,13 @@
 
 #include "lib/session.h"
 
-/* The x86-64 generator (lib/wrap_x86_64.c) needs the LP64 System V ABI. */
+/* The generators (lib/instr/arch/) need LP64: the System V ABI on x86-64,
+ * AAPCS64 on little-endian AArch64. */
 #if defined(__x86_64__) && !defined(__ILP32__)
 # define JP_WRAP_X86_64 1
+#elif defined(__aarch64__) && !defined(__ILP32__) && \
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+# define JP_WRAP_AARCH64 1
 #endif
 
 /* What a stub refers to; lives in ordinary (writable) memory. */
@@ -32,7 +38,7 @@ struct jp_wrap_slot {
 	jitperf_fn  fn;       /* recorded by the probes */
 };
 
-/* What the enter routine does next (returned in rax:rdx). */
+/* What the enter routine does next (returned in two registers: rax:rdx, x0:x1). */
 struct jp_wrap_go {
 	const void *target;
 	uintptr_t   recorded;   /* 0: the shadow stack could not grow; jump
@@ -41,8 +47,9 @@ struct jp_wrap_go {
 
 /*
  * Called by the shared enter routine.  ret_slot points at the caller's
- * return address on the stack; the stack pointer the target sees (before
- * its own return address is pushed) is ret_slot + 1.
+ * return address on the stack (where the call put it on x86-64, where the
+ * stub pushed x30 on AArch64); the stack pointer the target sees (before
+ * a call pushes its own return address) is ret_slot + 1.
  */
 JP_HIDDEN struct jp_wrap_go jp_wrap_on_enter(struct jp_wrap_slot *slot, uintptr_t *ret_slot);
 

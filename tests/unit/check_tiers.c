@@ -701,8 +701,20 @@ END_TEST
 
 /* ---- trampolines */
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 #include <unwind.h>
+
+/* where the target returns into a trampoline, the code's length, and
+ * where its FDE's pc_begin sits in its .eh_frame (lib/trampoline.c) */
+#if defined(__x86_64__)
+# define TRAMP_RET 17
+# define TRAMP_LEN_HEX "13"
+# define PC_BEGIN_AT 32
+#else
+# define TRAMP_RET 20
+# define TRAMP_LEN_HEX "1c"
+# define PC_BEGIN_AT 28
+#endif
 
 void __register_frame(void *begin);
 void __deregister_frame(void *begin);
@@ -766,9 +778,10 @@ static void eh_frame_of(pid_t pid, uint64_t addr, unsigned char *buf, size_t *le
 	jd_close(f);
 	ck_assert_uint_eq(*len, 56);
 	/* the FDE's pc_begin, relative to where the bytes now are (within 2 GiB) */
-	ck_assert((int64_t)(addr - (uintptr_t)(buf + 32)) == (int32_t)(addr - (uintptr_t)(buf + 32)));
-	pc = (int32_t)(addr - (uintptr_t)(buf + 32));
-	memcpy(buf + 32, &pc, 4);
+	ck_assert((int64_t)(addr - (uintptr_t)(buf + PC_BEGIN_AT)) ==
+		  (int32_t)(addr - (uintptr_t)(buf + PC_BEGIN_AT)));
+	pc = (int32_t)(addr - (uintptr_t)(buf + PC_BEGIN_AT));
+	memcpy(buf + PC_BEGIN_AT, &pc, 4);
 }
 
 START_TEST(test_trampoline)
@@ -793,7 +806,7 @@ START_TEST(test_trampoline)
 	r = call_it(entry);
 	ck_assert(r == 1 + 4 + 9 + 16 + 25 + 36 + 6.0);
 	/* frame pointers: target returns into the trampoline, whose frame returns to us */
-	ck_assert_ptr_eq(seen_ret, (char *)entry + 17);
+	ck_assert_ptr_eq(seen_ret, (char *)entry + TRAMP_RET);
 	ck_assert((uintptr_t)seen_up > (uintptr_t)call_it &&
 		  (uintptr_t)seen_up < (uintptr_t)call_it + 256);
 
@@ -803,13 +816,14 @@ START_TEST(test_trampoline)
 	call_it(entry);
 	__deregister_frame(eh);
 	ck_assert_int_ge(nips, 3);
-	ck_assert_uint_eq(ips[1], (uintptr_t)entry + 17);
+	ck_assert_uint_eq(ips[1], (uintptr_t)entry + TRAMP_RET);
 	ck_assert(ips[2] > (uintptr_t)call_it && ips[2] < (uintptr_t)call_it + 256);
 
 	names = map_names(getpid());
 	ck_assert_str_eq(names, "sum[interp]\nmul[interp]\n");
 	free(names);
-	snprintf(want, sizeof(want), "%lx 13 sum[interp]", (unsigned long)(uintptr_t)entry);
+	snprintf(want, sizeof(want), "%lx " TRAMP_LEN_HEX " sum[interp]",
+		 (unsigned long)(uintptr_t)entry);
 	ck_assert_ptr_nonnull(strstr(map_line_of(getpid()), want));
 	ck_assert_int_eq(jitperf_close(jp), 0);
 	munmap(eh, 4096);
@@ -864,7 +878,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 	tc = tcase_create("Trampolines");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_trampoline);

@@ -24,7 +24,14 @@
 
 #if defined(__x86_64__) && !defined(__ILP32__)
 # define HAVE_THUNKS 1
+# define STUB_HEX "30"          /* a stub's size in the perf map */
 # include <immintrin.h>
+#elif defined(__aarch64__) && !defined(__ILP32__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+# define HAVE_THUNKS 1
+# define STUB_HEX "40"
+# include <arm_neon.h>
+#else
+# define STUB_HEX "0"           /* no thunks: the test is not run */
 #endif
 
 #define NOINLINE __attribute__((noinline, noclone))
@@ -117,8 +124,8 @@ static unsigned long calls_of(const char *name)
 /* ---- Arguments and results */
 
 struct big { long v[5]; };          /* passed and returned in memory */
-struct pair { long a, b; };         /* returned in rax:rdx */
-struct dpair { double x, y; };      /* returned in xmm0:xmm1 */
+struct pair { long a, b; };         /* returned in rax:rdx, x0:x1 */
+struct dpair { double x, y; };      /* returned in xmm0:xmm1, d0:d1 */
 
 /* 8 integer + 10 floating-point arguments, plus more on the stack: each
  * weighted differently so a swapped or shifted argument shows. */
@@ -182,13 +189,13 @@ START_TEST(test_struct_results)
 	ck_assert(d.x == 4.0 / 3 && d.y == 6.0 / 7);
 	ck_assert_int_eq(b.v[0], 10);
 	ck_assert_int_eq(b.v[4], 14);
-	ck_assert(lw(1.25L) == 3.75L);  /* x87 st(0) passes through */
+	ck_assert(lw(1.25L) == 3.75L);  /* x87 st(0) passes through; q0 on AArch64 */
 	ck_assert(fw(1.0f, 3.0f) == 1.0f / 3.0f);
 	ck_assert_uint_eq(calls_of("pair"), 1);
 }
 END_TEST
 
-/* Variadic: the caller sets %al to the number of vector registers used. */
+/* Variadic: on x86-64 the caller sets %al to the number of vector registers used. */
 static NOINLINE double vmix(int n, ...)
 {
 	double s = 0;
@@ -220,7 +227,7 @@ START_TEST(test_varargs)
 }
 END_TEST
 
-#ifdef HAVE_THUNKS
+#if defined(HAVE_THUNKS) && defined(__x86_64__)
 /* Vector arguments use the full ymm/zmm registers (added only where the CPU has them). */
 __attribute__((target("avx"), noinline, noclone))
 static __m256d v256(__m256d a, __m256d b, __m256d c, __m256d d, __m256d e,
@@ -281,6 +288,62 @@ START_TEST(test_avx512_args)
 }
 END_TEST
 
+#endif
+
+#if defined(HAVE_THUNKS) && defined(__aarch64__)
+/* AAPCS64: homogeneous aggregates travel in v0-v7 (results in v0-v3),
+ * 128-bit vectors in q registers, __int128 in register pairs. */
+struct hfa4 { double a, b, c, d; };
+struct hva4 { float32x4_t v[4]; };
+
+static NOINLINE struct hfa4 hfa_mix(struct hfa4 h, struct hfa4 k, double s)
+{
+	return (struct hfa4){ h.a + k.d * s, h.b - k.c, h.c * k.b, h.d / k.a };
+}
+
+static NOINLINE struct hva4 hva_mix(float32x4_t a, float32x4_t b, float32x4_t c,
+				    float32x4_t d, float32x4_t e, float32x4_t f,
+				    float32x4_t g, float32x4_t h, float32x4_t i)
+{
+	return (struct hva4){ { vaddq_f32(a, i), vmulq_f32(b, h), vsubq_f32(c, g),
+				vaddq_f32(vaddq_f32(d, e), f) } };
+}
+
+static NOINLINE __int128 i128_mix(long a, __int128 b, __int128 c, __int128 d,
+				  __int128 e)
+{
+	return a + b * 3 - c + (d >> 7) + (e << 2);
+}
+
+START_TEST(test_neon_args)
+{
+	struct hfa4 (*hw)(struct hfa4, struct hfa4, double) =
+		(struct hfa4 (*)(struct hfa4, struct hfa4, double))wrap("hfa", (const void *)hfa_mix);
+	struct hva4 (*vw)(float32x4_t, float32x4_t, float32x4_t, float32x4_t, float32x4_t,
+			  float32x4_t, float32x4_t, float32x4_t, float32x4_t) =
+		(struct hva4 (*)(float32x4_t, float32x4_t, float32x4_t, float32x4_t,
+				 float32x4_t, float32x4_t, float32x4_t, float32x4_t,
+				 float32x4_t))wrap("hva", (const void *)hva_mix);
+	__int128 (*iw)(long, __int128, __int128, __int128, __int128) =
+		(__int128 (*)(long, __int128, __int128, __int128, __int128))
+		wrap("i128", (const void *)i128_mix);
+	struct hfa4 h = { 1.5, 2.5, 3.5, 4.5 }, k = { 8, 7, 6, 5 };
+	struct hfa4 hg = hw(h, k, 0.25), hx = hfa_mix(h, k, 0.25);
+	float32x4_t x[9];
+	struct hva4 vg, vx;
+	__int128 big = (__int128)0x123456789abcdefLL << 40;
+
+	for (int i = 0; i < 9; i++)
+		x[i] = (float32x4_t){ i + 1.0f, 10.0f * i + 2, 100.0f * i + 3, -1.0f * i };
+	vg = vw(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8]);
+	vx = hva_mix(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8]);
+	ck_assert_mem_eq(&hg, &hx, sizeof(hg));
+	ck_assert(hg.a == 1.5 + 5 * 0.25 && hg.d == 4.5 / 8);
+	ck_assert_mem_eq(&vg, &vx, sizeof(vg));
+	ck_assert(iw(7, big, -big, big + 5, 3) == i128_mix(7, big, -big, big + 5, 3));
+	ck_assert_uint_eq(calls_of("hva"), 1);
+}
+END_TEST
 #endif
 
 /* ---- Recursion through the wrapper */
@@ -659,7 +722,7 @@ START_TEST(test_perf_map)
 	open_session(JITPERF_PERFMAP | JITPERF_STATS);
 	w = wrap("answer", (const void *)add1);
 	ck_assert_int_eq(((long (*)(long))w)(1), 2);
-	snprintf(want, sizeof(want), "%lx 30 wrap:answer\n", (unsigned long)(uintptr_t)w);
+	snprintf(want, sizeof(want), "%lx " STUB_HEX " wrap:answer\n", (unsigned long)(uintptr_t)w);
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
@@ -683,7 +746,7 @@ START_TEST(test_unsupported)
 	void *w = NULL;
 
 	ck_assert_uint_ne(id, 0);
-	ck_assert_int_eq(jitperf_wrap(jp, id, (const void *)add1, &w), -ENOTSUP);
+	ck_assert_int_eq(jitperf_wrap(jp, id, (const void *)add1, &w), -EOPNOTSUPP);
 	ck_assert_ptr_null(w);
 }
 END_TEST
@@ -707,12 +770,14 @@ static Suite *wrap_suite(void)
 	tcase_add_test(tc, test_int_fp_stack_args);
 	tcase_add_test(tc, test_struct_results);
 	tcase_add_test(tc, test_varargs);
-#ifdef HAVE_THUNKS
+#if defined(HAVE_THUNKS) && defined(__x86_64__)
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("avx"))
 		tcase_add_test(tc, test_avx_args);
 	if (__builtin_cpu_supports("avx512f"))
 		tcase_add_test(tc, test_avx512_args);
+#elif defined(HAVE_THUNKS) && defined(__aarch64__)
+	tcase_add_test(tc, test_neon_args);
 #endif
 	suite_add_tcase(s, tc);
 

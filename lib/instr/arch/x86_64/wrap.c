@@ -332,6 +332,6 @@ size_t jp_wrap_arch_fill(uint8_t *page, size_t pagesize,
 	return n;
 }
 #else
-/* Built on an x86-64 host for another ABI (-m32, x32): lib/instr/wrap.c says -ENOTSUP. */
+/* Built on an x86-64 host for another ABI (-m32, x32): lib/instr/wrap.c says -EOPNOTSUPP. */
 typedef int jp_wrap_x86_64_not_built;
 #endif
