@@ -7,7 +7,8 @@
  * timed iteration to the end of jitperf_close (what is left to close
  * counts too), divided by the pairs; each is given as the median and the
  * worst of RUNS runs, each run with a session of its own:
- *   rdtsc        two rdtsc instructions: the clock reads a timed call
+ *   rdtsc        two reads of the CPU's counter (rdtsc on x86-64,
+ *                CNTVCT_EL0 on AArch64): the clock reads a timed call
  *                cannot avoid (the reference of the timed figures)
  *   bare         a pair of calls of an empty function through a pointer
  *   inactive     no session counts calls: jitperf.h's inline test (inline)
@@ -72,6 +73,11 @@ static inline uint64_t rdtsc(void)
 
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((uint64_t)hi << 32) | lo;
+#elif defined(__aarch64__)
+	uint64_t v;
+
+	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v) :: "memory");
+	return v;
 #else
 	struct timespec ts;
 

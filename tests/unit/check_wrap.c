@@ -378,6 +378,27 @@ START_TEST(test_recursion)
 }
 END_TEST
 
+/* Deep: the shadow stack grows over many chunks and shrinks back, every
+ * level returning to its own caller with its own value. */
+#define DEPTH 20000
+static long (*down_w)(long);
+
+static NOINLINE long down(long n)
+{
+	long below = n ? down_w(n - 1) : -1;
+
+	return below + 1 == n ? n : -1000000;  /* each level sees its own result */
+}
+
+START_TEST(test_deep_recursion)
+{
+	down_w = (long (*)(long))wrap("down", (const void *)down);
+	ck_assert_int_eq(down_w(DEPTH), DEPTH);
+	ck_assert_int_eq(down_w(3), 3);
+	ck_assert_uint_eq(calls_of("down"), DEPTH + 1 + 4);
+}
+END_TEST
+
 /* ---- Threads */
 
 #define NTHREADS 4
@@ -784,6 +805,7 @@ static Suite *wrap_suite(void)
 	tc = tcase_create("Recursion and threads");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_recursion);
+	tcase_add_test(tc, test_deep_recursion);
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_wrap_concurrently);
 	suite_add_tcase(s, tc);
