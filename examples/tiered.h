@@ -71,7 +71,6 @@ struct tx_rt {
 	int               nqueue, stop, started;
 	pthread_t         thread;
 	atomic_int        compiler_tid;  /* the compiler thread's tid, once it runs */
-	int               pending;       /* requested, not yet installed or failed */
 };
 
 /* tiered_rt.c: every function of p in tier 0 and the compiler thread
@@ -104,7 +103,6 @@ int tx_native_install(struct tx_rt *rt, struct tx_fn *f, uint64_t compile, jc_en
 /* tiered_tierup.c: the compiler thread and the queue it takes requests from */
 int tx_tierup_start(struct tx_rt *rt);
 void tx_tierup_request(struct tx_fn *f);
-void tx_tierup_drain(struct tx_rt *rt);   /* wait until the queue is empty and idle */
 void tx_tierup_stop(struct tx_rt *rt);
 
 #endif /* JITCALC_TIERED_H */

@@ -86,8 +86,9 @@ static int read_header(struct tr_file *f, char *errbuf, size_t errlen)
 	return 0;
 }
 
-int tr_open_mem(struct tr_file **out, const void *data, size_t len, const char *name,
-		char *errbuf, size_t errlen)
+/* As tr_open, from a buffer (copied); name is used in messages. */
+static int open_mem(struct tr_file **out, const void *data, size_t len, const char *name,
+		    char *errbuf, size_t errlen)
 {
 	struct tr_file *f;
 	int err;
@@ -123,7 +124,7 @@ int tr_open(struct tr_file **out, const char *path, char *errbuf, size_t errlen)
 		snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));
 		return err;
 	}
-	err = tr_open_mem(out, data, size, path, errbuf, errlen);
+	err = open_mem(out, data, size, path, errbuf, errlen);
 	free(data);
 	return err;
 }
@@ -144,11 +145,6 @@ const struct jptiers_file_header *tr_header(const struct tr_file *f)
 int tr_swapped(const struct tr_file *f)
 {
 	return f->swapped;
-}
-
-const char *tr_path(const struct tr_file *f)
-{
-	return f->path;
 }
 
 const char *tr_type_name(uint32_t type)

@@ -35,6 +35,15 @@ int ij_is_anon(const char *name)
 	       !strncmp(name, "/memfd:", 7);
 }
 
+/* did pid write a jitdump? */
+static int is_jitpid(const struct ctx *c, uint32_t pid)
+{
+	for (size_t i = 0; i < c->njitpids; i++)
+		if (c->jitpids[i] == pid)
+			return 1;
+	return 0;
+}
+
 /*
  * Whether the output leaves out pid's anonymous mapping made at time, as
  * perf inject --jit does: from the process's first marker on, its JIT
@@ -46,7 +55,7 @@ int ij_anon_dropped(const struct ctx *c, uint32_t pid, uint64_t time)
 	uint64_t t0;
 
 	if (!time)
-		return ij_is_jitpid(c, pid);
+		return is_jitpid(c, pid);
 	t0 = ij_marker_time(c, pid);
 	return t0 && time >= t0;
 }
@@ -99,14 +108,6 @@ int ij_add_jitpid(struct ctx *c, uint32_t pid)
 		return -ENOMEM;
 	c->jitpids = p;
 	c->jitpids[c->njitpids++] = pid;
-	return 0;
-}
-
-int ij_is_jitpid(const struct ctx *c, uint32_t pid)
-{
-	for (size_t i = 0; i < c->njitpids; i++)
-		if (c->jitpids[i] == pid)
-			return 1;
 	return 0;
 }
 
