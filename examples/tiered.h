@@ -94,7 +94,7 @@ int64_t tx_eval(struct tx_fn *f, const int64_t *args);
 int64_t tx_call(struct tx_fn *f, const int64_t *args);
 
 /* tiered_native.c: f compiled to x86-64 (and f->passes more times, thrown
- * away) into f->native_map; 0, -ENOTSUP (f calls another function),
+ * away) into f->native_map; 0, -EOPNOTSUPP (f calls another function),
  * -ENOMEM or an errno of mmap/mprotect.  Install: the code registered as
  * that of compile, *entry its first byte; 0 or jitperf_code_load_ex's error. */
 int tx_native(struct tx_rt *rt, struct tx_fn *f);

@@ -71,7 +71,7 @@ static int read_header(struct tr_file *f, char *errbuf, size_t errlen)
 	if (h->version == 0 || h->version > JPTIERS_VERSION) {
 		snprintf(errbuf, errlen, "%s: tiers version %" PRIu32 " (this reader knows 1 to %u)",
 			 f->path, h->version, JPTIERS_VERSION);
-		return h->version ? -ENOTSUP : -EINVAL;
+		return h->version ? -EOPNOTSUPP : -EINVAL;
 	}
 	if (h->header_size < sizeof(*h) || h->header_size % 8 || h->header_size > f->size) {
 		snprintf(errbuf, errlen, "%s: header_size %" PRIu32 " at offset 8 (file of %zu bytes)",

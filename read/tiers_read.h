@@ -32,7 +32,7 @@ struct tr_record {
 /*
  * Open a tiers file (read whole).  0, or a negative errno with a one-line
  * message in errbuf naming the file (and the offset): -EINVAL for
- * something that is not a tiers file, -ENOTSUP for a later version.
+ * something that is not a tiers file, -EOPNOTSUPP for a later version.
  */
 int tr_open(struct tr_file **out, const char *path, char *errbuf, size_t errlen);
 void tr_close(struct tr_file *f);
