@@ -81,7 +81,7 @@ struct ctx {
 	struct mapproc    *procs;   /* processes and where a perf map would go in */
 	size_t             nprocs;
 	uint64_t          *rounds;  /* latest input time up to each FINISHED_ROUND */
-	size_t             nrounds;
+	size_t             nrounds, caprounds;
 	struct ij_pend    *pend;    /* mmap events waiting for their round (pending.c) */
 	size_t             npend, cappend;
 	uint64_t           npend_seq;

@@ -12,18 +12,12 @@
 
 #include "ctx.h"
 #include "read/perfdata.h"
+#include "read/util.h"
 
 int ij_add_range(struct ctx *c, const struct range *r)
 {
-	if (c->nranges == c->capranges) {
-		size_t cap = c->capranges ? 2 * c->capranges : 256;
-		struct range *n = realloc(c->ranges, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		c->ranges = n;
-		c->capranges = cap;
-	}
+	if (rd_grow((void **)&c->ranges, &c->capranges, c->nranges + 1, sizeof(*c->ranges)))
+		return -ENOMEM;
 	c->ranges[c->nranges++] = *r;
 	return 0;
 }
