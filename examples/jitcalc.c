@@ -20,7 +20,7 @@
 #ifndef JITCALC_DEMO
 # define JITCALC_DEMO "examples/demo.jc"
 #endif
-#define DEFAULT_ROUNDS 5000  /* about 1.5 s of run() on a 2-core VM */
+#define DEFAULT_ROUNDS 5000  /* calls of run(): enough for a profile of many samples */
 
 static const char usage[] =
 "Usage: jitcalc [--instrument | --no-instrument] [--probes=inline|check|call]\n"

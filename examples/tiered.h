@@ -71,7 +71,6 @@ struct tx_rt {
 	int               nqueue, stop, started;
 	pthread_t         thread;
 	atomic_int        compiler_tid;  /* the compiler thread's tid, once it runs */
-	int               pending;       /* requested, not yet installed or failed */
 };
 
 /* tiered_rt.c: every function of p in tier 0 and the compiler thread
@@ -95,7 +94,7 @@ int64_t tx_eval(struct tx_fn *f, const int64_t *args);
 int64_t tx_call(struct tx_fn *f, const int64_t *args);
 
 /* tiered_native.c: f compiled to machine code (and f->passes more times, thrown
- * away) into f->native_map; 0, -ENOTSUP (f calls another function),
+ * away) into f->native_map; 0, -EOPNOTSUPP (f calls another function),
  * -ENOMEM or an errno of mmap/mprotect.  Install: the code registered as
  * that of compile, *entry its first byte; 0 or jitperf_code_load_ex's error. */
 int tx_native(struct tx_rt *rt, struct tx_fn *f);
@@ -104,7 +103,6 @@ int tx_native_install(struct tx_rt *rt, struct tx_fn *f, uint64_t compile, jc_en
 /* tiered_tierup.c: the compiler thread and the queue it takes requests from */
 int tx_tierup_start(struct tx_rt *rt);
 void tx_tierup_request(struct tx_fn *f);
-void tx_tierup_drain(struct tx_rt *rt);   /* wait until the queue is empty and idle */
 void tx_tierup_stop(struct tx_rt *rt);
 
 #endif /* JITCALC_TIERED_H */

@@ -78,7 +78,7 @@ int tx_native(struct tx_rt *rt, struct tx_fn *tf)
 		err = codegen(rt, f, &b);
 	for (size_t k = 0; !err && k < f->ncalls; k++)
 		if (f->calls[k].callee != f)
-			err = -ENOTSUP;
+			err = -EOPNOTSUPP;
 	if (!err) {
 		f->eh_off = jc_ehframe_addr(0, f->len);
 		f->eh_len = jc_ehframe(eh, sizeof(eh), 0, f->len, &f->frame, f->eh_off);

@@ -71,8 +71,6 @@ static void *compiler(void *arg)
 		pthread_mutex_unlock(&rt->lock);
 		compile(rt, f);
 		pthread_mutex_lock(&rt->lock);
-		rt->pending--;
-		pthread_cond_broadcast(&rt->cond);
 	}
 	pthread_mutex_unlock(&rt->lock);
 	return NULL;
@@ -101,16 +99,7 @@ void tx_tierup_request(struct tx_fn *f)
 	jitperf_tier_request(rt->jp, f->ir->name, TIER_OPT);
 	pthread_mutex_lock(&rt->lock);
 	rt->queue[rt->nqueue++] = f;
-	rt->pending++;
 	pthread_cond_broadcast(&rt->cond);
-	pthread_mutex_unlock(&rt->lock);
-}
-
-void tx_tierup_drain(struct tx_rt *rt)
-{
-	pthread_mutex_lock(&rt->lock);
-	while (rt->pending)
-		pthread_cond_wait(&rt->cond, &rt->lock);
 	pthread_mutex_unlock(&rt->lock);
 }
 

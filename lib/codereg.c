@@ -20,7 +20,8 @@ static unsigned outputs_of(const jitperf *jp)
 	return __atomic_load_n(&jp->outputs, __ATOMIC_RELAXED);
 }
 
-int jp_code_check(const struct jitperf_code *c)
+/* c's fields as jitperf_code_load_ex checks them: 0 or -EINVAL */
+static int check_code(const struct jitperf_code *c)
 {
 	uint64_t start = (uintptr_t)c->addr, i;
 
@@ -112,7 +113,7 @@ static int load(jitperf *jp, const struct jitperf_code *c, uint64_t *index)
 			c = &named;
 		}
 	}
-	err = jp_code_check(c);
+	err = check_code(c);
 	if (err)
 		goto out;
 	nlen = strlen(c->name);
@@ -322,7 +323,7 @@ static int batch_prepare(struct batch *b, const struct jitperf_code *c, size_t n
 	for (size_t i = 0; i < n; i++) {
 		if (c[i].size != sizeof(c[i]))
 			return -EINVAL;
-		err = jp_code_check(&c[i]);
+		err = check_code(&c[i]);
 		if (err)
 			return err;
 		if (outputs & JITPERF_PERFMAP)

@@ -43,8 +43,6 @@ JP_HIDDEN int jp_parse_clock(const char *s);
  * success *size grows by the bytes written.
  */
 JP_HIDDEN int jp_write_whole(int fd, struct iovec *iov, int n, uint64_t *size);
-/* Past done bytes of the n buffers at *iov (a short write): how many are left, *iov the first. */
-JP_HIDDEN int jp_iov_advance(struct iovec **iov, int n, size_t done);
 
 /*
  * Every file the library writes is made by jp_newfile_create: a new 0644
@@ -180,10 +178,6 @@ JP_HIDDEN void jp_jitdump_rollback(struct jp_jitdump *jd, uint64_t mark);
 JP_HIDDEN void jp_jitdump_drop(struct jp_jitdump *jd);   /* after fork: forget, write nothing */
 JP_HIDDEN void jp_jitdump_discard(struct jp_jitdump *jd); /* close and remove the file */
 JP_HIDDEN const char *jp_jitdump_path(const struct jp_jitdump *jd);
-
-/* ---- lib/codereg.c: registration */
-/* c's fields as jitperf_code_load_ex checks them: 0 or -EINVAL */
-JP_HIDDEN int  jp_code_check(const struct jitperf_code *c);
 
 /* ---- lib/codetab.c: what was loaded under which index */
 struct jp_code_entry {

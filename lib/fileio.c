@@ -21,7 +21,8 @@
 
 #include "core.h"
 
-int jp_iov_advance(struct iovec **iovp, int n, size_t done)
+/* Past done bytes of the n buffers at *iov (a short write): how many are left, *iov the first. */
+static int iov_advance(struct iovec **iovp, int n, size_t done)
 {
 	struct iovec *iov = *iovp;
 
@@ -59,7 +60,7 @@ int jp_write_whole(int fd, struct iovec *iov, int n, uint64_t *size)
 			goto undo;
 		}
 		done += (uint64_t)w;
-		n = jp_iov_advance(&iov, n, (size_t)w);
+		n = iov_advance(&iov, n, (size_t)w);
 	}
 	*size += done;
 	return 0;

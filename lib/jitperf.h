@@ -226,7 +226,7 @@ JITPERF_API int jitperf_compile_end(jitperf *jp, uint64_t compile, int status);
  * do not reach target: at most 6 integer and 8 floating-point arguments,
  * in registers.  In an inactive session *entry is target itself.  Entries
  * stay valid until the process ends.  Errors: -EINVAL (NULL func, target
- * or entry, tier over 15), -ENOTSUP (not x86-64), -ENOMEM, -ENOSPC/-EIO.
+ * or entry, tier over 15), -EOPNOTSUPP (not x86-64), -ENOMEM, -ENOSPC/-EIO.
  */
 JITPERF_API int jitperf_trampoline(jitperf *jp, const char *func, unsigned tier,
 				   const void *target, void **entry);
@@ -256,7 +256,7 @@ JITPERF_API void jitperf_exit(jitperf_fn fn);
 /*
  * Build a machine-code thunk that records entry of fn, runs entry with the
  * caller's arguments, records exit and returns its result.  *wrapped gets
- * the thunk's address.  Errors: -EINVAL, -ENOMEM, -ENOTSUP (architecture).
+ * the thunk's address.  Errors: -EINVAL, -ENOMEM, -EOPNOTSUPP (architecture).
  */
 JITPERF_API int jitperf_wrap(jitperf *jp, jitperf_fn fn, const void *entry, void **wrapped);
 

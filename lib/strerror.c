@@ -37,7 +37,7 @@ static const struct {
 	{ ENFILE,       "too many open files in the system" },
 	{ E2BIG,        "record too large for the jitdump or tiers format (over 4 GiB)" },
 	{ EFAULT,       "code address is not readable" },
-	{ ENOTSUP,      "not supported on this architecture" },
+	{ EOPNOTSUPP,   "not supported on this architecture" },
 	{ EBADF,        "session is closed" },
 	{ EBUSY,        "another session of this process already traces or counts "
 			"(only one instrumenting session per process)" },

@@ -1119,7 +1119,7 @@ static int read_file(struct reader *r, struct pd_file *f, const char *datadir,
 	if (info->unwind) {
 		/* a malformed file is named as such, not handed on */
 		ret = pd_index(f, err, errlen);
-		return ret ? ret : -ENOTSUP;
+		return ret ? ret : -EOPNOTSUPP;
 	}
 	r->s = pd_session_new(f, datadir);
 	if (!r->s) {

@@ -29,7 +29,7 @@ struct pd_script_info {
  * order, with flags PS_PID, PS_TID, PS_KERNEL, PS_JIT, PS_ADDRS as for
  * perf script text.  datadir: where to look for copies of perf maps and
  * jitted-*.so besides their recorded paths (NULL: path's directory).
- * Returns 0, fn's non-zero value, -ENOTSUP with info->unwind set when
+ * Returns 0, fn's non-zero value, -EOPNOTSUPP with info->unwind set when
  * the call graphs are DWARF stack copies (nothing was read then), or
  * -errno with a one-line message naming the file and offset in err.
  */

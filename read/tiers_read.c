@@ -71,7 +71,7 @@ static int read_header(struct tr_file *f, char *errbuf, size_t errlen)
 	if (h->version == 0 || h->version > JPTIERS_VERSION) {
 		snprintf(errbuf, errlen, "%s: tiers version %" PRIu32 " (this reader knows 1 to %u)",
 			 f->path, h->version, JPTIERS_VERSION);
-		return h->version ? -ENOTSUP : -EINVAL;
+		return h->version ? -EOPNOTSUPP : -EINVAL;
 	}
 	if (h->header_size < sizeof(*h) || h->header_size % 8 || h->header_size > f->size) {
 		snprintf(errbuf, errlen, "%s: header_size %" PRIu32 " at offset 8 (file of %zu bytes)",
@@ -86,8 +86,9 @@ static int read_header(struct tr_file *f, char *errbuf, size_t errlen)
 	return 0;
 }
 
-int tr_open_mem(struct tr_file **out, const void *data, size_t len, const char *name,
-		char *errbuf, size_t errlen)
+/* As tr_open, from a buffer (copied); name is used in messages. */
+static int open_mem(struct tr_file **out, const void *data, size_t len, const char *name,
+		    char *errbuf, size_t errlen)
 {
 	struct tr_file *f;
 	int err;
@@ -123,7 +124,7 @@ int tr_open(struct tr_file **out, const char *path, char *errbuf, size_t errlen)
 		snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));
 		return err;
 	}
-	err = tr_open_mem(out, data, size, path, errbuf, errlen);
+	err = open_mem(out, data, size, path, errbuf, errlen);
 	free(data);
 	return err;
 }
@@ -144,11 +145,6 @@ const struct jptiers_file_header *tr_header(const struct tr_file *f)
 int tr_swapped(const struct tr_file *f)
 {
 	return f->swapped;
-}
-
-const char *tr_path(const struct tr_file *f)
-{
-	return f->path;
 }
 
 const char *tr_type_name(uint32_t type)

@@ -32,16 +32,12 @@ struct tr_record {
 /*
  * Open a tiers file (read whole).  0, or a negative errno with a one-line
  * message in errbuf naming the file (and the offset): -EINVAL for
- * something that is not a tiers file, -ENOTSUP for a later version.
+ * something that is not a tiers file, -EOPNOTSUPP for a later version.
  */
 int tr_open(struct tr_file **out, const char *path, char *errbuf, size_t errlen);
-/* As tr_open, from a buffer (copied); name is used in messages. */
-int tr_open_mem(struct tr_file **out, const void *data, size_t len, const char *name,
-		char *errbuf, size_t errlen);
 void tr_close(struct tr_file *f);
 const struct jptiers_file_header *tr_header(const struct tr_file *f);  /* host order */
 int tr_swapped(const struct tr_file *f);
-const char *tr_path(const struct tr_file *f);
 
 /*
  * Next record: 1 with *rec filled, 0 at the end of the file, or -EBADMSG

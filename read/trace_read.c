@@ -165,7 +165,7 @@ static int header(struct jpt_reader *r, char *eb, size_t el)
 	if (memcmp(h.magic, JPT_MAGIC, 8))
 		return fail(r, eb, el, -EINVAL, 0, "not a jitperf trace (bad magic)");
 	if (h.version < 1 || h.version > JPT_VERSION)
-		return fail(r, eb, el, -ENOTSUP, 8, "unsupported version %u", h.version);
+		return fail(r, eb, el, -EOPNOTSUPP, 8, "unsupported version %u", h.version);
 	if (h.header_size != JPT_HEADER_SIZE)
 		return fail(r, eb, el, -EINVAL, 12, "bad header size %u", h.header_size);
 	if (h.block_size < 4096 || h.block_size > (1u << 24) || (h.block_size & (h.block_size - 1)))

@@ -120,7 +120,7 @@ check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
 	tests/progs/setid-prog tests/progs/pdprog tests/progs/pd-fixture \
 	tests/progs/inlprog tests/progs/pltprog tests/progs/standby tests/progs/jitreuse \
 	tests/progs/seccomp-exec tests/progs/pmoverlap tests/progs/pmcheck tests/progs/pd-hostile \
-	tests/progs/tiers-fixture tests/progs/tiers-prog tests/progs/tiers-bg \
+	tests/progs/tiers-fixture tests/progs/tiers-prog \
 	tests/progs/eh-crowded
 # a JIT that registers N functions (and can be killed halfway)
 tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
@@ -142,17 +142,15 @@ tests_progs_jitreuse_LDADD = lib/libjitperf.la
 tests_progs_pmcheck_LDADD = read/libjitperf-read.la
 # the tiers file of known layout that tests/cmd/dump-tiers.test takes apart,
 # and a JIT whose tier and compile calls come in a known order; with --bg a
-# background compile of known cost (tests/cmd/report-tiers.test), frame
-# pointers so that perf walks from its interpreter through the trampoline
+# background compile of known cost (tests/cmd/report-tiers.test,
+# tests/convert/tiers.test), frame pointers so that perf walks from its
+# interpreter through the trampoline; no libtool wrapper: perf sees its
+# own name
 tests_progs_tiers_prog_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer
 tests_progs_tiers_prog_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
+tests_progs_tiers_prog_LDFLAGS = -no-install
 # JIT code followed by anonymous data only (tests/cmd/eh-crowded.test)
 tests_progs_eh_crowded_LDADD = lib/libjitperf.la
-# a tiered JIT whose background thread compiles in a known 20 ms (tests/convert/tiers.test)
-tests_progs_tiers_bg_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
-tests_progs_tiers_bg_LDFLAGS = -no-install
-# frame pointers: perf -g finds the trampoline's frame under the eval loop
-tests_progs_tiers_bg_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer
 # the jitdump of known layout that tests/cmd/dump.test takes apart
 tests_progs_jd_fixture_SOURCES = tests/progs/jd-fixture.c $(JDBUILD)
 tests_progs_instr_prog_LDADD = lib/libjitperf.la

@@ -77,7 +77,7 @@ static int open_one(struct jp_counter_set *cs, unsigned i, int group)
 
 static void reason(struct jp_counter_set *cs, unsigned i, int err)
 {
-	const char *r = err == -ENOENT || err == -ENOTSUP || err == -ENODEV ?
+	const char *r = err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV ?
 			"not supported by this CPU or kernel" :
 			err == -EACCES || err == -EPERM ?
 			"not permitted (see /proc/sys/kernel/perf_event_paranoid)" :
@@ -117,7 +117,7 @@ int jp_counters_parse(struct jp_counter_set *cs, const char *list, int debug)
 					else
 						close(fd);
 				} else {
-					reason(cs, i, fd == -EINVAL ? -ENOTSUP : fd);
+					reason(cs, i, fd == -EINVAL ? -EOPNOTSUPP : fd);
 				}
 			}
 			if (!cs->ok[i] && debug)

@@ -254,7 +254,7 @@ static int grow(struct jp_trace *tr, uint64_t idx)
 			want = (tr->map_len - JPT_HEADER_SIZE) / tr->block_size;
 		/* fallocate: a full disk fails here, not as SIGBUS in a probe. */
 		if (fallocate(tr->fd, 0, 0, (off_t)(JPT_HEADER_SIZE + want * tr->block_size)) &&
-		    (errno != ENOTSUP ||
+		    (errno != EOPNOTSUPP ||
 		     ftruncate(tr->fd, (off_t)(JPT_HEADER_SIZE + want * tr->block_size))))
 			err = -errno;
 		else

@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < 3; i++)
 		r.w[i] = r.ops[i]->begin(&of, &o);
 	ret = pd_script_read_file(f, flags, NULL, on_sample, &r, &info, err, sizeof(err));
-	if (ret < 0 && ret != -ENOTSUP)
+	if (ret < 0 && ret != -EOPNOTSUPP)
 		check_err(err);
 	for (int i = 0; i < 3; i++) {
 		if (r.w[i] && !ret)

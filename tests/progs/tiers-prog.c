@@ -5,18 +5,20 @@
  * compile, its code installed, then the end.  Prints its pid.  With
  * --kill it then begins another compile and is killed by SIGKILL in it.
  *
- * With --bg (x86-64; tests/cmd/report-tiers.test) it runs two functions
- * in tier 0 ("interp": a C loop behind a trampoline) while a background
- * thread compiles them in tier 1 ("opt": machine code), each compile
+ * With --bg (x86-64; tests/cmd/report-tiers.test, tests/convert/tiers.test)
+ * it runs two functions in tier 0 ("interp": a C loop behind a
+ * trampoline) while a background thread compiles them in tier 1 ("opt":
+ * machine code), each compile
  * spinning SPIN_MS.  In sum's compile nest a compile of helper and a
  * failed one of bad; the thread then begins a compile of never and exits
  * in it.  sum runs in tier 0 until its tier 1 code is installed, then
  * SUM_OPT_CALLS times in tier 1; cold runs COLD_CALLS times in each tier.
  * Every call is counted between jitperf_enter and jitperf_exit: sum's
  * under the names of its tier code (sum[interp], sum[opt]), cold's under
- * names of its own (cold_t0, cold_t1) at the addresses of its tier code.  Prints "PID TID SUM_NS COLD_NS": the compiling
- * thread and the wall time of the two compiles as the thread measured
- * them, from before the begin to after the end.
+ * names of its own (cold_t0, cold_t1) at the addresses of its tier code.
+ * Prints "PID TID SUM_NS COLD_NS SUM_T0": the compiling thread, the wall
+ * time of the two compiles as the thread measured them, from before the
+ * begin to after the end, and the CLOCK_MONOTONIC ns before sum's begin.
  */
 #include "config.h"
 
@@ -51,6 +53,7 @@ static const unsigned char loop_code[] = { 0xb9, 0, 0, 0, 0, 0x89, 0xf8, 0xff, 0
 struct fn {
 	const char   *name;
 	const char   *reg[2];           /* registered as, per tier; NULL: as its code */
+	uint64_t      compile_t0;       /* CLOCK_MONOTONIC ns before tier 1's begin */
 	uint64_t      compile_ns;       /* tier 1's, as the compiling thread saw it */
 	void         *entry[2];         /* per tier */
 	jitperf_fn    probe[2];
@@ -113,6 +116,7 @@ static int compile_opt(struct fn *f, unsigned slot, int nest)
 	f->probe[1] = jitperf_fn_register(jp, f->reg[1] ? f->reg[1] : name, c.addr, c.len);
 	if (jitperf_compile_end(jp, id, 0))
 		return -1;
+	f->compile_t0 = t0;
 	f->compile_ns = now_ns() - t0;
 	atomic_store(&f->ready, 1);
 	return 0;
@@ -185,8 +189,9 @@ static int run_bg(void)
 		return 1;
 	for (unsigned i = 0; i < COLD_CALLS; i++)
 		call(&cold, 1, OPT_ITERS);
-	printf("%d %u %llu %llu\n", (int)getpid(), atomic_load(&compile_tid),
-	       (unsigned long long)sum.compile_ns, (unsigned long long)cold.compile_ns);
+	printf("%d %u %llu %llu %llu\n", (int)getpid(), atomic_load(&compile_tid),
+	       (unsigned long long)sum.compile_ns, (unsigned long long)cold.compile_ns,
+	       (unsigned long long)sum.compile_t0);
 	return jitperf_close(jp) ? 1 : 0;
 }
 

@@ -505,7 +505,7 @@ START_TEST(test_bad_headers)
 	buf[0] = 'J';
 	buf[8] = 99;
 	store(p, buf, len);
-	expect_error(p, -ENOTSUP, "unsupported version 99 at offset 8");
+	expect_error(p, -EOPNOTSUPP, "unsupported version 99 at offset 8");
 	buf[8] = 1;
 	buf[JPT_HEADER_SIZE] ^= 0xff;                  /* first block's magic */
 	store(p, buf, len);

@@ -34,13 +34,13 @@ int cv_read_perfdata(const char *data, const char *peek, size_t npeek, unsigned 
 			return ret;
 		ret = pd_script_read_file(f, flags, NULL, sink->sample, arg, &info, err, errlen);
 		pd_close(f);
-		if (ret == -ENOTSUP && info.unwind) {
+		if (ret == -EOPNOTSUPP && info.unwind) {
 			cmd_err("-: call graphs recorded with --call-graph dwarf need perf "
 				"script to unwind them: give the file's name");
 			return ret;
 		}
 	}
-	if (ret == -ENOTSUP && info.unwind) {
+	if (ret == -EOPNOTSUPP && info.unwind) {
 		cmd_err("%s: call graphs recorded with --call-graph dwarf are unwound by "
 			"perf script", data);
 		return cv_read_perfscript(data, flags, with_calls, sink, arg, err, errlen);

@@ -2,7 +2,8 @@
 /*
  * Growing byte buffers (struct ij_buf, tools/inject/inject.h) and the
  * LEB128 numbers DWARF and .eh_frame are written with: the bottom of
- * jitperf inject, which every part that writes bytes calls.
+ * jitperf inject, which every part that writes bytes calls.  A buffer
+ * grows by rd_grow (read/util.h), as inject's arrays do.
  */
 #include "config.h"
 
@@ -11,23 +12,14 @@
 #include <string.h>
 
 #include "inject.h"
+#include "read/util.h"
 
 int ij_buf_put(struct ij_buf *b, const void *data, size_t len)
 {
 	if (!len)
 		return 0;        /* b->p may still be NULL */
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *p;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p)
-			return -ENOMEM;
-		b->p = p;
-		b->cap = cap;
-	}
+	if (rd_grow((void **)&b->p, &b->cap, b->len + len, 1))
+		return -ENOMEM;
 	if (data)
 		memcpy(b->p + b->len, data, len);
 	else

@@ -81,7 +81,7 @@ struct ctx {
 	struct mapproc    *procs;   /* processes and where a perf map would go in */
 	size_t             nprocs;
 	uint64_t          *rounds;  /* latest input time up to each FINISHED_ROUND */
-	size_t             nrounds;
+	size_t             nrounds, caprounds;
 	struct ij_pend    *pend;    /* mmap events waiting for their round (pending.c) */
 	size_t             npend, cappend;
 	uint64_t           npend_seq;
@@ -100,7 +100,6 @@ int ij_is_anon(const char *name);
 int ij_anon_dropped(const struct ctx *c, uint32_t pid, uint64_t time);
 int ij_is_free(const struct ctx *c, uint32_t pid, uint64_t start, uint64_t end, uint64_t *next);
 int ij_add_jitpid(struct ctx *c, uint32_t pid);
-int ij_is_jitpid(const struct ctx *c, uint32_t pid);
 uint64_t ij_record_time(const struct ctx *c, const unsigned char *p, uint16_t size);
 uint64_t ij_marker_time(const struct ctx *c, uint32_t pid);
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "inject.h"
+#include "read/util.h"
 
 enum {
 	LNS_copy = 1, LNS_advance_pc = 2, LNS_advance_line = 3, LNS_set_file = 4,
@@ -42,15 +43,8 @@ static int file_index(struct ij_image *im, const char *name, uint32_t *idx)
 		*idx = (*found)->idx;
 		return 0;
 	}
-	if (im->nfiles == im->filecap) {
-		size_t cap = im->filecap ? 2 * im->filecap : 16;
-		char **f = realloc(im->files, cap * sizeof(*f));
-
-		if (!f)
-			return -ENOMEM;
-		im->files = f;
-		im->filecap = cap;
-	}
+	if (rd_grow((void **)&im->files, &im->filecap, im->nfiles + 1, sizeof(*im->files)))
+		return -ENOMEM;
 	e = malloc(sizeof(*e));
 	if (!e || !(im->files[im->nfiles] = strdup(name))) {
 		free(e);

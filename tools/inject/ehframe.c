@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "inject.h"
+#include "read/util.h"
 
 enum {
 	PE_absptr = 0x00, PE_udata4 = 0x03, PE_sdata4 = 0x0b, PE_udata8 = 0x04,
@@ -110,15 +111,8 @@ static int cie_fde_enc(const unsigned char *cie, const unsigned char *end, uint8
 
 static int add_fde(struct ij_image *im, uint64_t target, size_t fde, size_t field, uint8_t enc)
 {
-	if (im->nfdes == im->fdecap) {
-		size_t cap = im->fdecap ? 2 * im->fdecap : 1024;
-		struct ij_fde *f = realloc(im->fdes, cap * sizeof(*f));
-
-		if (!f)
-			return -ENOMEM;
-		im->fdes = f;
-		im->fdecap = cap;
-	}
+	if (rd_grow((void **)&im->fdes, &im->fdecap, im->nfdes + 1, sizeof(*im->fdes)))
+		return -ENOMEM;
 	im->fdes[im->nfdes++] = (struct ij_fde){ target, (uint32_t)fde, (uint32_t)field, enc };
 	return 0;
 }

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "inject.h"
+#include "read/util.h"
 #include "tools/cmds.h"
 
 int ij_image_open(struct ij_image *im, const char *path, uint16_t machine)
@@ -64,15 +65,8 @@ int ij_image_open(struct ij_image *im, const char *path, uint16_t machine)
 /* code bytes at va: packed into text, placed by a segment */
 static int add_seg(struct ij_image *im, uint64_t va, const void *code, size_t len)
 {
-	if (im->nsegs == im->segcap) {
-		size_t cap = im->segcap ? 2 * im->segcap : 256;
-		struct ij_seg *s = realloc(im->segs, cap * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		im->segs = s;
-		im->segcap = cap;
-	}
+	if (rd_grow((void **)&im->segs, &im->segcap, im->nsegs + 1, sizeof(*im->segs)))
+		return -ENOMEM;
 	im->segs[im->nsegs++] = (struct ij_seg){ va, im->text.len, len };
 	return ij_buf_put(&im->text, code, len);
 }
@@ -89,15 +83,8 @@ int ij_image_add(struct ij_image *im, const struct ij_func *fn, uint64_t *vaddr)
 	if (va - IJ_TEXT_OFF + fn->size > im->text_len)
 		im->text_len = va - IJ_TEXT_OFF + fn->size;
 	err = im->nocode ? 0 : add_seg(im, va, fn->code, fn->size);
-	if (!err && im->nsyms == im->symcap) {
-		size_t cap = im->symcap ? 2 * im->symcap : 1024;
-		struct ij_sym *s = realloc(im->syms, cap * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		im->syms = s;
-		im->symcap = cap;
-	}
+	if (!err && rd_grow((void **)&im->syms, &im->symcap, im->nsyms + 1, sizeof(*im->syms)))
+		err = -ENOMEM;
 	if (err)
 		return err;
 	im->syms[im->nsyms].vaddr = va;

@@ -26,6 +26,7 @@
 
 #include "ctx.h"
 #include "read/perfdata.h"
+#include "read/util.h"
 #include "tools/cmds.h"
 
 static int range_cmp(const void *a, const void *b)
@@ -251,13 +252,8 @@ static int open_output(struct ctx *c)
 
 static int add_round(struct ctx *c, uint64_t latest)
 {
-	if (!(c->nrounds & (c->nrounds - 1))) {
-		uint64_t *r = realloc(c->rounds, (c->nrounds ? 2 * c->nrounds : 1) * sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		c->rounds = r;
-	}
+	if (rd_grow((void **)&c->rounds, &c->caprounds, c->nrounds + 1, sizeof(*c->rounds)))
+		return -ENOMEM;
 	c->rounds[c->nrounds++] = latest;
 	return 0;
 }

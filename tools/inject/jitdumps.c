@@ -22,6 +22,7 @@
 
 #include "ctx.h"
 #include "read/jitdump_read.h"
+#include "read/util.h"
 #include "tools/cmds.h"
 #include "tools/nsproc.h"
 
@@ -74,15 +75,8 @@ static int read_lines(struct jd_file *jd, const struct jd_record *rec, struct ij
 	if (jd_debug_info(jd, rec, &addr, &nr, &it))
 		return -EINVAL;
 	while ((r = jd_debug_next(&it, &e, err, sizeof(err))) == 1) {
-		if (*n == *cap) {
-			size_t nc = *cap ? 2 * *cap : 64;
-			struct ij_srcline *l = realloc(*lines, nc * sizeof(*l));
-
-			if (!l)
-				return -ENOMEM;
-			*lines = l;
-			*cap = nc;
-		}
+		if (rd_grow((void **)lines, cap, *n + 1, sizeof(**lines)))
+			return -ENOMEM;
 		(*lines)[(*n)++] = (struct ij_srcline){ e.addr, e.lineno, e.file };
 	}
 	return r < 0 ? -EINVAL : 0;
@@ -121,15 +115,8 @@ static int plan_jitdump(struct ctx *c, struct jitdump *d, struct jd_file *jd, ui
 		}
 		if (rec.id != JIT_CODE_LOAD)
 			continue;
-		if (*nplan == cap) {
-			uint32_t *p;
-
-			cap = cap ? 2 * cap : 1024;
-			p = realloc(*plan, cap * sizeof(*p));
-			if (!p)
-				return -ENOMEM;
-			*plan = p;
-		}
+		if (rd_grow((void **)plan, &cap, *nplan + 1, sizeof(**plan)))
+			return -ENOMEM;
 		err = ij_plan(c, d, rec.code_addr, rec.code_size, rec.timestamp, &img);
 		(*plan)[(*nplan)++] = (uint32_t)img;
 	}

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "ctx.h"
+#include "read/util.h"
 
 struct ij_pend {
 	uint64_t time, seq, start, len, pgoff;
@@ -35,15 +36,8 @@ int ij_queue_mmap(struct ctx *c, size_t img, uint32_t pid, uint32_t tid, uint64_
 	struct ij_pend e = { time, c->npend_seq++, start, len, pgoff, (uint32_t)img, pid, tid };
 	size_t i;
 
-	if (c->npend == c->cappend) {
-		size_t cap = c->cappend ? 2 * c->cappend : 1024;
-		struct ij_pend *p = realloc(c->pend, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		c->pend = p;
-		c->cappend = cap;
-	}
+	if (rd_grow((void **)&c->pend, &c->cappend, c->npend + 1, sizeof(*c->pend)))
+		return -ENOMEM;
 	for (i = c->npend++; i > 0 && before(&e, &c->pend[(i - 1) / 2]); i = (i - 1) / 2)
 		c->pend[i] = c->pend[(i - 1) / 2];
 	c->pend[i] = e;

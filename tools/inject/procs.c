@@ -12,18 +12,12 @@
 
 #include "ctx.h"
 #include "read/perfdata.h"
+#include "read/util.h"
 
 int ij_add_range(struct ctx *c, const struct range *r)
 {
-	if (c->nranges == c->capranges) {
-		size_t cap = c->capranges ? 2 * c->capranges : 256;
-		struct range *n = realloc(c->ranges, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		c->ranges = n;
-		c->capranges = cap;
-	}
+	if (rd_grow((void **)&c->ranges, &c->capranges, c->nranges + 1, sizeof(*c->ranges)))
+		return -ENOMEM;
 	c->ranges[c->nranges++] = *r;
 	return 0;
 }
@@ -33,6 +27,15 @@ int ij_is_anon(const char *name)
 {
 	return !strncmp(name, "//anon", 6) || !strncmp(name, "[anon:", 6) ||
 	       !strncmp(name, "/memfd:", 7);
+}
+
+/* did pid write a jitdump? */
+static int is_jitpid(const struct ctx *c, uint32_t pid)
+{
+	for (size_t i = 0; i < c->njitpids; i++)
+		if (c->jitpids[i] == pid)
+			return 1;
+	return 0;
 }
 
 /*
@@ -46,7 +49,7 @@ int ij_anon_dropped(const struct ctx *c, uint32_t pid, uint64_t time)
 	uint64_t t0;
 
 	if (!time)
-		return ij_is_jitpid(c, pid);
+		return is_jitpid(c, pid);
 	t0 = ij_marker_time(c, pid);
 	return t0 && time >= t0;
 }
@@ -99,14 +102,6 @@ int ij_add_jitpid(struct ctx *c, uint32_t pid)
 		return -ENOMEM;
 	c->jitpids = p;
 	c->jitpids[c->njitpids++] = pid;
-	return 0;
-}
-
-int ij_is_jitpid(const struct ctx *c, uint32_t pid)
-{
-	for (size_t i = 0; i < c->njitpids; i++)
-		if (c->jitpids[i] == pid)
-			return 1;
 	return 0;
 }
 
