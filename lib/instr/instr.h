@@ -301,7 +301,6 @@ JP_HIDDEN int  jp_trace_open(struct jp_instr *in) JP_NOINSTR;
 JP_HIDDEN void jp_trace_close(struct jp_instr *in, int finish) JP_NOINSTR;
 JP_HIDDEN void jp_trace_pause(struct jp_instr *in) JP_NOINSTR;
 JP_HIDDEN void jp_trace_resume(struct jp_instr *in) JP_NOINSTR;
-JP_HIDDEN int  jp_trace_new_block(struct jp_instr *in, struct jp_thread *t) JP_NOINSTR;
 JP_HIDDEN void jp_trace_thread_reset(struct jp_thread *t) JP_NOINSTR;
 JP_HIDDEN void jp_trace_meta_fn(struct jp_instr *in, jitperf_fn id) JP_NOINSTR;
 JP_HIDDEN void jp_trace_meta_thread(struct jp_instr *in, struct jp_thread *t) JP_NOINSTR;

@@ -343,7 +343,8 @@ void jp_trace_thread_reset(struct jp_thread *t)
 	t->meta_fns = 0;
 }
 
-int jp_trace_new_block(struct jp_instr *in, struct jp_thread *t)
+static int new_block(struct jp_instr *in, struct jp_thread *t) JP_NOINSTR;
+static int new_block(struct jp_instr *in, struct jp_thread *t)
 {
 	struct jp_trace *tr = in->trace;
 	struct jpt_block_header *b = NULL;
@@ -396,7 +397,7 @@ int jp_trace_new_block(struct jp_instr *in, struct jp_thread *t)
 /* Room for bytes more in the current block, or a new block. */
 static int room(struct jp_thread *t, size_t bytes)
 {
-	return jp_trace_fits(t, bytes) ? 0 : jp_trace_new_block(t->in, t);
+	return jp_trace_fits(t, bytes) ? 0 : new_block(t->in, t);
 }
 
 void *jp_trace_scratch(struct jp_thread *t)
