@@ -87,7 +87,8 @@ START_TEST(test_exact_format)
 	jitperf_fn odd = jitperf_fn_register(jp, "odd\tname\nwith\rbreaks", NULL, 0);
 	jitperf_fn never = jitperf_fn_register(jp, "never", NULL, 0);
 	char want[512], got[512], *text, *line, *save = NULL;
-	unsigned long long calls, lib, inl, frm, timed, cpu;
+	unsigned long long calls, lib, inl, frm, timed, cpu, wall;
+	unsigned threads;
 	double probe;
 	int n = 0;
 
@@ -116,7 +117,16 @@ START_TEST(test_exact_format)
 				 "# unsupported counter page-faults: perf_event_open is not available");
 	ck_assert_str_eq(line_of(text, 3 + emulated(), got, sizeof(got)),
 			 "# unsupported counter no-such-counter: unknown counter name");
-	ck_assert_str_eq(line_of(text, 4 + emulated(), got, sizeof(got)),
+	/* the checks of the figures: the threads' time, each row's error of
+	 * its total and its callees' time (none: nothing else was called) */
+	ck_assert_int_eq(sscanf(line_of(text, 4 + emulated(), got, sizeof(got)),
+				"# check: wall_ns=%llu threads=%u", &wall, &threads), 2);
+	ck_assert_uint_gt(wall, 0);
+	ck_assert_uint_eq(threads, 1);
+	ck_assert_int_eq(strncmp(line_of(text, 5 + emulated(), got, sizeof(got)),
+				 "# error: total_ns=", 18), 0);
+	ck_assert_str_eq(line_of(text, 6 + emulated(), got, sizeof(got)), "# callees: total_ns=0");
+	ck_assert_str_eq(line_of(text, 7 + emulated(), got, sizeof(got)),
 			 "function\tcalls\ttimed\ttotal_ns\tself_ns\tmin_ns\tmean_ns\tmax_ns\tunbalanced"
 			 "\tpage-faults\tno-such-counter");
 	for (line = strtok_r(strstr(text, "\tno-such-counter\n") + 17, "\n", &save); line;
@@ -144,7 +154,10 @@ START_TEST(test_no_counters_header)
 	snprintf(want, sizeof(want), "# jitperf-stats 2 pid=%d clock=monotonic sample=1 counters=-",
 		 (int)getpid());
 	ck_assert_str_eq(line_of(text, 0, got, sizeof(got)), want);
-	ck_assert_str_eq(line_of(text, 3, got, sizeof(got)),
+	/* no rows: empty lists */
+	ck_assert_str_eq(line_of(text, 4, got, sizeof(got)), "# error: total_ns=");
+	ck_assert_str_eq(line_of(text, 5, got, sizeof(got)), "# callees: total_ns=");
+	ck_assert_str_eq(line_of(text, 6, got, sizeof(got)),
 			 "function\tcalls\ttimed\ttotal_ns\tself_ns\tmin_ns\tmean_ns\tmax_ns\tunbalanced");
 	ck_assert_ptr_null(strchr(strstr(text, "unbalanced\n"), '\t'));  /* no rows */
 	free(text);
