@@ -104,9 +104,11 @@ int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
 			f->written = 1;
 		else
 			t->drop_full++;
-		/* the net duration starts after the event is written: in the
-		 * file the entry keeps its time, the exit's is after it */
-		if (t->net_on)
+		/* A sampled call's net duration starts after the event is
+		 * written, cold: in the file the entry keeps its time.  With
+		 * every call timed the writing is as hot as calibration
+		 * measured it, and subtracted with the rest. */
+		if (t->net_on && (t->mode != JP_SAMPLE_FIXED || t->every > 1))
 			f->start = jp_ticks();
 	}
 	return 1;
