@@ -156,9 +156,13 @@ struct jp_frame {
 	uint64_t ctr[JPT_MAX_COUNTERS];         /* counter values at entry */
 };
 
-/* Costs of the probes in ticks (calibrate.c), as enum jpt_probe_cost. */
+/* Costs of the probes in ticks (calibrate.c), as enum jpt_probe_cost;
+ * c[JPT_COST_SELF] is the part between the clock reads the trace keeps,
+ * net_self the part net durations are lowered by (without the entry's
+ * trace event when statistics are on too: timed.h). */
 struct jp_costs {
 	double c[JPT_NCOSTS];
+	double net_self;
 };
 
 /* ---- threads (probe.c) */
@@ -174,6 +178,7 @@ struct jp_thread {
 	uint8_t             net_on;             /* timed calls need their net duration */
 	uint8_t             calibrating;        /* fn 0 is timed, nothing recorded */
 	uint64_t            cal_raw;            /* calibrating: the last timed call's ticks */
+	uint64_t            cal_write;          /* ... and its entry's trace event's */
 	uint32_t            event_size;         /* bytes per entry/exit event */
 	uint64_t            every;              /* JP_SAMPLE_FIXED: mean interval */
 	uint64_t            min_ticks;          /* shorter timed calls are not traced */

@@ -338,7 +338,7 @@ static void write_header(struct jp_instr *in, FILE *f, const struct row *rows, s
 	/* what the probes cost, subtracted from every timed call; to the ps:
 	 * jitperf report multiplies them by hundreds of millions of calls */
 	fprintf(f, "# probes: self_ns=%.3f lib_ns=%.3f inline_ns=%.3f framed_ns=%.3f timed_ns=%.3f\n",
-		ns_of(in, c[JPT_COST_SELF]), ns_of(in, c[JPT_COST_LIB]),
+		ns_of(in, in->cost.net_self), ns_of(in, c[JPT_COST_LIB]),
 		ns_of(in, c[JPT_COST_INLINE]), ns_of(in, c[JPT_COST_FRAMED]),
 		ns_of(in, c[JPT_COST_TIMED]));
 	jp_totals(in, &tot);

@@ -104,12 +104,18 @@ int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
 			f->written = 1;
 		else
 			t->drop_full++;
-		/* A sampled call's net duration starts after the event is
-		 * written, cold: in the file the entry keeps its time.  With
-		 * every call timed the writing is as hot as calibration
-		 * measured it, and subtracted with the rest. */
-		if (t->net_on && (t->mode != JP_SAMPLE_FIXED || t->every > 1))
-			f->start = jp_ticks();
+		/* The net duration starts after the event is written: a
+		 * sampled call writes it cold, and any call may fault in the
+		 * next page of the file.  In the file the entry keeps its
+		 * time; the trace's calibration adds the writing to the
+		 * timed call's own part (jp_calibrate). */
+		if (t->net_on) {
+			uint64_t start = jp_ticks();
+
+			if (__builtin_expect(t->calibrating, 0))
+				t->cal_write = start - f->start;
+			f->start = start;
+		}
 	}
 	return 1;
 }
@@ -130,7 +136,7 @@ double jp_net_ticks(struct jp_thread *t, const struct jp_frame *f, uint64_t now,
 		  (double)(int64_t)(T->inline_calls - f->inl0) * c[JPT_COST_INLINE] +
 		  (double)(int64_t)(T->framed_calls - f->frm0) * c[JPT_COST_FRAMED] +
 		  (double)(int64_t)(t->timed_calls - f->timed0 - 1) * c[JPT_COST_TIMED];
-	return d - c[JPT_COST_SELF] - *inside;
+	return d - t->in->cost.net_self - *inside;
 }
 
 /*
