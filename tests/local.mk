@@ -121,7 +121,7 @@ check_PROGRAMS += tests/progs/jitload tests/progs/jdverify tests/progs/jitrun \
 	tests/progs/inlprog tests/progs/pltprog tests/progs/standby tests/progs/jitreuse \
 	tests/progs/seccomp-exec tests/progs/pmoverlap tests/progs/pmcheck tests/progs/pd-hostile \
 	tests/progs/tiers-fixture tests/progs/tiers-prog \
-	tests/progs/eh-crowded
+	tests/progs/eh-crowded tests/progs/jitleaf
 # a JIT that registers N functions (and can be killed halfway)
 tests_progs_jitload_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_jitload_LDFLAGS = -no-install
@@ -149,6 +149,9 @@ tests_progs_pmcheck_LDADD = read/libjitperf-read.la
 tests_progs_tiers_prog_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer
 tests_progs_tiers_prog_LDADD = lib/libjitperf.la $(PTHREAD_LIBS)
 tests_progs_tiers_prog_LDFLAGS = -no-install
+# a JIT's short leaf called in a loop, probes in its machine code, and the
+# same code without probes timed in the same run (tests/lib/timing.test)
+tests_progs_jitleaf_LDADD = lib/libjitperf.la
 # JIT code followed by anonymous data only (tests/cmd/eh-crowded.test)
 tests_progs_eh_crowded_LDADD = lib/libjitperf.la
 # the jitdump of known layout that tests/cmd/dump.test takes apart
@@ -197,7 +200,7 @@ SCRIPT_TESTS = \
 	tests/lib/jitdump-perf.test tests/lib/perf-attach.test tests/lib/standby.test \
 	tests/lib/instr-env.test tests/lib/instr-sigkill.test tests/lib/layers.test \
 	tests/lib/cyg-preload.test tests/lib/cyg-linked.test tests/lib/setid-env.test \
-	tests/lib/perfmap-taken.test tests/lib/standby-seccomp.test \
+	tests/lib/perfmap-taken.test tests/lib/standby-seccomp.test tests/lib/timing.test \
 	tests/cmd/dump.test tests/cmd/dump-tiers.test tests/cmd/eh-crowded.test tests/cmd/record.test tests/cmd/report.test tests/cmd/report-native.test tests/cmd/report-tiers.test \
 	tests/cmd/filesafety.test tests/cmd/inject.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
 	tests/cmd/attach.test tests/cmd/messages.test tests/cmd/container.test \

@@ -12,6 +12,7 @@ tools_libcommand_la_SOURCES = tools/cmds.h tools/msg.c tools/perf.c tools/perf.h
 	tools/report/report.c tools/report/report.h tools/report/report_instr.c \
 	tools/report/report_tiers.c tools/report/report_tiers_print.c tools/report/report_json.c \
 	tools/report/report_tiers_addr.c tools/report/report_tiers_mark.c tools/report/report_tiers_cpu.c \
+	tools/report/report_check.c \
 	tools/dump/dump.c tools/dump/dump.h tools/dump/check.c tools/dump/elfwrite.c \
 	tools/dump/tiers.c tools/dump/names.c \
 	tools/inject/inject.h tools/inject/cmd.c tools/inject/inject.c tools/inject/image.c \

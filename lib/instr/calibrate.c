@@ -4,7 +4,9 @@
  * that opens the session, right after it is activated (as Tracy does).
  * A timed call's duration is net of these costs (timed.c):
  *
- *   JPT_COST_SELF    the part of a timed probe between its two clock reads;
+ *   JPT_COST_SELF    the part of a timed probe between its two clock reads
+ *                    (net durations start after the entry's trace event:
+ *                    the trace's part is that plus its writing);
  *   JPT_COST_LIB     a counted call through jitperf_enter/jitperf_exit,
  *                    call instructions included;
  *   JPT_COST_INLINE  a counted call through the inline code of jitperf.h;
@@ -103,9 +105,10 @@ static uint64_t loop_inline(int n)
  * inside a counted call of id 0, as the timed calls whose price is
  * subtracted run inside their caller (which gets their time as its
  * callees'). */
-static uint64_t loop_timed(struct jp_thread *t, struct jitperf__count *c0, int n, uint64_t *raw)
-	LOOP;
-static uint64_t loop_timed(struct jp_thread *t, struct jitperf__count *c0, int n, uint64_t *raw)
+static uint64_t loop_timed(struct jp_thread *t, struct jitperf__count *c0, int n, uint64_t *raw,
+			   uint64_t *write) LOOP;
+static uint64_t loop_timed(struct jp_thread *t, struct jitperf__count *c0, int n, uint64_t *raw,
+			   uint64_t *write)
 {
 	void (*en)(jitperf_fn) = enter_p, (*ex)(jitperf_fn) = exit_p;
 	uint64_t t0, t1;
@@ -118,6 +121,7 @@ static uint64_t loop_timed(struct jp_thread *t, struct jitperf__count *c0, int n
 		en(0);
 		ex(0);
 		raw[k] = t->cal_raw;
+		write[k] = t->cal_write;
 	}
 	t1 = jp_ticks();
 	c0->next = UINT64_MAX;
@@ -181,8 +185,8 @@ void jp_calibrate(struct jp_instr *in)
 	void *scratch = NULL;
 	/* least times over the rounds, each loop apart */
 	uint64_t empty = UINT64_MAX, lib = UINT64_MAX, inl = UINT64_MAX, frm = UINT64_MAX;
-	uint64_t empty_t = UINT64_MAX, timed = UINT64_MAX, self = UINT64_MAX;
-	uint64_t raw[NTIMED], t0, cal_ns;
+	uint64_t empty_t = UINT64_MAX, timed = UINT64_MAX, self = UINT64_MAX, write = UINT64_MAX;
+	uint64_t raw[NTIMED], wr[NTIMED], t0, cal_ns;
 
 	memset(&in->cost, 0, sizeof(in->cost));
 	if (!t)
@@ -207,17 +211,22 @@ void jp_calibrate(struct jp_instr *in)
 		least(&empty_t, loop_empty(NTIMED));
 		if (scratch)
 			jp_trace_scratch_rewind(t, scratch);
-		least(&timed, loop_timed(t, c0, NTIMED, raw));
+		t->cal_write = 0;
+		least(&timed, loop_timed(t, c0, NTIMED, raw, wr));
 		qsort(raw, NTIMED, sizeof(raw[0]), by_value);
 		least(&self, raw[NTIMED / 2]);
+		qsort(wr, NTIMED, sizeof(wr[0]), by_value);
+		least(&write, wr[NTIMED / 2]);
 	}
 	in->cost.c[JPT_COST_LIB] = per_call(lib, empty, NCOUNT);
 	in->cost.c[JPT_COST_INLINE] = per_call(inl, empty, NCOUNT);
 	in->cost.c[JPT_COST_FRAMED] = per_call(frm, empty, NCOUNT);
 	in->cost.c[JPT_COST_TIMED] = per_call(timed, empty_t, NTIMED);
-	/* the timed call's own part is inside its whole cost */
-	in->cost.c[JPT_COST_SELF] = (double)self < in->cost.c[JPT_COST_TIMED] ?
+	/* the timed call's own part is inside its whole cost; the trace's
+	 * clock reads hold the writing of the entry's event too */
+	in->cost.net_self = (double)self < in->cost.c[JPT_COST_TIMED] ?
 		(double)self : in->cost.c[JPT_COST_TIMED];
+	in->cost.c[JPT_COST_SELF] = in->cost.net_self + (write != UINT64_MAX ? (double)write : 0);
 	/* leave no trace of id 0 */
 	memset(c0, 0, sizeof(*c0));
 	if (t->stats[0])

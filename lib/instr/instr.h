@@ -112,6 +112,9 @@ JP_HIDDEN void jp_counters_thread_close(struct jp_thread_counters *tc) JP_NOINST
 /* ---- per-function statistics of one thread: timed calls only (timed.c) */
 enum jp_sample_mode { JP_SAMPLE_FIXED = 0, JP_SAMPLE_ADAPTIVE = 1, JP_SAMPLE_NONE = 2 };
 
+#define JP_WINDOW 16                     /* sampled timed calls per estimate */
+#define JP_NO_CALLER UINT32_MAX             /* a timed call's caller is not known */
+
 struct jp_fstat {
 	uint64_t timed;                         /* timed calls */
 	uint64_t unbalanced;                    /* repairs (timed or not) */
@@ -119,6 +122,19 @@ struct jp_fstat {
 	double   w;                             /* calls the timed ones stand for */
 	double   total;                         /* sum of duration x weight (ticks) */
 	double   child;                         /* the same for timed calls made from here */
+	double   inside;                        /* the same for the probes subtracted inside */
+	/* Timed calls that stand for others (weight > 1) go into a window;
+	 * a full window adds the mean of its middle half x its weight to w and
+	 * total (stats.c). */
+	float    win[JP_WINDOW];                /* their durations (ticks) */
+	float    win_wt[JP_WINDOW];             /* the calls each stands for */
+	uint32_t win_caller[JP_WINDOW];         /* its caller's id, or JP_NO_CALLER */
+	uint32_t nwin;
+	double   win_w;                         /* the calls they stand for */
+	/* the closed windows, for the estimate's error: sums of W, W m, W m^2
+	 * and W s over windows of weight W, middle mean m, spread s */
+	double   ws, wm, wm2, wsd;
+	uint64_t windows, win_timed;            /* closed windows, the timed calls in them */
 	double   ctr[JPT_MAX_COUNTERS];         /* sum of counter delta x weight */
 	/* sampling */
 	uint64_t last_n;                        /* the function's count at its last timed call */
@@ -140,9 +156,13 @@ struct jp_frame {
 	uint64_t ctr[JPT_MAX_COUNTERS];         /* counter values at entry */
 };
 
-/* Costs of the probes in ticks (calibrate.c), as enum jpt_probe_cost. */
+/* Costs of the probes in ticks (calibrate.c), as enum jpt_probe_cost;
+ * c[JPT_COST_SELF] is the part between the clock reads the trace keeps,
+ * net_self the part net durations are lowered by (without the entry's
+ * trace event when statistics are on too: timed.h). */
 struct jp_costs {
 	double c[JPT_NCOSTS];
+	double net_self;
 };
 
 /* ---- threads (probe.c) */
@@ -158,6 +178,7 @@ struct jp_thread {
 	uint8_t             net_on;             /* timed calls need their net duration */
 	uint8_t             calibrating;        /* fn 0 is timed, nothing recorded */
 	uint64_t            cal_raw;            /* calibrating: the last timed call's ticks */
+	uint64_t            cal_write;          /* ... and its entry's trace event's */
 	uint32_t            event_size;         /* bytes per entry/exit event */
 	uint64_t            every;              /* JP_SAMPLE_FIXED: mean interval */
 	uint64_t            min_ticks;          /* shorter timed calls are not traced */
@@ -277,6 +298,9 @@ JP_HIDDEN void jp_calibrate(struct jp_instr *in) JP_NOINSTR;
 
 /* stats.c */
 JP_HIDDEN struct jp_fstat *jp_stat_chunk(struct jp_thread *t, uint32_t chunk) JP_NOINSTR;
+/* Add st, t's window of sampled timed calls, to its estimate and its
+ * callers' time in callees, and empty it. */
+JP_HIDDEN void jp_stats_window_close(struct jp_thread *t, struct jp_fstat *st) JP_NOINSTR;
 JP_HIDDEN int  jp_stats_write(struct jp_instr *in) JP_NOINSTR;
 JP_HIDDEN uint64_t jp_ticks_to_ns(const struct jp_instr *in, uint64_t ticks) JP_NOINSTR;
 /* The whole session's counts, for the stats and trace headers. */

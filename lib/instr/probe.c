@@ -340,7 +340,7 @@ void enter_any(jitperf_fn fn, uint32_t framed)
 	unsigned a = (unsigned)__atomic_load_n(&jitperf__probe_active, __ATOMIC_RELAXED);
 	struct jitperf__count *c;
 	struct jp_thread *t;
-	uint64_t n, now;
+	uint64_t n;
 	uint32_t d;
 
 	if (!a || (T->gen != a && !attach(a)))
@@ -363,10 +363,8 @@ void enter_any(jitperf_fn fn, uint32_t framed)
 		jitperf__inc(&T->lib_calls);    /* priced as a counted call */
 		return;
 	}
-	/* the clock first: the rest of the entry runs while it is read */
-	now = jp_ticks();
 	push(T, d, fn | framed | JITPERF__TIMED);
-	if (!jp_timed_enter(t, fn, d, n, c, framed, now))
+	if (!jp_timed_enter(t, fn, d, n, c, framed))
 		T->stack[d] = fn | framed;
 	busy_leave(t);
 }

@@ -34,6 +34,71 @@ struct jp_fstat *jp_stat_chunk(struct jp_thread *t, uint32_t chunk)
 	return p;
 }
 
+/* v[0..n) sorted, n <= JP_WINDOW: insertion sort, no call (probes) */
+static void sort_window(float *v, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		float x = v[i];
+		uint32_t j = i;
+
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* The mean of the middle half of v (sorted): unmoved by the outliers of
+ * a quarter of the calls at either end, and unlike a median it averages
+ * durations shorter than the clock's step (0 or one step each) into a
+ * figure between them. */
+static double middle_mean(const float *v, uint32_t n)
+{
+	uint32_t lo = n / 4, hi = n - n / 4;
+	double sum = 0;
+
+	for (uint32_t i = lo; i < hi; i++)
+		sum += v[i];
+	return sum / (hi - lo);
+}
+
+/*
+ * The middle mean of the window stands for its calls.  Its spread (the
+ * interquartile range over 1.349, the standard deviation of a normal
+ * distribution of that range, unmoved by the outliers it leaves out) and
+ * the spread of the windows' means give the error.
+ */
+void jp_stats_window_close(struct jp_thread *t, struct jp_fstat *st)
+{
+	uint32_t n = st->nwin;
+	double m, s, W = st->win_w;
+	float v[JP_WINDOW];
+
+	if (!n)
+		return;
+	memcpy(v, st->win, n * sizeof(v[0]));
+	sort_window(v, n);
+	m = middle_mean(v, n);
+	s = ((double)v[(3 * n) / 4] - v[n / 4]) / 1.349;
+	/* each caller's share of the time in this callee, by the same
+	 * estimate: the callers' time in callees adds up to the callee's */
+	for (uint32_t i = 0; i < n; i++) {
+		struct jp_fstat *cs;
+
+		if (st->win_caller[i] != JP_NO_CALLER && m > 0 && (cs = jp_stat(t, st->win_caller[i])))
+			cs->child += m * st->win_wt[i];
+	}
+	st->w += W;
+	st->total += m * W;
+	st->ws += W;
+	st->wm += W * m;
+	st->wm2 += W * m * m;
+	st->wsd += W * s;
+	st->windows++;
+	st->win_timed += n;
+	st->nwin = 0;
+	st->win_w = 0;
+}
+
 uint64_t jp_ticks_to_ns(const struct jp_instr *in, uint64_t ticks)
 {
 	if (in->ticks_per_sec == 1000000000u)
@@ -82,8 +147,46 @@ struct row {
 	uint32_t fn;
 	uint64_t calls, timed, unbalanced, min, max, framed;
 	double   w, total, child, ctr[JPT_MAX_COUNTERS];
+	double   err2;              /* variance of total (ticks^2) */
+	double   inside;            /* probes' price subtracted from total */
 	double   total_ns;          /* estimated, for sorting */
 };
+
+/* sqrt without libm, which the library does not link: Newton's steps from
+ * above, at close only */
+static double root(double x)
+{
+	double r = x > 1 ? x : 1, next;
+
+	if (!(x > 0))
+		return 0;
+	for (int i = 0; i < 200; i++, r = next) {
+		next = (r + x / r) / 2;
+		if (next >= r)
+			break;
+	}
+	return r;
+}
+
+/* The variance of the part of s's total its windows estimate (ticks^2):
+ * the larger of what the spread of the windows' means and the spread
+ * inside them say of their weighted mean, times their weight squared.
+ * Calls timed as themselves add none. */
+static double window_var(const struct jp_fstat *s)
+{
+	double mean, between = 0, within, sd;
+
+	if (!s->windows || s->ws <= 0)
+		return 0;
+	mean = s->wm / s->ws;
+	if (s->windows > 1) {
+		between = s->wm2 / s->ws - mean * mean;
+		between = between > 0 ? between / (double)(s->windows - 1) : 0;
+	}
+	sd = s->wsd / s->ws;
+	within = sd * sd / (double)s->win_timed;
+	return s->ws * s->ws * (between > within ? between : within);
+}
 
 static int by_total(const void *a, const void *b)
 {
@@ -107,6 +210,12 @@ static size_t merge(struct jp_instr *in, struct row *rows, uint32_t nfns)
 {
 	size_t n = 0;
 
+	/* the last, partial windows, with what they credit their callers */
+	for (struct jp_thread *t = __atomic_load_n(&in->threads, __ATOMIC_ACQUIRE); t; t = t->next)
+		for (uint32_t c = 0; c < JP_FN_CHUNKS; c++)
+			for (uint32_t i = 0; t->stats[c] && i < JP_FN_CHUNK; i++)
+				jp_stats_window_close(t, &t->stats[c][i]);
+
 	for (uint32_t fn = 1; fn <= nfns; fn++) {
 		struct row r;
 
@@ -121,6 +230,8 @@ static size_t merge(struct jp_instr *in, struct row *rows, uint32_t nfns)
 			if (!c)
 				continue;
 			s = &c[fn % JP_FN_CHUNK];
+			r.err2 += window_var(s);
+			r.inside += s->inside;
 			r.timed += s->timed;
 			r.unbalanced += s->unbalanced;
 			r.framed += s->framed;
@@ -136,6 +247,10 @@ static size_t merge(struct jp_instr *in, struct row *rows, uint32_t nfns)
 		}
 		if (!r.calls && !r.unbalanced)
 			continue;
+		/* windows of calls shorter than the clock's step may add up
+		 * below 0 */
+		if (r.total < 0)
+			r.total = 0;
 		/* the timed calls stand for r.w calls; scale to the exact count */
 		r.total_ns = r.w > 0 ? ns_of(in, r.total * (double)r.calls / r.w) : 0;
 		rows[n++] = r;
@@ -153,7 +268,59 @@ static void sample_text(const struct jp_instr *in, char *buf, size_t len)
 		snprintf(buf, len, "%u", in->every);
 }
 
-static void write_header(struct jp_instr *in, FILE *f)
+#define PRICE_ERROR 1.0         /* of the probes' price inside a call (write_checks) */
+
+static double self_ns(const struct jp_instr *in, const struct row *r)
+{
+	return r->total_ns - ns_of(in, r->child);
+}
+
+/*
+ * Per row, in the rows' order: the error of its total, and the estimated
+ * time of the callees it was seen to call ("-": not known), so that a
+ * reader can check the figures against each other (jitperf-stats(5)).
+ */
+static void write_checks(struct jp_instr *in, FILE *f, const struct row *rows, size_t n)
+{
+	uint64_t now = jp_monotonic_ns();
+	unsigned threads = 0;
+
+	/* the time its threads could run: no function's self time is more */
+	for (struct jp_thread *t = __atomic_load_n(&in->threads, __ATOMIC_ACQUIRE); t; t = t->next)
+		threads++;
+	fprintf(f, "# check: wall_ns=%llu threads=%u\n",
+		(unsigned long long)(now > in->open_ns ? now - in->open_ns : 0), threads);
+	fputs("# error: total_ns=", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		/* what the probes of its callees cost in the JIT's code
+		 * differs from their calibrated price with what they
+		 * overlap: from none to twice as much (doc/probes.md) */
+		double probes = PRICE_ERROR * r->inside;
+
+		if (i)
+			fputc(',', f);
+		if (r->timed && r->w > 0)
+			fprintf(f, "%.0f", ns_of(in, root(r->err2 + probes * probes) *
+						 (double)r->calls / r->w));
+		else
+			fputc('-', f);
+	}
+	fputs("\n# callees: total_ns=", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+
+		if (i)
+			fputc(',', f);
+		if (r->timed && !r->framed)
+			fprintf(f, "%.0f", r->total_ns - self_ns(in, r));
+		else
+			fputc('-', f);
+	}
+	fputc('\n', f);
+}
+
+static void write_header(struct jp_instr *in, FILE *f, const struct row *rows, size_t n)
 {
 	const struct jp_counter_set *cs = &in->counters;
 	const double *c = in->cost.c;
@@ -171,7 +338,7 @@ static void write_header(struct jp_instr *in, FILE *f)
 	/* what the probes cost, subtracted from every timed call; to the ps:
 	 * jitperf report multiplies them by hundreds of millions of calls */
 	fprintf(f, "# probes: self_ns=%.3f lib_ns=%.3f inline_ns=%.3f framed_ns=%.3f timed_ns=%.3f\n",
-		ns_of(in, c[JPT_COST_SELF]), ns_of(in, c[JPT_COST_LIB]),
+		ns_of(in, in->cost.net_self), ns_of(in, c[JPT_COST_LIB]),
 		ns_of(in, c[JPT_COST_INLINE]), ns_of(in, c[JPT_COST_FRAMED]),
 		ns_of(in, c[JPT_COST_TIMED]));
 	jp_totals(in, &tot);
@@ -198,6 +365,7 @@ static void write_header(struct jp_instr *in, FILE *f)
 	for (unsigned i = 0; i < cs->n; i++)
 		if (!cs->ok[i])
 			fprintf(f, "# unsupported counter %s: %s\n", cs->names[i], cs->why[i]);
+	write_checks(in, f, rows, n);
 	fputs("function\tcalls\ttimed\ttotal_ns\tself_ns\tmin_ns\tmean_ns\tmax_ns\tunbalanced", f);
 	for (unsigned i = 0; i < cs->n; i++)
 		fprintf(f, "\t%s", cs->names[i]);
@@ -211,7 +379,7 @@ static void write_rows(struct jp_instr *in, FILE *f, struct row *rows, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		double scale = r->w > 0 ? (double)r->calls / r->w : 0;
-		double total = r->total_ns, self = total - ns_of(in, r->child);
+		double total = r->total_ns, self = self_ns(in, r);
 
 		put_name(f, jp_fnent(in, r->fn)->name);
 		fprintf(f, "\t%llu\t%llu", (unsigned long long)r->calls, (unsigned long long)r->timed);
@@ -265,7 +433,7 @@ int jp_stats_write(struct jp_instr *in)
 		goto out;
 	}
 	nf.fd = -1;             /* f owns it now */
-	write_header(in, f);
+	write_header(in, f, rows, n);
 	write_rows(in, f, rows, n);
 	if (ferror(f) | fclose(f))
 		err = errno ? -errno : -EIO;

@@ -16,7 +16,10 @@
  *
  * Estimates.  A timed call stands for the calls of its function since the
  * function's previous timed call (its weight).  Totals are sums of
- * duration x weight, scaled to the exact count at the end (stats.c).  A
+ * duration x weight, scaled to the exact count at the end (stats.c);
+ * calls of weight above 1 go through windows, whose middle mean stands
+ * for them (stats.c, jp_stats_window_close), so that an interrupt in one
+ * is not multiplied by the calls it stands for.  A
  * timed call's duration is net of the probes: its own clock reads and
  * the probes of the calls it made, counted exactly and priced by the
  * calibration (calibrate.c).  Self time is total minus the estimated time

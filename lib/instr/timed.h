@@ -48,12 +48,16 @@ uint64_t jp_draw(struct jp_thread *t, uint64_t n)
 
 /*
  * Call n of fn, counted in c, whose stack entry is sd, starts as a timed
- * call at now; framed: JITPERF__FRAMED when jitperf__enter_framed entered it.
+ * call; framed: JITPERF__FRAMED when jitperf__enter_framed entered it.
  * 1, or 0 when it cannot be timed (the caller makes it a counted call).
+ * The clock is read last, after the bookkeeping: a timed call is rare,
+ * so its bookkeeping runs with cold caches and mispredicted branches, and
+ * inside the interval it would cost the call several times what the same
+ * code costs calibration, which times every call of one function.
  */
 static inline __attribute__((always_inline, no_instrument_function))
 int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
-		   struct jitperf__count *c, uint32_t framed, uint64_t now)
+		   struct jitperf__count *c, uint32_t framed)
 {
 	struct jitperf__tls *T = &jitperf__tls;
 	struct jp_fstat *st = NULL;
@@ -81,46 +85,58 @@ int jp_timed_enter(struct jp_thread *t, jitperf_fn fn, uint32_t sd, uint64_t n,
 		f->inl0 = T->inline_calls;
 		f->frm0 = T->framed_calls;
 	}
-	if (__builtin_expect(t->nctr != 0, 0)) {
-		jp_counters_read(&t->in->counters, &t->ctrs, f->ctr);
-		now = jp_ticks();       /* the counters' interval inside the clock's */
-	}
-	f->start = now;
 	if (st)
 		st->last_n = n;
 	if (__builtin_expect(t->mode == JP_SAMPLE_ADAPTIVE, 0))
-		c->next = n + jp_draw(t, jp_timed_adapt(t, st, now));
+		c->next = n + jp_draw(t, jp_timed_adapt(t, st, jp_ticks()));
 	else
 		c->next = n + jp_draw(t, t->every);
 	if (__builtin_expect(t->calibrating, 0))
 		c->next = n + 1;        /* every call */
 	t->ntimed++;
-	if (t->trace_on && !t->min_ticks) {
-		if (!t->trace_full && !jp_trace_entry_put(t, f)) {
-			f->written = 1;
-			return 1;
-		}
-		t->drop_full++;
-	}
+	if (__builtin_expect(t->nctr != 0, 0))
+		jp_counters_read(&t->in->counters, &t->ctrs, f->ctr);
+	/* the counters' interval inside the clock's */
+	f->start = jp_ticks();
 	f->written = 0;
+	if (t->trace_on && !t->min_ticks) {
+		if (!t->trace_full && !jp_trace_entry_put(t, f))
+			f->written = 1;
+		else
+			t->drop_full++;
+		/* The net duration starts after the event is written: a
+		 * sampled call writes it cold, and any call may fault in the
+		 * next page of the file.  In the file the entry keeps its
+		 * time; the trace's calibration adds the writing to the
+		 * timed call's own part (jp_calibrate). */
+		if (t->net_on) {
+			uint64_t start = jp_ticks();
+
+			if (__builtin_expect(t->calibrating, 0))
+				t->cal_write = start - f->start;
+			f->start = start;
+		}
+	}
 	return 1;
 }
 
-/* The net duration of f ending at now: minus the probes inside it.  (The
- * counts are differences of a few calls: signed conversions are one
- * instruction, unsigned ones a branch.) */
+/* The net duration of f ending at now: minus the probes inside it; below
+ * 0 when the clock's step is longer than the call.  (The counts are
+ * differences of a few calls: signed conversions are one instruction,
+ * unsigned ones a branch.) */
 static inline __attribute__((always_inline, no_instrument_function))
-double jp_net_ticks(struct jp_thread *t, const struct jp_frame *f, uint64_t now)
+double jp_net_ticks(struct jp_thread *t, const struct jp_frame *f, uint64_t now, double *inside)
 {
 	const struct jitperf__tls *T = &jitperf__tls;
 	const double *c = t->in->cost.c;
 	double d = (double)(int64_t)(now - f->start);
 
-	d -= c[JPT_COST_SELF] + (double)(int64_t)(T->lib_calls - f->lib0) * c[JPT_COST_LIB] +
-	     (double)(int64_t)(T->inline_calls - f->inl0) * c[JPT_COST_INLINE] +
-	     (double)(int64_t)(T->framed_calls - f->frm0) * c[JPT_COST_FRAMED] +
-	     (double)(int64_t)(t->timed_calls - f->timed0 - 1) * c[JPT_COST_TIMED];
-	return d > 0 ? d : 0;
+	/* the probes of the calls made inside: their price as calibrated */
+	*inside = (double)(int64_t)(T->lib_calls - f->lib0) * c[JPT_COST_LIB] +
+		  (double)(int64_t)(T->inline_calls - f->inl0) * c[JPT_COST_INLINE] +
+		  (double)(int64_t)(T->framed_calls - f->frm0) * c[JPT_COST_FRAMED] +
+		  (double)(int64_t)(t->timed_calls - f->timed0 - 1) * c[JPT_COST_TIMED];
+	return d - t->in->cost.net_self - *inside;
 }
 
 /*
@@ -136,7 +152,7 @@ void jp_timed_exit(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now)
 	struct jp_frame *f;
 	struct jp_fstat *st;
 	uint32_t k = t->ntimed;
-	double net;
+	double net, snet, inside = 0;
 
 	/* its frame: frames above it belong to calls that are gone */
 	while (k > 0 && t->frames[k - 1].sdepth > sd)
@@ -150,7 +166,8 @@ void jp_timed_exit(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now)
 		jp_counters_read(&t->in->counters, &t->ctrs, cur);
 	if (__builtin_expect(t->calibrating, 0))
 		t->cal_raw = now - f->start;
-	net = t->net_on ? jp_net_ticks(t, f, now) : 0;
+	snet = t->net_on ? jp_net_ticks(t, f, now, &inside) : 0;
+	net = snet > 0 ? snet : 0;
 	if (t->stats_on && (st = jp_stat(t, f->fn))) {
 		int64_t whole = (int64_t)(net + 0.5);
 
@@ -159,22 +176,40 @@ void jp_timed_exit(struct jp_thread *t, uint32_t sd, int repaired, uint64_t now)
 		if ((uint64_t)whole > st->max)
 			st->max = (uint64_t)whole;
 		st->timed++;
-		st->w += f->w;
-		st->total += net * f->w;
+		/* A call that stands for itself is added as it is; one that
+		 * stands for others goes into a window, whose interquartile
+		 * mean stands for them all: an interrupt or a fault inside one call must
+		 * not be multiplied by the thousands of calls it stands for.
+		 * Totals keep durations below 0, so that a mean of calls
+		 * shorter than the clock's step is not pushed up by them. */
+		/* its caller: not known when the call was entered by code
+		 * that keeps no stack (id 0 is calibration's, which prices
+		 * this too) */
+		uint32_t caller = sd > 0 && !f->framed ? JP_ID(T->stack[sd - 1]) : JP_NO_CALLER;
+		struct jp_fstat *cs;
+
+		if (caller > t->nfns)
+			caller = JP_NO_CALLER;
+		if (f->w <= 1) {
+			st->w += f->w;
+			st->total += snet * f->w;
+			/* the caller's share of time spent in its callees */
+			if (caller != JP_NO_CALLER && (cs = jp_stat(t, caller)))
+				cs->child += snet * f->w;
+		} else {
+			/* the window credits the callers when it closes */
+			st->win[st->nwin] = (float)snet;
+			st->win_wt[st->nwin] = (float)f->w;
+			st->win_caller[st->nwin++] = caller;
+			st->win_w += f->w;
+			if (st->nwin == JP_WINDOW)
+				jp_stats_window_close(t, st);
+		}
+		st->inside += inside * f->w;
 		st->unbalanced += (unsigned)repaired;
 		st->framed += f->framed;
 		for (unsigned i = 0; i < t->nctr; i++)
 			st->ctr[i] += (double)(int64_t)(cur[i] - f->ctr[i]) * f->w;
-		/* the caller's share of time spent in its callees (not known
-		 * when the call was entered by code that keeps no stack; id 0
-		 * is calibration's, which prices this too) */
-		if (sd > 0 && !f->framed) {
-			uint32_t caller = JP_ID(T->stack[sd - 1]);
-			struct jp_fstat *cs;
-
-			if (caller <= t->nfns && (cs = jp_stat(t, caller)))
-				cs->child += net * f->w;
-		}
 	}
 	if (f->written) {
 		if (jp_trace_exit_put(t, f, now, t->nctr ? cur : NULL, repaired)) {

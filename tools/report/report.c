@@ -111,6 +111,9 @@ static void table_free(struct table *t)
 	free(t->counters);
 	free(t->rows);
 	free(t->slot);
+	for (size_t i = 0; i < t->nwarnings; i++)
+		free(t->warnings[i]);
+	free(t->warnings);
 }
 
 /*
@@ -180,6 +183,7 @@ static int add_stats(struct table *t, const struct rundir *rd)
 	char err[512];
 
 	for (size_t i = 0; i < rd->nstats; i++) {
+		struct report_check chk = { 0 };
 		struct stats_file *s;
 
 		if (stats_read(rd->stats[i], &s, err, sizeof(err))) {
@@ -196,6 +200,9 @@ static int add_stats(struct table *t, const struct rundir *rd)
 					goto nomem;
 		}
 		report_run_add(&t->run, s);
+		if (report_check_read(rd->stats[i], &chk, s->nrows) ||
+		    report_check_run(t, s, &chk))
+			goto nomem;
 		for (size_t r = 0; r < s->nrows; r++) {
 			const struct stats_row *sr = &s->rows[r];
 			struct fnrow *row = registered(t, sr->name);
@@ -207,6 +214,10 @@ static int add_stats(struct table *t, const struct rundir *rd)
 			    !(row->ctr = calloc(t->ncounters, sizeof(uint64_t))))
 				goto nomem;
 			report_row_add(row, s, sr);
+			if (chk.err_ns[r] >= 0) {
+				row->has_err = 1;
+				row->err2 += chk.err_ns[r] * chk.err_ns[r];
+			}
 			/* counters are matched by name: processes may list them differently */
 			for (size_t c = 0; c < s->ncounters; c++)
 				for (size_t k = 0; k < t->ncounters; k++)
@@ -215,10 +226,12 @@ static int add_stats(struct table *t, const struct rundir *rd)
 							row->ctr[k] == STATS_NO_VALUE ? STATS_NO_VALUE :
 							row->ctr[k] + sr->counters[c];
 		}
+		report_check_free(&chk);
 		stats_free(s);
 		t->nstats++;
 		continue;
 nomem:
+		report_check_free(&chk);
 		stats_free(s);
 		return -ENOMEM;
 	}
@@ -478,6 +491,7 @@ static void print_table(struct table *t, const char *dir)
 	if (t->have_perf && !t->have_children)
 		printf("# children%%: record with -g or --call-graph to see time spent in callees\n");
 	report_print_notes(t);
+	report_print_warnings(t);
 }
 
 /* One report: what the steps of cmd_report share, freed in one place. */

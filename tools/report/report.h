@@ -29,6 +29,8 @@ struct fnrow {
 	int       has_stats;
 	uint64_t  calls, timed;         /* counted exactly; timed */
 	uint64_t  total_ns, min_ns, max_ns;  /* estimated from the timed calls */
+	int       has_err;              /* the files say the error of total_ns: */
+	double    err2;                 /* its square, summed over the processes */
 	double    probe_ns;             /* estimated cost of the probes inside its code */
 	uint64_t *ctr;                  /* summed per counter, STATS_NO_VALUE if unsupported */
 };
@@ -56,6 +58,8 @@ struct table {
 	uint64_t       moved_samples;   /* estimated in the JIT code's inline probes */
 	int            have_perf, have_children;
 	int            bad_input;       /* a file could not be read: exit 1 after the table */
+	char         **warnings;        /* figures that contradict each other */
+	size_t         nwarnings;
 	/* set by report_table_sort: */
 	uint64_t       jit_samples;     /* in JIT code, its probes moved out */
 	uint64_t       shown_probes;    /* the probes' row, 0: none */
@@ -74,6 +78,28 @@ static inline int report_row_quiet(const struct fnrow *r)
 /* A statistics file into the run's figures, and one of its rows into row. */
 void report_run_add(struct runinfo *ri, const struct stats_file *s);
 void report_row_add(struct fnrow *row, const struct stats_file *s, const struct stats_row *sr);
+
+/* What a statistics file says beside its rows (tools/report/report_check.c):
+ * per row the error of its total and the time of its callees (< 0: not
+ * said), and how long its threads could run. */
+struct report_check {
+	double *err_ns, *callee_ns;
+	double  run_ns;
+	int     has_run;
+};
+/* Read them from path, whose rows stats_read read (nrows).  0 or -ENOMEM;
+ * a file without them leaves them unknown. */
+int report_check_read(const char *path, struct report_check *c, size_t nrows);
+void report_check_free(struct report_check *c);
+/* A warning into t for each of s's figures that contradicts another
+ * beyond their errors.  0 or -ENOMEM. */
+int report_check_run(struct table *t, const struct stats_file *s, const struct report_check *c);
+/* The warnings, one line each, under the table. */
+void report_print_warnings(const struct table *t);
+/* The error of r's mean, ns; < 0 not known. */
+double report_mean_err(const struct fnrow *r);
+/* Whether r's mean is below the probes' resolution. */
+int report_below_resolution(const struct fnrow *r, const struct runinfo *ri);
 
 /* Move each JIT function's share of the probes' estimated samples from its
  * row to the probes' (fnrow.probe_samples, table.moved_samples). */

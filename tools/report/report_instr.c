@@ -84,18 +84,36 @@ void report_probes_move(struct table *t)
 	}
 }
 
-/* A duration in ns, or "<N" below the probes' resolution. */
-static void duration(uint64_t ns, const struct runinfo *ri)
+static double resolution(const struct runinfo *ri)
 {
-	double res = ri->probe_ns[STATS_COST_SELF] > 1 ? ri->probe_ns[STATS_COST_SELF] : 1;
-	char buf[32];
+	return ri->probe_ns[STATS_COST_SELF] > 1 ? ri->probe_ns[STATS_COST_SELF] : 1;
+}
 
-	if ((double)ns < res) {
+double report_mean_err(const struct fnrow *r)
+{
+	return r->has_err && r->calls ? sqrt(r->err2) / (double)r->calls : -1;
+}
+
+int report_below_resolution(const struct fnrow *r, const struct runinfo *ri)
+{
+	return r->timed && (double)(r->calls ? r->total_ns / r->calls : 0) < resolution(ri);
+}
+
+/* A duration in ns, "<N" below the probes' resolution; with its error
+ * (err >= 0.5) as "N±E". */
+static void duration(uint64_t ns, double err, const struct runinfo *ri)
+{
+	double res = resolution(ri);
+	char buf[48];
+
+	if ((double)ns < res)
 		snprintf(buf, sizeof(buf), "<%.0f", ceil(res));
-		printf(" %12s", buf);
-	} else {
-		printf(" %12" PRIu64, ns);
-	}
+	else if (err >= 0.5)
+		snprintf(buf, sizeof(buf), "%" PRIu64 "\u00b1%.0f", ns, err);
+	else
+		snprintf(buf, sizeof(buf), "%" PRIu64, ns);
+	/* the width in characters: "±" is two bytes */
+	printf(" %*s", err >= 0.5 && (double)ns >= res ? 13 : 12, buf);
 }
 
 void report_print_times(const struct fnrow *r, const struct runinfo *ri)
@@ -116,9 +134,9 @@ void report_print_times(const struct fnrow *r, const struct runinfo *ri)
 		printf(" %12s %12s %12s", "-", "-", "-");
 		return;
 	}
-	duration(r->calls ? r->total_ns / r->calls : 0, ri);
-	duration(r->min_ns, ri);
-	duration(r->max_ns, ri);
+	duration(r->calls ? r->total_ns / r->calls : 0, report_mean_err(r), ri);
+	duration(r->min_ns, -1, ri);
+	duration(r->max_ns, -1, ri);
 }
 
 static void note_timing(const struct runinfo *ri)
@@ -140,8 +158,9 @@ static void note_timing(const struct runinfo *ri)
 		       ri->sample_every == 1 ? "of" : "estimated from");
 		if (ri->has_probes)
 			printf(" (%.1f ns in a timed call; \"<%.0f\": shorter than that)",
-			       ri->probe_ns[STATS_COST_SELF], ceil(ri->probe_ns[STATS_COST_SELF] > 1 ?
-								  ri->probe_ns[STATS_COST_SELF] : 1));
+			       ri->probe_ns[STATS_COST_SELF], ceil(resolution(ri)));
+		printf("; \"\u00b1E\": the mean's error, from the spread of the timed "
+		       "calls and the price of the probes inside them");
 	}
 	putchar('\n');
 }

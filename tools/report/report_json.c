@@ -93,6 +93,10 @@ static void function(const struct table *t, const struct fnrow *r)
 	u64("calls", r->calls, r->has_stats, &first);
 	u64("timed", r->timed, r->has_stats, &first);
 	u64("mean_ns", r->calls ? r->total_ns / r->calls : 0, r->has_stats && r->timed, &first);
+	fixed("mean_err_ns", r->has_stats && r->timed ? report_mean_err(r) : -1, &first);
+	key("below_resolution", &first);
+	fputs(r->has_stats && r->timed && report_below_resolution(r, &t->run) ? "true" : "false",
+	      stdout);
 	u64("min_ns", r->min_ns, r->has_stats && r->timed, &first);
 	u64("max_ns", r->max_ns, r->has_stats && r->timed, &first);
 	key("counters_per_call", &first);
@@ -138,6 +142,14 @@ static void table(const struct table *t, int *first)
 	}
 	fputs(n ? "\n]" : "]", stdout);
 	u64("quiet_functions", quiet, 1, first);
+	key("warnings", first);
+	putchar('[');
+	for (size_t i = 0; i < t->nwarnings; i++) {
+		if (i)
+			putchar(',');
+		str(t->warnings[i]);
+	}
+	putchar(']');
 }
 
 static const char *runtime(enum tm_kind k)
