@@ -217,16 +217,17 @@ JITPERF_API int jitperf_compile_begin(jitperf *jp, const char *func, unsigned ti
 JITPERF_API int jitperf_compile_end(jitperf *jp, uint64_t compile, int status);
 
 /*
- * A small entry for an interpreter's function (x86-64): *entry gets code
- * that keeps a frame perf's frame-pointer and DWARF unwinding walk
- * through, calls target with the caller's register arguments and returns
- * its result; it is registered as func[tag] (with unwind info).  An
- * interpreter calls *entry instead of its eval function, so each sample in
- * it has the function it runs on its stack.  Arguments passed on the stack
- * do not reach target: at most 6 integer and 8 floating-point arguments,
- * in registers.  In an inactive session *entry is target itself.  Entries
- * stay valid until the process ends.  Errors: -EINVAL (NULL func, target
- * or entry, tier over 15), -EOPNOTSUPP (not x86-64), -ENOMEM, -ENOSPC/-EIO.
+ * A small entry for an interpreter's function (x86-64 and little-endian
+ * AArch64): *entry gets code that keeps a frame perf's frame-pointer and
+ * DWARF unwinding walk through, calls target with the caller's register
+ * arguments and returns its result; it is registered as func[tag] (with
+ * unwind info).  An interpreter calls *entry instead of its eval function,
+ * so each sample in it has the function it runs on its stack.  Arguments
+ * passed on the stack do not reach target: at most 6 integer and 8
+ * floating-point arguments on x86-64, 8 and 8 on AArch64, in registers.
+ * In an inactive session *entry is target itself.  Entries stay valid
+ * until the process ends.  Errors: -EINVAL (NULL func, target or entry,
+ * tier over 15), -EOPNOTSUPP (another machine), -ENOMEM, -ENOSPC/-EIO.
  */
 JITPERF_API int jitperf_trampoline(jitperf *jp, const char *func, unsigned tier,
 				   const void *target, void **entry);
