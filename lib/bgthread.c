@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The library's own threads (the filler of the trace): started with every
- * signal blocked, named, woken through a futex.
+ * The library's own threads (jitperf-fill, the filler of the trace, and
+ * jitperf-standby, which waits for an attach): started with every signal
+ * blocked, named, woken through a futex.
  */
 #include "config.h"
 

@@ -28,8 +28,9 @@
  * symbols hold from then on, as perf reads a perf map for the whole
  * process); its later anonymous mappings are left out.  perf's own tools
  * then name its code from the output alone, after /tmp is cleaned or on
- * another machine.  Later lines of the map win where addresses are used
- * again, as they go into later images.
+ * another machine.  Where addresses are used again, each piece of the
+ * address space gets the symbol perf's own reading of the map names it
+ * with (pm_pieces).
  */
 static struct mapproc *mapproc_get(struct ctx *c, uint32_t pid)
 {

@@ -275,44 +275,6 @@ static int same_dir(const char *a, const char *b)
 }
 
 /*
- * perf inject writes the images of a jitdump beside it: those of pid
- * written in this run go into dir with their jitdump (renamed, or copied
- * across file systems).  perf's own tools find them by build id in its
- * cache, where perf inject put them; jitperf's in dir.
- */
-static size_t move_images(const char *from, const char *dir, uint32_t pid,
-			  struct timespec since)
-{
-	char prefix[32], src[PATH_MAX], dst[PATH_MAX];
-	struct dirent *de;
-	struct stat st;
-	size_t moved = 0;
-	DIR *d = opendir(from);
-
-	if (!d)
-		return 0;
-	snprintf(prefix, sizeof(prefix), "jitted-%" PRIu32 "-", pid);
-	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-
-		if (strncmp(de->d_name, prefix, strlen(prefix)) || n < 4 ||
-		    strcmp(de->d_name + n - 3, ".so"))
-			continue;
-		snprintf(src, sizeof(src), "%s/%s", from, de->d_name);
-		snprintf(dst, sizeof(dst), "%s/%s", dir, de->d_name);
-		/* perf inject ran as us: an image of another user was planted */
-		if (lstat(src, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-		    !newer(&st, since) || !access(dst, F_OK))
-			continue;
-		if (!rename(src, dst) || (errno == EXDEV && !copy_file(src, dst, since, 0, NULL) &&
-					  !unlink(src)))
-			moved++;
-	}
-	closedir(d);
-	return moved;
-}
-
-/*
  * The tier and compile events libjitperf writes beside a jitdump
  * (jit-<pid>.tiers, jitperf-tiers(5)), brought in with it.
  */
@@ -373,9 +335,6 @@ static int collect_dump(struct collect *c, const struct marker *m, const char *d
 		c->dumps_copied++;
 		c->removed += removed;
 		collect_tiers(c, slash ? (slash == from ? "/" : from) : ".", dir, m->pid, since);
-		if (slash)
-			c->images_moved += move_images(slash == from ? "/" : from, dir, m->pid,
-						       since);
 	} else if (err == -ENOMEM) {
 		free(from);
 		return err;

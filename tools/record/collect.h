@@ -28,7 +28,7 @@ struct collect_proc {
 struct collect {
 	struct collect_proc *procs;
 	size_t               nprocs;
-	size_t               dumps_copied, maps_copied, images_moved;
+	size_t               dumps_copied, maps_copied;
 	size_t               removed;  /* of the files copied, those removed where they were */
 	int                  read;     /* perf.data was read whole */
 	uint64_t             samples;  /* its PERF_RECORD_SAMPLE records */
