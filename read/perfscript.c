@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "perfscript.h"
@@ -27,7 +25,7 @@
 
 #define MAX_LINE    (64u << 20)   /* longer lines are rejected, not buffered */
 #define MAX_FRAMES  (1u << 20)    /* frames of one sample */
-#define READ_CHUNK  (4u << 20)
+#define READ_CHUNK  (1u << 20)    /* read at once: the copy stays in the cache */
 
 struct frame {
 	size_t off, len;
@@ -851,42 +849,10 @@ int ps_finish(struct ps_parser *p)
 	return 0;
 }
 
-/* a regular file is mapped in pieces: no copy through read() */
-static int parse_mapped(struct ps_parser *p, int fd, off_t size)
-{
-	const size_t window = 64u << 20;
-	off_t off = 0;
-	int ret = 0;
-
-	while (off < size && !ret) {
-		size_t len = size - off > (off_t)window ? window : (size_t)(size - off);
-		void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, off);
-
-		if (m == MAP_FAILED)
-			return 1;          /* fall back to read() from here */
-		madvise(m, len, MADV_SEQUENTIAL | MADV_WILLNEED);
-		ret = ps_feed(p, m, len);
-		munmap(m, len);
-		off += len;
-		if (lseek(fd, off, SEEK_SET) < 0)
-			return -errno;
-	}
-	return ret ? ret : ps_finish(p);
-}
-
 int ps_parse_fd(struct ps_parser *p, int fd)
 {
-	struct stat st;
-	char *buf;
+	char *buf = malloc(READ_CHUNK);
 	int ret = 0;
-
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    lseek(fd, 0, SEEK_CUR) == 0) {
-		ret = parse_mapped(p, fd, st.st_size);
-		if (ret <= 0)
-			return ret;
-	}
-	buf = malloc(READ_CHUNK);
 
 	if (!buf)
 		return fail(p, -ENOMEM, "out of memory");

@@ -205,7 +205,7 @@ SCRIPT_TESTS = \
 	tests/cmd/filesafety.test tests/cmd/inject.test tests/cmd/node.test tests/cmd/jvm.test tests/cmd/erlang.test \
 	tests/cmd/attach.test tests/cmd/messages.test tests/cmd/container.test \
 	tests/cmd/perfmap-overlap.test tests/cmd/hostile.test tests/cmd/report-fallback.test \
-	tests/convert/stackcollapse.test tests/convert/fold-own.test tests/convert/chrome.test tests/convert/svg.test \
+	tests/convert/stackcollapse.test tests/convert/fold-own.test tests/convert/fold-parallel.test tests/convert/chrome.test tests/convert/svg.test \
 	tests/convert/errors.test tests/convert/jitdump.test tests/convert/record.test tests/convert/viewer.test \
 	tests/convert/outfile.test tests/convert/chrome-max.test tests/convert/perfdata.test \
 	tests/convert/pprof.test tests/convert/srcline.test tests/convert/speedscope.test \

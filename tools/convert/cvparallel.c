@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * perf script text read by several threads: a regular file is mapped and
- * cut at blank lines (where stackcollapse-perf.pl forgets everything of
- * the sample before), each piece parsed by a parser of its own into its
- * own sample callback, with the event filter every parser would have
- * chosen (the first sample header's event) set beforehand.  The pieces'
- * samples are then merged by the caller; the result is the same as one
- * parser's, as long as what the callbacks do does not depend on order.
- * An error in a piece is reported by reading the file again in one piece,
- * so its message has the line number of the whole file.
+ * perf script text read by several threads: a regular file is cut at
+ * blank lines (where stackcollapse-perf.pl forgets everything of the
+ * sample before), each piece read with pread() into a buffer of its own
+ * and parsed by a parser of its own into its own sample callback, with
+ * the event filter every parser would have chosen (the first sample
+ * header's event) set beforehand.  The pieces' samples are then merged by
+ * the caller; the result is the same as one parser's, as long as what the
+ * callbacks do does not depend on order.  An error in a piece (or a file
+ * that changed under us) is reported by reading the file again in one
+ * piece, so its message has the line number of the whole file.
  */
 #include "config.h"
 
@@ -16,43 +17,78 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cvinput.h"
 
 #define MIN_PIECE (4u << 20)        /* smaller inputs are not worth a thread */
+#define CHUNK     (1u << 20)        /* read at once: the copy stays in the cache */
+#define HEAD      (1u << 20)        /* where the first sample's event is looked for */
 
 struct piece {
-	const char        *buf;
+	int                fd;
+	off_t              off;
 	size_t             len;
 	struct ps_parser  *p;
 	int                ret;
 	pthread_t          th;
 };
 
+/* n bytes at off, all of them (0), or -EAGAIN: the file is shorter now */
+static int read_at(int fd, char *buf, size_t n, off_t off)
+{
+	while (n) {
+		ssize_t k = pread(fd, buf, n, off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -EAGAIN;
+		buf += k;
+		n -= k;
+		off += k;
+	}
+	return 0;
+}
+
 static void *parse_piece(void *arg)
 {
 	struct piece *pc = arg;
+	char *buf = malloc(CHUNK);
 
-	pc->ret = ps_feed(pc->p, pc->buf, pc->len);
+	if (!buf) {
+		pc->ret = -ENOMEM;
+		return NULL;
+	}
+	for (size_t done = 0, n; !pc->ret && done < pc->len; done += n) {
+		n = pc->len - done < CHUNK ? pc->len - done : CHUNK;
+		pc->ret = read_at(pc->fd, buf, n, pc->off + done);
+		if (!pc->ret)
+			pc->ret = ps_feed(pc->p, buf, n);
+	}
+	free(buf);
 	if (!pc->ret)
 		pc->ret = ps_finish(pc->p);
 	return NULL;
 }
 
 /* the start of the line after the first blank line at or after from */
-static size_t cut_after_blank(const char *b, size_t len, size_t from)
+static off_t cut_after_blank(int fd, off_t size, off_t from)
 {
-	const char *p = b + from, *e = b + len;
+	char buf[64 << 10], prev = 0;
 
-	while (p < e && (p = memchr(p, '\n', e - p)) && p + 1 < e) {
-		if (p[1] == '\n')
-			return p + 2 - b;
-		p++;
+	for (off_t at = from; at < size; at += sizeof(buf)) {
+		size_t n = size - at < (off_t)sizeof(buf) ? (size_t)(size - at) : sizeof(buf);
+
+		if (read_at(fd, buf, n, at))
+			return size;
+		for (size_t i = 0; i < n; prev = buf[i++])
+			if (buf[i] == '\n' && prev == '\n')
+				return at + i + 1;
 	}
-	return len;
+	return size;
 }
 
 int cv_read_text_parallel(struct cv_input *in, unsigned flags, size_t nthreads,
@@ -61,29 +97,37 @@ int cv_read_text_parallel(struct cv_input *in, unsigned flags, size_t nthreads,
 {
 	struct piece pcs[8];
 	struct stat st;
-	const char *map, *ev;
-	size_t evlen, i, n, start;
+	char *head;
+	const char *ev, *nl;
+	size_t evlen, i, n, headlen;
+	off_t start;
 	int ret = 0;
 
 	if (nthreads < 2 || nthreads > 8 || in->fd <= 0 || fstat(in->fd, &st) ||
 	    !S_ISREG(st.st_mode) || (size_t)st.st_size < nthreads * MIN_PIECE)
 		return -EAGAIN;
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
-	if (map == MAP_FAILED)
+	/* the first event, from whole lines at the start; none there: one piece */
+	head = malloc(HEAD);
+	if (!head)
 		return -EAGAIN;
-	madvise((void *)map, st.st_size, MADV_SEQUENTIAL | MADV_WILLNEED);
-	evlen = ps_first_event(map, st.st_size, &ev);
+	headlen = HEAD;
+	if (read_at(in->fd, head, headlen, 0) || !(nl = memrchr(head, '\n', headlen)) ||
+	    !(evlen = ps_first_event(head, nl + 1 - head, &ev))) {
+		free(head);
+		return -EAGAIN;
+	}
 	memset(pcs, 0, sizeof(pcs));
-	for (i = 0, n = 0, start = 0; i < nthreads && start < (size_t)st.st_size; i++) {
-		size_t end = i + 1 == nthreads ? (size_t)st.st_size :
-			     cut_after_blank(map, st.st_size, (size_t)st.st_size / nthreads * (i + 1));
+	for (i = 0, n = 0, start = 0; i < nthreads && start < st.st_size; i++) {
+		off_t end = i + 1 == nthreads ? st.st_size :
+			    cut_after_blank(in->fd, st.st_size, st.st_size / (off_t)nthreads * (i + 1));
 
 		if (end <= start)
 			continue;
-		pcs[n].buf = map + start;
+		pcs[n].fd = in->fd;
+		pcs[n].off = start;
 		pcs[n].len = end - start;
 		pcs[n].p = ps_new(flags, in->path, fn, args[n]);
-		if (!pcs[n].p || (evlen && ps_set_event(pcs[n].p, ev, evlen))) {
+		if (!pcs[n].p || ps_set_event(pcs[n].p, ev, evlen)) {
 			ret = -ENOMEM;
 			n += pcs[n].p != NULL;
 			goto out;
@@ -113,7 +157,7 @@ int cv_read_text_parallel(struct cv_input *in, unsigned flags, size_t nthreads,
 out:
 	for (i = 0; i < n; i++)
 		ps_free(pcs[i].p);
-	munmap((void *)map, st.st_size);
+	free(head);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", in->path);
 	return ret;
