@@ -21,8 +21,11 @@
 
 #include "pdsym.h"
 
+/* the per-line steps, inlined into the loop over a block's lines */
+#define HOT static inline __attribute__((always_inline))
+
 /* perf's symbol_type__filter and kallsyms2elf_binding */
-static int kallsyms_keep(char type)
+HOT int kallsyms_keep(char type)
 {
 	switch (type) {
 	case 'T': case 't': case 'W': case 'w': case 'D': case 'd': case 'B': case 'b':
@@ -87,7 +90,7 @@ static const char *line_end(const char *p, const char *end)
 /* All 16 at once: a digit is x - '0' when x <= '9', else (x | 0x20) - 'a' +
  * 10; bytes are then paired into 8, the first digit the high nibble, and
  * the 8 reversed into the number. */
-static int hex16(const char *p, uint64_t *out)
+HOT int hex16(const char *p, uint64_t *out)
 {
 	const __m128i x = _mm_loadu_si128((const __m128i *)p);
 	const __m128i letter = _mm_cmpgt_epi8(x, _mm_set1_epi8('9'));
@@ -115,7 +118,7 @@ static int hex16(const char *p, uint64_t *out)
 /* Per byte: a digit is 0x30-0x39 or (| 0x20) 0x61-0x66, its value its low
  * nibble, + 9 for a letter (bit 6); then the nibbles are packed, eight a
  * word. */
-static int hex16(const char *p, uint64_t *out)
+HOT int hex16(const char *p, uint64_t *out)
 {
 	uint64_t w[2], v = 0;
 
@@ -143,7 +146,7 @@ static int hex16(const char *p, uint64_t *out)
  * (e): 1 with its address, type and name if it is a symbol perf keeps,
  * else 0.
  */
-static int kallsyms_parse(const char *p, const char *e, uint64_t *start, char *type,
+HOT int kallsyms_parse(const char *p, const char *e, uint64_t *start, char *type,
 			  const char **name)
 {
 	const char *q = p;
@@ -204,7 +207,7 @@ struct kfilter {
 };
 
 /* the slot of start: the first address at or above it (n if none) */
-static size_t kslot_of(struct kfilter *k, uint64_t start)
+HOT size_t kslot_of(struct kfilter *k, uint64_t start)
 {
 	size_t lo = 0, hi = k->n, j = k->last;
 
@@ -222,7 +225,7 @@ static size_t kslot_of(struct kfilter *k, uint64_t start)
 	return k->last = lo;
 }
 
-static void keep_line(uint32_t *offs, uint32_t *n, uint64_t *have, uint64_t start, int better,
+HOT void keep_line(uint32_t *offs, uint32_t *n, uint64_t *have, uint64_t start, int better,
 		      uint32_t off, int *overflow)
 {
 	if (better)
@@ -233,7 +236,7 @@ static void keep_line(uint32_t *offs, uint32_t *n, uint64_t *have, uint64_t star
 		offs[(*n)++] = off;
 }
 
-static void kfilter_see(struct kfilter *k, uint64_t start, uint32_t off)
+HOT void kfilter_see(struct kfilter *k, uint64_t start, uint32_t off)
 {
 	size_t j = kslot_of(k, start);
 	struct kslot *s;
@@ -409,7 +412,7 @@ struct kscan {
 	int               nonzero;      /* an address not 0 was seen */
 };
 
-static int kscan_line(struct kscan *ks, const char *p, const char *e, uint64_t off)
+HOT int kscan_line(struct kscan *ks, const char *p, const char *e, uint64_t off)
 {
 	uint64_t start;
 	const char *name;
