@@ -136,7 +136,7 @@ static int radix_syms(struct pd_symtab *t)
 	struct pd_sym *a = t->syms, *b = malloc(t->cap * sizeof(*b)), *x;
 	size_t n = t->n, i, ndig, *count;
 	uint64_t lo = UINT64_MAX, hi = 0;
-	int bits = 8, shift;
+	int bits = 8, shift, span, passes;
 
 	for (i = 0; i < n; i++) {
 		lo = a[i].start < lo ? a[i].start : lo;
@@ -144,6 +144,13 @@ static int radix_syms(struct pd_symtab *t)
 	}
 	while (bits < 16 && ((size_t)1 << (bits + 1)) <= n)
 		bits++;
+	/* as few passes as those bits need, each with the fewest digits */
+	for (span = 0; span < 64 && ((lo ^ hi) >> span); span++)
+		;
+	if (span > bits) {
+		passes = (span + bits - 1) / bits;
+		bits = (span + passes - 1) / passes;
+	}
 	ndig = (size_t)1 << bits;
 	count = malloc((ndig + 1) * sizeof(*count));
 	if (!b || !count) {
@@ -177,6 +184,29 @@ static int radix_syms(struct pd_symtab *t)
  * run is followed by entries added after all of it, in that order (the
  * PLT entries after an ELF table sorted once).
  */
+/*
+ * syms[0, i) is sorted and the few after it (the PLT entries) are not
+ * many: those are sorted on their own and merged in from the end, so the
+ * whole table is not sorted again.  0, or -1 without memory.
+ */
+static int merge_tail(struct pd_symtab *t, size_t i)
+{
+	size_t a = i, b = t->n - i, k = t->n;
+	struct pd_sym *tail = malloc(b * sizeof(*tail));
+
+	if (!tail)
+		return -1;
+	qsort(t->syms + i, b, sizeof(*tail), by_start);
+	memcpy(tail, t->syms + i, b * sizeof(*tail));
+	while (b > 0)
+		if (a > 0 && by_start(&t->syms[a - 1], &tail[b - 1]) > 0)
+			t->syms[--k] = t->syms[--a];
+		else
+			t->syms[--k] = tail[--b];
+	free(tail);
+	return 0;
+}
+
 static void sort_syms(struct pd_symtab *t)
 {
 	size_t i, k, inseq = 1;
@@ -185,6 +215,8 @@ static void sort_syms(struct pd_symtab *t)
 	for (i = 1; i < t->n && by_start(&t->syms[i - 1], &t->syms[i]) < 0; i++)
 		;
 	if (i == t->n)
+		return;
+	if (t->n - i <= i / 8 && !merge_tail(t, i))
 		return;
 	for (k = 0; k < i; k++)
 		top = t->syms[k].seq > top ? t->syms[k].seq : top;
