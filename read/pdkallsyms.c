@@ -73,6 +73,13 @@ static inline uint32_t newlines(const char *p)
 #endif
 }
 
+/* bit i set for each of the 64 bytes at p that is a newline */
+static inline uint64_t newlines64(const char *p)
+{
+	return (uint64_t)newlines(p) | (uint64_t)newlines(p + 16) << 16 |
+	       (uint64_t)newlines(p + 32) << 32 | (uint64_t)newlines(p + 48) << 48;
+}
+
 /* the end of the line at p: its newline, or the end of the text */
 static const char *line_end(const char *p, const char *end)
 {
@@ -440,7 +447,14 @@ static int kscan_block(struct kscan *ks, const char *text, size_t len, uint64_t 
 	int ret = 0;
 	size_t i;
 
-	for (i = 0; i + 16 <= len && !ret; i += 16)
+	/* 64 bytes a step: about two lines */
+	for (i = 0; i + 64 <= len && !ret; i += 64)
+		for (uint64_t nl = newlines64(text + i); nl && !ret; nl &= nl - 1) {
+			e = text + i + __builtin_ctzll(nl);
+			ret = kscan_line(ks, p, e, base + (p - text));
+			p = e + 1;
+		}
+	for (; i + 16 <= len && !ret; i += 16)
 		for (uint32_t nl = newlines(text + i); nl && !ret; nl &= nl - 1) {
 			e = text + i + __builtin_ctz(nl);
 			ret = kscan_line(ks, p, e, base + (p - text));

@@ -179,12 +179,6 @@ static int radix_syms(struct pd_symtab *t)
 }
 
 /*
- * The radix sort keeps the array's order among equal starts, which is
- * seq order when the entries are in the order added, or when a sorted
- * run is followed by entries added after all of it, in that order (the
- * PLT entries after an ELF table sorted once).
- */
-/*
  * syms[0, i) is sorted and the few after it (the PLT entries) are not
  * many: those are sorted on their own and merged in from the end, so the
  * whole table is not sorted again.  0, or -1 without memory.
@@ -207,6 +201,12 @@ static int merge_tail(struct pd_symtab *t, size_t i)
 	return 0;
 }
 
+/*
+ * The radix sort keeps the array's order among equal starts, which is
+ * seq order when the entries are in the order added, or when a sorted
+ * run is followed by entries added after all of it, in that order (the
+ * PLT entries after an ELF table sorted once).
+ */
 static void sort_syms(struct pd_symtab *t)
 {
 	size_t i, k, inseq = 1;
