@@ -21,8 +21,11 @@
 
 #include "pdsym.h"
 
+/* the per-line steps, inlined into the loop over a block's lines */
+#define HOT static inline __attribute__((always_inline))
+
 /* perf's symbol_type__filter and kallsyms2elf_binding */
-static int kallsyms_keep(char type)
+HOT int kallsyms_keep(char type)
 {
 	switch (type) {
 	case 'T': case 't': case 'W': case 'w': case 'D': case 'd': case 'B': case 'b':
@@ -70,6 +73,13 @@ static inline uint32_t newlines(const char *p)
 #endif
 }
 
+/* bit i set for each of the 64 bytes at p that is a newline */
+static inline uint64_t newlines64(const char *p)
+{
+	return (uint64_t)newlines(p) | (uint64_t)newlines(p + 16) << 16 |
+	       (uint64_t)newlines(p + 32) << 32 | (uint64_t)newlines(p + 48) << 48;
+}
+
 /* the end of the line at p: its newline, or the end of the text */
 static const char *line_end(const char *p, const char *end)
 {
@@ -87,7 +97,7 @@ static const char *line_end(const char *p, const char *end)
 /* All 16 at once: a digit is x - '0' when x <= '9', else (x | 0x20) - 'a' +
  * 10; bytes are then paired into 8, the first digit the high nibble, and
  * the 8 reversed into the number. */
-static int hex16(const char *p, uint64_t *out)
+HOT int hex16(const char *p, uint64_t *out)
 {
 	const __m128i x = _mm_loadu_si128((const __m128i *)p);
 	const __m128i letter = _mm_cmpgt_epi8(x, _mm_set1_epi8('9'));
@@ -115,7 +125,7 @@ static int hex16(const char *p, uint64_t *out)
 /* Per byte: a digit is 0x30-0x39 or (| 0x20) 0x61-0x66, its value its low
  * nibble, + 9 for a letter (bit 6); then the nibbles are packed, eight a
  * word. */
-static int hex16(const char *p, uint64_t *out)
+HOT int hex16(const char *p, uint64_t *out)
 {
 	uint64_t w[2], v = 0;
 
@@ -143,7 +153,7 @@ static int hex16(const char *p, uint64_t *out)
  * (e): 1 with its address, type and name if it is a symbol perf keeps,
  * else 0.
  */
-static int kallsyms_parse(const char *p, const char *e, uint64_t *start, char *type,
+HOT int kallsyms_parse(const char *p, const char *e, uint64_t *start, char *type,
 			  const char **name)
 {
 	const char *q = p;
@@ -204,7 +214,7 @@ struct kfilter {
 };
 
 /* the slot of start: the first address at or above it (n if none) */
-static size_t kslot_of(struct kfilter *k, uint64_t start)
+HOT size_t kslot_of(struct kfilter *k, uint64_t start)
 {
 	size_t lo = 0, hi = k->n, j = k->last;
 
@@ -222,7 +232,7 @@ static size_t kslot_of(struct kfilter *k, uint64_t start)
 	return k->last = lo;
 }
 
-static void keep_line(uint32_t *offs, uint32_t *n, uint64_t *have, uint64_t start, int better,
+HOT void keep_line(uint32_t *offs, uint32_t *n, uint64_t *have, uint64_t start, int better,
 		      uint32_t off, int *overflow)
 {
 	if (better)
@@ -233,7 +243,7 @@ static void keep_line(uint32_t *offs, uint32_t *n, uint64_t *have, uint64_t star
 		offs[(*n)++] = off;
 }
 
-static void kfilter_see(struct kfilter *k, uint64_t start, uint32_t off)
+HOT void kfilter_see(struct kfilter *k, uint64_t start, uint32_t off)
 {
 	size_t j = kslot_of(k, start);
 	struct kslot *s;
@@ -409,7 +419,7 @@ struct kscan {
 	int               nonzero;      /* an address not 0 was seen */
 };
 
-static int kscan_line(struct kscan *ks, const char *p, const char *e, uint64_t off)
+HOT int kscan_line(struct kscan *ks, const char *p, const char *e, uint64_t off)
 {
 	uint64_t start;
 	const char *name;
@@ -437,7 +447,14 @@ static int kscan_block(struct kscan *ks, const char *text, size_t len, uint64_t 
 	int ret = 0;
 	size_t i;
 
-	for (i = 0; i + 16 <= len && !ret; i += 16)
+	/* 64 bytes a step: about two lines */
+	for (i = 0; i + 64 <= len && !ret; i += 64)
+		for (uint64_t nl = newlines64(text + i); nl && !ret; nl &= nl - 1) {
+			e = text + i + __builtin_ctzll(nl);
+			ret = kscan_line(ks, p, e, base + (p - text));
+			p = e + 1;
+		}
+	for (; i + 16 <= len && !ret; i += 16)
 		for (uint32_t nl = newlines(text + i); nl && !ret; nl &= nl - 1) {
 			e = text + i + __builtin_ctz(nl);
 			ret = kscan_line(ks, p, e, base + (p - text));

@@ -274,7 +274,7 @@ static int tidy_line(struct reader *r, const char *name, const char *pc, const c
 
 static int cache_grow(struct reader *r)
 {
-	size_t mask = r->cache_mask ? r->cache_mask * 2 + 1 : 4095, i;
+	size_t mask = r->cache_mask ? r->cache_mask * 2 + 1 : 255, i;
 	struct cached *c = calloc(mask + 1, sizeof(*c));
 
 	if (!c)

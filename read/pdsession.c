@@ -146,16 +146,21 @@ static void hex(const struct pd_dso *d, char *out)
 	out[2 * d->build_id_size] = 0;
 }
 
-static int matches(const struct pd_dso *d, const char *path)
+/*
+ * Whether the file at path, opened as *f if it is ELF, is the object: it
+ * can be read and has the recorded build id, if any.
+ */
+static int matches(const struct pd_dso *d, const char *path, struct pd_elf **f)
 {
 	uint8_t id[20];
 	int n;
 
 	if (access(path, R_OK))
 		return 0;
+	*f = pd_elf_open(path);
 	if (!d->build_id_size)
 		return 1;
-	n = pd_elf_build_id(path, id, sizeof(id));
+	n = *f ? pd_elf_file_build_id(*f, id, sizeof(id)) : -1;
 	return n == d->build_id_size && !memcmp(id, d->build_id, n);
 }
 
@@ -175,12 +180,14 @@ static void load_elf(struct pd_session *s, struct pd_dso *d)
 	char c[7][PATH_MAX], h[41];
 	static const int real[7] = { 1, 0, 0, 0, 0, 1, 1 };
 	const char *syms = NULL, *runtime = NULL;
-	int i, n;
+	struct pd_elf *f[7] = { NULL }, *own = NULL;
+	int i, n, is = -1, ir = -1;
 
 	/* no build id recorded (pipe mode): perf takes the file's own */
-	if (!d->build_id_size) {
-		n = pd_elf_build_id(d->name, d->build_id, sizeof(d->build_id));
+	if (!d->build_id_size && (own = pd_elf_open(d->name))) {
+		n = pd_elf_file_build_id(own, d->build_id, sizeof(d->build_id));
 		d->build_id_size = n > 0 ? (uint8_t)n : 0;
+		pd_elf_close(own);
 	}
 	hex(d, h);
 	if (d->build_id_size) {
@@ -200,20 +207,31 @@ static void load_elf(struct pd_session *s, struct pd_dso *d)
 		snprintf(c[6], PATH_MAX, "%s/%s", s->datadir, base_name(d->name));
 	else
 		c[6][0] = 0;
+	/* each candidate is opened once, for its build id, its sections and symbols */
 	for (i = 0; i < 7; i++) {
-		if (!c[i][0] || !matches(d, c[i]))
+		if (!c[i][0] || !matches(d, c[i], &f[i]))
 			continue;
-		if (!syms && pd_elf_has_symtab(c[i]) == 1)
-			syms = c[i];
-		if (!runtime && real[i])
-			runtime = c[i];
-		if (syms && runtime)
+		if (is < 0 && f[i] && pd_elf_file_has_symtab(f[i]) == 1)
+			is = i;
+		if (ir < 0 && real[i])
+			ir = i;
+		if (is >= 0 && ir >= 0)
 			break;
 	}
-	if (!syms)
-		syms = runtime;
-	if (syms && pd_symtab_load_elf(&d->syms, syms, runtime))
-		pd_symtab_free(&d->syms);
+	if (is < 0)
+		is = ir;
+	syms = is >= 0 ? c[is] : NULL;
+	runtime = ir >= 0 ? c[ir] : NULL;
+	if (syms) {
+		/* the table keeps the file its names are in */
+		struct pd_elf *sf = f[is], *rf = ir >= 0 && ir != is ? f[ir] : NULL;
+
+		f[is] = NULL;
+		if (!sf || pd_symtab_load_elf_file(&d->syms, sf, rf))
+			pd_symtab_free(&d->syms);
+	}
+	for (i = 0; i < 7; i++)
+		pd_elf_close(f[i]);
 	/* kept for the source lines, looked up only when asked for */
 	d->symfile = syms ? strdup(syms) : NULL;
 	d->runtime = runtime ? strdup(runtime) : NULL;

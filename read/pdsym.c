@@ -67,6 +67,7 @@ void pd_symtab_free(struct pd_symtab *t)
 	pd_symtree_free(t->tree);
 	free(t->pos);
 	free(t->reach);
+	pd_elf_close(t->elf);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -85,16 +86,15 @@ static struct pd_sym *sym_slot(struct pd_symtab *t, size_t first)
 	return &t->syms[t->n];
 }
 
-int pd_symtab_add(struct pd_symtab *t, uint64_t start, uint64_t size, int bind, int type,
-		  const char *name, size_t namelen)
+/* name as it is, not copied: it lives as long as the table (t->elf's strings) */
+static int add_sym(struct pd_symtab *t, uint64_t start, uint64_t size, int bind, int type,
+		   const char *name)
 {
 	struct pd_sym *s = sym_slot(t, 256);
 
-	if (!s)
+	if (!s || !name)
 		return -ENOMEM;
-	s->name = pool_add(&t->pool, name, namelen);
-	if (!s->name)
-		return -ENOMEM;
+	s->name = name;
 	s->start = start;
 	s->end = start + size;
 	s->bind = bind;
@@ -102,6 +102,12 @@ int pd_symtab_add(struct pd_symtab *t, uint64_t start, uint64_t size, int bind, 
 	s->seq = t->added++;
 	t->n++;
 	return 0;
+}
+
+int pd_symtab_add(struct pd_symtab *t, uint64_t start, uint64_t size, int bind, int type,
+		  const char *name, size_t namelen)
+{
+	return add_sym(t, start, size, bind, type, pool_add(&t->pool, name, namelen));
 }
 
 /* ---- perf's rules */
@@ -130,7 +136,7 @@ static int radix_syms(struct pd_symtab *t)
 	struct pd_sym *a = t->syms, *b = malloc(t->cap * sizeof(*b)), *x;
 	size_t n = t->n, i, ndig, *count;
 	uint64_t lo = UINT64_MAX, hi = 0;
-	int bits = 8, shift;
+	int bits = 8, shift, span, passes;
 
 	for (i = 0; i < n; i++) {
 		lo = a[i].start < lo ? a[i].start : lo;
@@ -138,6 +144,13 @@ static int radix_syms(struct pd_symtab *t)
 	}
 	while (bits < 16 && ((size_t)1 << (bits + 1)) <= n)
 		bits++;
+	/* as few passes as those bits need, each with the fewest digits */
+	for (span = 0; span < 64 && ((lo ^ hi) >> span); span++)
+		;
+	if (span > bits) {
+		passes = (span + bits - 1) / bits;
+		bits = (span + passes - 1) / passes;
+	}
 	ndig = (size_t)1 << bits;
 	count = malloc((ndig + 1) * sizeof(*count));
 	if (!b || !count) {
@@ -166,6 +179,29 @@ static int radix_syms(struct pd_symtab *t)
 }
 
 /*
+ * syms[0, i) is sorted and the few after it (the PLT entries) are not
+ * many: those are sorted on their own and merged in from the end, so the
+ * whole table is not sorted again.  0, or -1 without memory.
+ */
+static int merge_tail(struct pd_symtab *t, size_t i)
+{
+	size_t a = i, b = t->n - i, k = t->n;
+	struct pd_sym *tail = malloc(b * sizeof(*tail));
+
+	if (!tail)
+		return -1;
+	qsort(t->syms + i, b, sizeof(*tail), by_start);
+	memcpy(tail, t->syms + i, b * sizeof(*tail));
+	while (b > 0)
+		if (a > 0 && by_start(&t->syms[a - 1], &tail[b - 1]) > 0)
+			t->syms[--k] = t->syms[--a];
+		else
+			t->syms[--k] = tail[--b];
+	free(tail);
+	return 0;
+}
+
+/*
  * The radix sort keeps the array's order among equal starts, which is
  * seq order when the entries are in the order added, or when a sorted
  * run is followed by entries added after all of it, in that order (the
@@ -179,6 +215,8 @@ static void sort_syms(struct pd_symtab *t)
 	for (i = 1; i < t->n && by_start(&t->syms[i - 1], &t->syms[i]) < 0; i++)
 		;
 	if (i == t->n)
+		return;
+	if (t->n - i <= i / 8 && !merge_tail(t, i))
 		return;
 	for (k = 0; k < i; k++)
 		top = t->syms[k].seq > top ? t->syms[k].seq : top;
@@ -488,24 +526,44 @@ int pd_open_regular(const char *path)
 	return fd;
 }
 
-static Elf *elf_open(const char *path, int *fd)
-{
+/* an ELF file, opened once for its build id, its sections and its symbols */
+struct pd_elf {
 	Elf *e;
+	int  fd;
+};
+
+struct pd_elf *pd_elf_open(const char *path)
+{
+	struct pd_elf *f;
+	int fd;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return errno = EINVAL, NULL;
-	*fd = pd_open_regular(path);
-	if (*fd < 0)
+	fd = pd_open_regular(path);
+	if (fd < 0)
 		return NULL;
-	e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		if (e)
-			elf_end(e);
-		close(*fd);
-		*fd = -1;
+	f = malloc(sizeof(*f));
+	if (!f) {
+		close(fd);
+		return errno = ENOMEM, NULL;
+	}
+	f->fd = fd;
+	f->e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!f->e || elf_kind(f->e) != ELF_K_ELF) {
+		pd_elf_close(f);
 		return errno = EINVAL, NULL;
 	}
-	return e;
+	return f;
+}
+
+void pd_elf_close(struct pd_elf *f)
+{
+	if (!f)
+		return;
+	if (f->e)
+		elf_end(f->e);
+	close(f->fd);
+	free(f);
 }
 
 static Elf_Scn *find_section(Elf *e, Elf64_Word type, GElf_Shdr *sh)
@@ -518,17 +576,22 @@ static Elf_Scn *find_section(Elf *e, Elf64_Word type, GElf_Shdr *sh)
 	return NULL;
 }
 
-int pd_elf_has_symtab(const char *path)
+int pd_elf_file_has_symtab(struct pd_elf *f)
 {
 	GElf_Shdr sh;
-	int fd, ret;
-	Elf *e = elf_open(path, &fd);
 
-	if (!e)
+	return find_section(f->e, SHT_SYMTAB, &sh) != NULL;
+}
+
+int pd_elf_has_symtab(const char *path)
+{
+	struct pd_elf *f = pd_elf_open(path);
+	int ret;
+
+	if (!f)
 		return -errno;
-	ret = find_section(e, SHT_SYMTAB, &sh) != NULL;
-	elf_end(e);
-	close(fd);
+	ret = pd_elf_file_has_symtab(f);
+	pd_elf_close(f);
 	return ret;
 }
 
@@ -558,16 +621,20 @@ static int note_build_id(Elf *e, uint8_t *id, size_t max)
 	return 0;
 }
 
+int pd_elf_file_build_id(struct pd_elf *f, uint8_t *id, size_t max)
+{
+	return note_build_id(f->e, id, max);
+}
+
 int pd_elf_build_id(const char *path, uint8_t *id, size_t max)
 {
-	int fd, ret;
-	Elf *e = elf_open(path, &fd);
+	struct pd_elf *f = pd_elf_open(path);
+	int ret;
 
-	if (!e)
+	if (!f)
 		return -errno;
-	ret = note_build_id(e, id, max);
-	elf_end(e);
-	close(fd);
+	ret = note_build_id(f->e, id, max);
+	pd_elf_close(f);
 	return ret;
 }
 
@@ -639,14 +706,77 @@ static int vaddr_to_offset(const struct loads *l, uint64_t vaddr, uint64_t *off)
 	return -1;
 }
 
-static int load_syms(struct pd_symtab *t, Elf *e, Elf *rt)
+/* what a symbol's section says of it, per section index, found once per file */
+enum { SEC_ALLOC = 1, SEC_TEXT = 2 };
+
+static uint8_t *section_kinds(Elf *e, size_t shstrndx, size_t *n)
+{
+	Elf_Scn *scn = NULL;
+	uint8_t *k;
+
+	if (elf_getshdrnum(e, n) || !(k = calloc(*n ? *n : 1, 1)))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		size_t i = elf_ndxscn(scn);
+		const char *name;
+		GElf_Shdr sh;
+
+		if (i >= *n || !gelf_getshdr(scn, &sh))
+			continue;
+		k[i] = sh.sh_flags & SHF_ALLOC ? SEC_ALLOC : 0;
+		if ((name = elf_strptr(e, shstrndx, sh.sh_name)) && strstr(name, "text"))
+			k[i] |= SEC_TEXT;
+	}
+	return k;
+}
+
+/*
+ * A string table read in place: its bytes when it is a plain table that
+ * ends in a NUL (any offset in it is then a string), else NULL and each
+ * name goes through elf_strptr.
+ */
+static const Elf_Data *plain_strtab(Elf *e, size_t ndx)
+{
+	Elf_Scn *scn = elf_getscn(e, ndx);
+	Elf_Data *d;
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB ||
+	    (sh.sh_flags & SHF_COMPRESSED) || !(d = elf_getdata(scn, NULL)) || !d->d_buf ||
+	    !d->d_size || ((const char *)d->d_buf)[d->d_size - 1])
+		return NULL;
+	return d;
+}
+
+/*
+ * Symbol i of d: ELF64's are read as they are (libelf has them in this
+ * machine's order), others through gelf.  0 past the end.
+ */
+static int get_sym(Elf_Data *d, int native, size_t i, GElf_Sym *s)
+{
+	if (!native)
+		return gelf_getsym(d, (int)i, s) != NULL;
+	if (i >= d->d_size / sizeof(Elf64_Sym))
+		return 0;
+	memcpy(s, (const Elf64_Sym *)d->d_buf + i, sizeof(*s));
+	return 1;
+}
+
+/*
+ * The symbols of e placed through rt's segments.  Names are those of e's
+ * string table, kept in place (t->elf holds e) unless copy is set or they
+ * are demangled.
+ */
+static int load_syms(struct pd_symtab *t, Elf *e, Elf *rt, int copy)
 {
 	struct loads loads;
 	Elf_Scn *scn;
 	Elf_Data *d;
+	const Elf_Data *strs;
 	GElf_Shdr sh;
-	size_t shstrndx, i, nsyms;
-	int ret = 0;
+	size_t shstrndx, i, nsyms, nsec;
+	uint8_t *sec;
+	int ret = 0, native;
 
 	scn = find_section(e, SHT_SYMTAB, &sh);
 	if (!scn)
@@ -656,42 +786,46 @@ static int load_syms(struct pd_symtab *t, Elf *e, Elf *rt)
 	d = elf_getdata(scn, NULL);
 	if (!d)
 		return -EINVAL;
-	if (loads_of(rt, &loads))
+	if (!(sec = section_kinds(e, shstrndx, &nsec)))
 		return -ENOMEM;
+	if (loads_of(rt, &loads)) {
+		free(sec);
+		return -ENOMEM;
+	}
+	native = gelf_getclass(e) == ELFCLASS64 && d->d_type == ELF_T_SYM;
+	strs = plain_strtab(e, sh.sh_link);
 	nsyms = sh.sh_size / sh.sh_entsize;
 	for (i = 0; i < nsyms && !ret; i++) {
 		GElf_Sym s;
-		GElf_Shdr ssh;
-		Elf_Scn *sec;
-		const char *name, *secname;
+		const char *name;
 		char *dem;
 		uint64_t off;
 		int kind;
 
-		if (!gelf_getsym(d, (int)i, &s))
+		if (!get_sym(d, native, i, &s))
 			break;
 		kind = sym_kind(&s);
-		if (kind == SYM_SKIP || s.st_shndx >= SHN_LORESERVE)
+		if (kind == SYM_SKIP || s.st_shndx >= SHN_LORESERVE || s.st_shndx >= nsec ||
+		    !(sec[s.st_shndx] & SEC_ALLOC) || (kind == SYM_LABEL && !(sec[s.st_shndx] & SEC_TEXT)))
 			continue;
-		sec = elf_getscn(e, s.st_shndx);
-		if (!sec || !gelf_getshdr(sec, &ssh) || !(ssh.sh_flags & SHF_ALLOC))
-			continue;
-		if (kind == SYM_LABEL) {
-			secname = elf_strptr(e, shstrndx, ssh.sh_name);
-			if (!secname || !strstr(secname, "text"))
-				continue;
-		}
-		name = elf_strptr(e, sh.sh_link, s.st_name);
+		if (strs)
+			name = s.st_name < strs->d_size ? (const char *)strs->d_buf + s.st_name : NULL;
+		else
+			name = elf_strptr(e, sh.sh_link, s.st_name);
 		if (!name || vaddr_to_offset(&loads, s.st_value, &off))
 			continue;
 		dem = pd_demangle(name);
-		if (dem)
-			name = dem;
-		ret = pd_symtab_add(t, off, s.st_size, GELF_ST_BIND(s.st_info),
-				    GELF_ST_TYPE(s.st_info), name, strlen(name));
+		if (dem || copy)
+			ret = pd_symtab_add(t, off, s.st_size, GELF_ST_BIND(s.st_info),
+					    GELF_ST_TYPE(s.st_info), dem ? dem : name,
+					    strlen(dem ? dem : name));
+		else
+			ret = add_sym(t, off, s.st_size, GELF_ST_BIND(s.st_info),
+				      GELF_ST_TYPE(s.st_info), name);
 		free(dem);
 	}
 	free(loads.seg);
+	free(sec);
 	return ret;
 }
 
@@ -773,33 +907,35 @@ static int add_plt(struct pd_symtab *t, Elf *e)
 }
 
 /* after the alias and size rules: sort again, PLT entries included */
-int pd_symtab_load_elf(struct pd_symtab *t, const char *symfile, const char *runtime)
+int pd_symtab_load_elf_file(struct pd_symtab *t, struct pd_elf *sym, struct pd_elf *rt)
 {
-	int fd, rfd = -1, ret;
-	Elf *e, *rt;
+	int ret;
 
-	e = elf_open(symfile, &fd);
-	if (!e)
-		return errno == ENOENT ? -ENOENT : -EINVAL;
-	rt = e;
-	if (runtime && strcmp(runtime, symfile)) {
-		rt = elf_open(runtime, &rfd);
-		if (!rt)
-			rt = e;
-	}
-	ret = load_syms(t, e, rt);
+	t->elf = sym;
+	if (!rt)
+		rt = sym;
+	ret = load_syms(t, sym->e, rt->e, 0);
 	if (!ret && t->n) {
 		pd_symtab_finish(t, 0);
-		ret = add_plt(t, rt);
+		ret = add_plt(t, rt->e);
 		sort_syms(t);
 		build_tree(t);
 	}
-	if (rt != e) {
-		elf_end(rt);
-		close(rfd);
-	}
-	elf_end(e);
-	close(fd);
+	return ret;
+}
+
+int pd_symtab_load_elf(struct pd_symtab *t, const char *symfile, const char *runtime)
+{
+	struct pd_elf *sym, *rt = NULL;
+	int ret;
+
+	sym = pd_elf_open(symfile);
+	if (!sym)
+		return errno == ENOENT ? -ENOENT : -EINVAL;
+	if (runtime && strcmp(runtime, symfile))
+		rt = pd_elf_open(runtime);
+	ret = pd_symtab_load_elf_file(t, sym, rt);
+	pd_elf_close(rt);
 	return ret;
 }
 
@@ -813,7 +949,7 @@ int pd_symtab_load_elf_mem(struct pd_symtab *t, const void *image, size_t size)
 	e = elf_memory((char *)image, size);
 	if (!e)
 		return -EINVAL;
-	ret = elf_kind(e) == ELF_K_ELF ? load_syms(t, e, e) : -EINVAL;
+	ret = elf_kind(e) == ELF_K_ELF ? load_syms(t, e, e, 1) : -EINVAL;
 	elf_end(e);
 	if (!ret) {
 		pd_symtab_finish(t, 0);

@@ -27,11 +27,13 @@ struct pd_sym {
 struct pd_strpool;
 struct pd_symtree;
 struct pd_gone;
+struct pd_elf;
 
 struct pd_symtab {
 	struct pd_sym     *syms;   /* sorted by start once finished */
 	size_t             n, cap;
 	struct pd_strpool *pool;
+	struct pd_elf     *elf;    /* an ELF file's table: its names are in it */
 	uint32_t           added;  /* symbols added: the next one's seq */
 	/*
 	 * Where symbols overlap, perf's tree decides which one an address
@@ -66,6 +68,20 @@ const struct pd_sym *pd_symtab_find(const struct pd_symtab *t, uint64_t addr);
  * -EINVAL if it is not an ELF file with symbols.
  */
 int pd_symtab_load_elf(struct pd_symtab *t, const char *symfile, const char *runtime);
+/*
+ * An ELF file opened once (pd_elf_open: NULL with errno, EINVAL if it is
+ * not ELF) for its build id, whether it has a .symtab, and its symbols.
+ */
+struct pd_elf *pd_elf_open(const char *path);
+void pd_elf_close(struct pd_elf *f);
+int pd_elf_file_build_id(struct pd_elf *f, uint8_t *id, size_t max);
+int pd_elf_file_has_symtab(struct pd_elf *f);
+/*
+ * pd_symtab_load_elf of files open already: t keeps sym (the names point
+ * into it; pd_symtab_free closes it, failed or not); rt (NULL: sym) stays
+ * the caller's.
+ */
+int pd_symtab_load_elf_file(struct pd_symtab *t, struct pd_elf *sym, struct pd_elf *rt);
 /* ELF in memory (the running process's vdso) */
 int pd_symtab_load_elf_mem(struct pd_symtab *t, const void *image, size_t size);
 /*
