@@ -71,8 +71,9 @@ JP_HIDDEN void jp_remove_own(const char *path, int fd);
  */
 JP_HIDDEN int  jp_mkdir_p(const char *dir);
 
-/* ---- lib/bgthread.c: the library's own threads (the trace's filler) */
-/* Start fn(arg) with every signal blocked, named name.  0 or -errno. */
+/* ---- lib/bgthread.c: the library's own threads (jitperf-fill, jitperf-standby) */
+/* Start fn(arg) with every signal blocked, named name; returns once it
+ * runs fn.  0 or -errno. */
 JP_HIDDEN int  jp_bgthread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *name);
 /* Sleep while *word == val (until timeout; NULL: none); wake every sleeper. */
 struct timespec;
