@@ -160,7 +160,11 @@ JP_HIDDEN int  jp_jitdump_prepare(struct jp_jitdump_unit *u, const struct jp_jit
 JP_HIDDEN void jp_jitdump_prefetch(const struct jp_jitdump *jd, const struct jp_jitdump_unit *u);
 JP_HIDDEN int  jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u,
 				 uint64_t index, uint64_t ts);
-/* n units back to back in memory with one write (writev when twins get tails); iov: 2 n + 1 */
+/*
+ * n units back to back in memory, with JP_TWIN_TAIL bytes of room after the
+ * last: one write (writev when a unit before the last gets a twin's tail);
+ * iov: 2 n + 1
+ */
 JP_HIDDEN int  jp_jitdump_commit_many(struct jp_jitdump *jd, struct jp_jitdump_unit *u, size_t n,
 				      const uint64_t *index, uint64_t ts, struct iovec *iov);
 JP_HIDDEN void jp_jitdump_unit_free(struct jp_jitdump_unit *u);

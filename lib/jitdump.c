@@ -345,9 +345,10 @@ int jp_jitdump_commit(struct jp_jitdump *jd, struct jp_jitdump_unit *u, uint64_t
 
 /*
  * Under the session lock: n units that lie back to back in memory, stamped
- * with ts and index[i], written with one write() (one writev() when twins
- * get tails: each tail is an iovec of its own, pointing at index[i], so no
- * unit moves).  iov has room for 2 n + 1 entries.
+ * with ts and index[i], written with one write().  A twin's tail goes into
+ * the room left after the last unit; a tail of an earlier unit is an
+ * iovec of its own, pointing at index[i], so no unit moves (one writev()).
+ * iov has room for 2 n + 1 entries.
  */
 int jp_jitdump_commit_many(struct jp_jitdump *jd, struct jp_jitdump_unit *u, size_t n,
 			   const uint64_t *index, uint64_t ts, struct iovec *iov)
@@ -360,6 +361,12 @@ int jp_jitdump_commit_many(struct jp_jitdump *jd, struct jp_jitdump_unit *u, siz
 
 		if (!tail)
 			continue;
+		if (i == n - 1) {
+			/* one object's only function, typically: the write stays one write() */
+			memcpy(end, &index[i], tail);
+			end += tail;
+			continue;
+		}
 		iov[niov].iov_base = from;
 		iov[niov++].iov_len = (size_t)(u[i].buf + u[i].len - from);
 		iov[niov].iov_base = (void *)&index[i];

@@ -60,7 +60,8 @@ static size_t make_eh_frame(unsigned char *eh, size_t len)
 /*
  * An object's worth of functions: every third with lines, every fourth
  * with an .eh_frame, and some whose code repeats an earlier one's (twins:
- * their CODE_LOAD gets a tail, written from an iovec of its own).
+ * their CODE_LOAD gets a tail, written from an iovec of its own, or from
+ * the room after the last unit when the twin is last).
  */
 #define MANY 300
 static struct jitperf_code funcs[MANY];
@@ -232,6 +233,12 @@ static void same_bytes(size_t n)
 START_TEST(test_same_bytes_small)
 {
 	same_bytes(6);                  /* fits the stack buffers; twins 1/2 */
+}
+END_TEST
+
+START_TEST(test_same_bytes_last_twin)
+{
+	same_bytes(3);                  /* the last function is a twin: its tail in the room */
 }
 END_TEST
 
@@ -421,6 +428,7 @@ static Suite *codebatch_suite(void)
 	tc = tcase_create("Batch");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_same_bytes_small);
+	tcase_add_test(tc, test_same_bytes_last_twin);
 	tcase_add_test(tc, test_same_bytes_many);
 	tcase_add_test(tc, test_killed_after_batch);
 	tcase_add_test(tc, test_refused_writes_nothing);
