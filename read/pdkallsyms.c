@@ -200,6 +200,7 @@ static int kallsyms_add(struct pd_symtab *t, uint64_t start, char type, const ch
  */
 #define KALIASES 8
 
+/* max starts at 0 and min at UINT64_MAX: the first line seen always goes in */
 struct kslot {
 	uint64_t max, min;
 	uint32_t nmax, nmin;
@@ -208,19 +209,20 @@ struct kslot {
 
 struct kfilter {
 	const uint64_t *addrs;
-	size_t          n, last;       /* last: the slot of the line before */
+	size_t          n;
 	struct kslot   *slots;
 	int             overflow;      /* more aliases than a slot keeps */
+	/* the slot of the line before: its starts [wlo, whi], its slot and the
+	 * one before (NULL at either end) */
+	uint64_t        wlo, whi;
+	struct kslot   *smax, *smin;
 };
 
-/* the slot of start: the first address at or above it (n if none) */
-HOT size_t kslot_of(struct kfilter *k, uint64_t start)
+/* the slot of start: the first address at or above it (n if none), made the window */
+static void kfilter_window(struct kfilter *k, uint64_t start)
 {
-	size_t lo = 0, hi = k->n, j = k->last;
+	size_t lo = 0, hi = k->n;
 
-	/* lines mostly come in address order: the slot of the line before */
-	if (j < k->n && k->addrs[j] >= start && (j == 0 || k->addrs[j - 1] < start))
-		return j;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -229,14 +231,16 @@ HOT size_t kslot_of(struct kfilter *k, uint64_t start)
 		else
 			hi = mid;
 	}
-	return k->last = lo;
+	k->wlo = lo ? k->addrs[lo - 1] + 1 : 0;
+	k->whi = lo < k->n ? k->addrs[lo] : UINT64_MAX;
+	if (lo && k->addrs[lo - 1] == UINT64_MAX)
+		k->wlo = 1, k->whi = 0;         /* nothing above the last address: no window */
+	k->smax = lo < k->n ? &k->slots[lo] : NULL;
+	k->smin = lo ? &k->slots[lo - 1] : NULL;
 }
 
-HOT void keep_line(uint32_t *offs, uint32_t *n, uint64_t *have, uint64_t start, int better,
-		      uint32_t off, int *overflow)
+HOT void keep_line(uint32_t *offs, uint32_t *n, uint32_t off, int *overflow)
 {
-	if (better)
-		*n = 0, *have = start;
 	if (*n == KALIASES)
 		*overflow = 1;
 	else
@@ -245,20 +249,20 @@ HOT void keep_line(uint32_t *offs, uint32_t *n, uint64_t *have, uint64_t start, 
 
 HOT void kfilter_see(struct kfilter *k, uint64_t start, uint32_t off)
 {
-	size_t j = kslot_of(k, start);
 	struct kslot *s;
 
-	if (j < k->n) {
-		s = &k->slots[j];
-		if (!s->nmax || start >= s->max)
-			keep_line(s->maxoff, &s->nmax, &s->max, start, !s->nmax || start > s->max,
-				  off, &k->overflow);
+	/* lines mostly come in address order: in the window of the line before */
+	if (start < k->wlo || start > k->whi)
+		kfilter_window(k, start);
+	if ((s = k->smax) && start >= s->max) {
+		if (start > s->max)
+			s->max = start, s->nmax = 0;
+		keep_line(s->maxoff, &s->nmax, off, &k->overflow);
 	}
-	if (j > 0) {
-		s = &k->slots[j - 1];
-		if (!s->nmin || start <= s->min)
-			keep_line(s->minoff, &s->nmin, &s->min, start, !s->nmin || start < s->min,
-				  off, &k->overflow);
+	if ((s = k->smin) && start <= s->min) {
+		if (start < s->min)
+			s->min = start, s->nmin = 0;
+		keep_line(s->minoff, &s->nmin, off, &k->overflow);
 	}
 }
 
@@ -536,7 +540,7 @@ static int kallsyms_table(struct pd_symtab *t, struct ktext *x, struct kfilter *
 int pd_symtab_load_kallsyms_for(struct pd_symtab *t, const char *path, const uint64_t *addrs,
 				size_t naddrs)
 {
-	struct kfilter k = { addrs, naddrs, 0, NULL, 0 };
+	struct kfilter k = { .addrs = addrs, .n = naddrs, .wlo = 1, .whi = 0 };
 	struct ktext x;
 	int ret;
 
@@ -545,6 +549,8 @@ int pd_symtab_load_kallsyms_for(struct pd_symtab *t, const char *path, const uin
 	ret = ktext_open(&x, path);
 	if (!ret && addrs && x.len <= UINT32_MAX) {
 		k.slots = calloc(naddrs, sizeof(*k.slots));
+		for (size_t i = 0; k.slots && i < naddrs; i++)
+			k.slots[i].min = UINT64_MAX;
 		ret = k.slots ? kallsyms_table(t, &x, &k) : -ENOMEM;
 		free(k.slots);
 	} else if (!ret) {

@@ -86,6 +86,21 @@ static struct pd_sym *sym_slot(struct pd_symtab *t, size_t first)
 	return &t->syms[t->n];
 }
 
+/* room for n more entries at once (a symbol table's count is known) */
+static int sym_reserve(struct pd_symtab *t, size_t n)
+{
+	struct pd_sym *s;
+
+	if (t->cap - t->n >= n)
+		return 0;
+	s = realloc(t->syms, (t->n + n) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	t->syms = s;
+	t->cap = t->n + n;
+	return 0;
+}
+
 /* name as it is, not copied: it lives as long as the table (t->elf's strings) */
 static int add_sym(struct pd_symtab *t, uint64_t start, uint64_t size, int bind, int type,
 		   const char *name)
@@ -795,6 +810,8 @@ static int load_syms(struct pd_symtab *t, Elf *e, Elf *rt, int copy)
 	native = gelf_getclass(e) == ELFCLASS64 && d->d_type == ELF_T_SYM;
 	strs = plain_strtab(e, sh.sh_link);
 	nsyms = sh.sh_size / sh.sh_entsize;
+	/* one allocation, not a copy at each doubling, for the entries the data holds */
+	sym_reserve(t, d->d_size / sh.sh_entsize < nsyms ? d->d_size / sh.sh_entsize : nsyms);
 	for (i = 0; i < nsyms && !ret; i++) {
 		GElf_Sym s;
 		const char *name;

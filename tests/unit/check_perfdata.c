@@ -464,6 +464,42 @@ START_TEST(test_kallsyms_for)
 }
 END_TEST
 
+/* addresses at either end of the space: the last is the highest there is */
+START_TEST(test_kallsyms_for_ends)
+{
+	static const char text[] =
+		"ffffffffffffff00 T below_top\n"
+		"0000000000000000 T zero\n"
+		"ffffffffffffffff T top\n"
+		"ffffffff81000000 T low\n"
+		"ffffffffffffffff t top_alias\n";
+	static const uint64_t addrs[] = { 0, 0xffffffff81000010, 0xfffffffffffffff0, UINT64_MAX };
+	struct pd_symtab all = { 0 }, some = { 0 };
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kallsyms-ends", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	ck_assert_int_eq(pd_symtab_load_kallsyms(&all, path), 0);
+	ck_assert_int_eq(pd_symtab_load_kallsyms_for(&some, path, addrs, 4), 0);
+	for (size_t i = 0; i < 4; i++) {
+		const struct pd_sym *a = pd_symtab_find(&all, addrs[i]);
+		const struct pd_sym *b = pd_symtab_find(&some, addrs[i]);
+
+		ck_assert_msg(!a == !b, "%#" PRIx64 ": %s / %s", addrs[i], a ? a->name : "none",
+			      b ? b->name : "none");
+		if (a)
+			ck_assert_str_eq(a->name, b->name);
+	}
+	ck_assert_str_eq(pd_symtab_find(&some, 0xfffffffffffffff0)->name, "below_top");
+	pd_symtab_free(&all);
+	pd_symtab_free(&some);
+}
+END_TEST
+
 /*
  * A kallsyms larger than the blocks it is read in: lines cut by the
  * blocks' edges, names of every length up to one longer than a block,
@@ -564,6 +600,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_symtab_rules);
 	tcase_add_test(tc, test_symtab_overlaps);
 	tcase_add_test(tc, test_kallsyms_for);
+	tcase_add_test(tc, test_kallsyms_for_ends);
 	tcase_add_test(tc, test_kallsyms_blocks);
 	tcase_add_test(tc, test_demangle);
 	suite_add_tcase(s, tc);
