@@ -392,6 +392,36 @@ START_TEST(test_symtab_overlaps)
 }
 END_TEST
 
+/* text written to DIR/name, its path in path */
+static void write_kallsyms(const char *name, const char *text, char *path, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* the whole table and the one read for addrs name each of them alike */
+static void same_names(const struct pd_symtab *all, const struct pd_symtab *some,
+		       const uint64_t *addrs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct pd_sym *a = pd_symtab_find(all, addrs[i]);
+		const struct pd_sym *b = pd_symtab_find(some, addrs[i]);
+
+		ck_assert_msg(!a == !b, "%#" PRIx64 ": %s / %s", addrs[i], a ? a->name : "none",
+			      b ? b->name : "none");
+		if (a) {
+			ck_assert_str_eq(a->name, b->name);
+			ck_assert_uint_eq(a->start, b->start);
+			ck_assert_uint_eq(a->end, b->end);
+		}
+	}
+}
+
 /*
  * kallsyms read for some addresses only names each of them as the whole
  * table does: lines out of order, aliases at one address (the rule picks
@@ -427,28 +457,12 @@ START_TEST(test_kallsyms_for)
 	const size_t n = sizeof(addrs) / sizeof(addrs[0]);
 	struct pd_symtab all = { 0 }, some = { 0 }, none = { 0 };
 	char path[256];
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/kallsyms", dir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
+	write_kallsyms("kallsyms", text, path, sizeof(path));
 	ck_assert_int_eq(pd_symtab_load_kallsyms(&all, path), 0);
 	ck_assert_int_eq(pd_symtab_load_kallsyms_for(&some, path, addrs, n), 0);
 	ck_assert_uint_lt(some.n, all.n);
-	for (size_t i = 0; i < n; i++) {
-		const struct pd_sym *a = pd_symtab_find(&all, addrs[i]);
-		const struct pd_sym *b = pd_symtab_find(&some, addrs[i]);
-
-		ck_assert_msg(!a == !b, "%#" PRIx64 ": %s / %s", addrs[i], a ? a->name : "none",
-			      b ? b->name : "none");
-		if (a) {
-			ck_assert_str_eq(a->name, b->name);
-			ck_assert_uint_eq(a->start, b->start);
-			ck_assert_uint_eq(a->end, b->end);
-		}
-	}
+	same_names(&all, &some, addrs, n);
 	/* what the whole table says, so the comparison is not of two empty tables */
 	ck_assert_str_eq(pd_symtab_find(&some, 0xffffffff81000050)->name, "_stext");
 	ck_assert_str_eq(pd_symtab_find(&some, 0xffffffff81000f10)->name, "late");
@@ -476,24 +490,11 @@ START_TEST(test_kallsyms_for_ends)
 	static const uint64_t addrs[] = { 0, 0xffffffff81000010, 0xfffffffffffffff0, UINT64_MAX };
 	struct pd_symtab all = { 0 }, some = { 0 };
 	char path[256];
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/kallsyms-ends", dir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
+	write_kallsyms("kallsyms-ends", text, path, sizeof(path));
 	ck_assert_int_eq(pd_symtab_load_kallsyms(&all, path), 0);
 	ck_assert_int_eq(pd_symtab_load_kallsyms_for(&some, path, addrs, 4), 0);
-	for (size_t i = 0; i < 4; i++) {
-		const struct pd_sym *a = pd_symtab_find(&all, addrs[i]);
-		const struct pd_sym *b = pd_symtab_find(&some, addrs[i]);
-
-		ck_assert_msg(!a == !b, "%#" PRIx64 ": %s / %s", addrs[i], a ? a->name : "none",
-			      b ? b->name : "none");
-		if (a)
-			ck_assert_str_eq(a->name, b->name);
-	}
+	same_names(&all, &some, addrs, 4);
 	ck_assert_str_eq(pd_symtab_find(&some, 0xfffffffffffffff0)->name, "below_top");
 	pd_symtab_free(&all);
 	pd_symtab_free(&some);
