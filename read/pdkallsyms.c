@@ -231,10 +231,9 @@ static void kfilter_window(struct kfilter *k, uint64_t start)
 		else
 			hi = mid;
 	}
+	/* lo > 0: start is above addrs[lo - 1], which is below UINT64_MAX then */
 	k->wlo = lo ? k->addrs[lo - 1] + 1 : 0;
 	k->whi = lo < k->n ? k->addrs[lo] : UINT64_MAX;
-	if (lo && k->addrs[lo - 1] == UINT64_MAX)
-		k->wlo = 1, k->whi = 0;         /* nothing above the last address: no window */
 	k->smax = lo < k->n ? &k->slots[lo] : NULL;
 	k->smin = lo ? &k->slots[lo - 1] : NULL;
 }
