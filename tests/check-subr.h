@@ -37,6 +37,14 @@ static inline int emulated(void)
 	return e && *e;
 }
 
+/* a sanitizer build (configure --enable-sanitizers): its probes are instrumented code */
+static inline int sanitized(void)
+{
+	const char *s = getenv("SANITIZERS");
+
+	return s && *s;
+}
+
 /* Unset every variable the library reads, so tests start from nothing. */
 static inline void clear_env(void)
 {

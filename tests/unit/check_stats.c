@@ -299,11 +299,6 @@ static void known(jitperf_fn p, jitperf_fn e, int ncalls)
 	ex(p);
 }
 
-static double dist(double x, double y)
-{
-	return x > y ? x - y : y - x;
-}
-
 /* The net duration of each traced call of "known": its clock readings
  * minus its own probe, its timed calls of "empty" and the counted rest. */
 struct net_arg {
@@ -391,10 +386,12 @@ static void check_net(struct jitperf_options *o, int ncalls, int nknown, int gap
 	/* The total: the statistics leave out each entry event's writing as
 	 * it went, the trace only its median; a page of the file faulted in
 	 * costs microseconds.  Never more than the trace's, and not much
-	 * less. */
+	 * less (in a sanitizer build an instrumented write strays further
+	 * from its median: only the upper bound holds there). */
 	if (r.timed == r.calls)
 		ck_assert_msg((double)r.total <= a.total + a.known * (2 + 0.001 * ncalls + write) &&
-			      (double)r.total >= 0.95 * a.total - a.known * (2 + 0.001 * ncalls),
+			      (sanitized() ||
+			       (double)r.total >= 0.95 * a.total - a.known * (2 + 0.001 * ncalls)),
 			      "total %lu ns in the statistics, %.1f from the trace",
 			      (long)r.total, a.total);
 }
