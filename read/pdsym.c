@@ -71,21 +71,6 @@ void pd_symtab_free(struct pd_symtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* The next entry of t, room made (first entries at first), not yet counted. */
-static struct pd_sym *sym_slot(struct pd_symtab *t, size_t first)
-{
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : first;
-		struct pd_sym *s = realloc(t->syms, cap * sizeof(*s));
-
-		if (!s)
-			return NULL;
-		t->syms = s;
-		t->cap = cap;
-	}
-	return &t->syms[t->n];
-}
-
 /* room for n more entries at once (a symbol table's count is known) */
 static int sym_reserve(struct pd_symtab *t, size_t n)
 {
@@ -99,6 +84,14 @@ static int sym_reserve(struct pd_symtab *t, size_t n)
 	t->syms = s;
 	t->cap = t->n + n;
 	return 0;
+}
+
+/* The next entry of t, room made (first entries at first), not yet counted. */
+static struct pd_sym *sym_slot(struct pd_symtab *t, size_t first)
+{
+	if (t->n == t->cap && sym_reserve(t, t->cap ? t->cap : first))
+		return NULL;
+	return &t->syms[t->n];
 }
 
 /* name as it is, not copied: it lives as long as the table (t->elf's strings) */
@@ -598,18 +591,6 @@ int pd_elf_file_has_symtab(struct pd_elf *f)
 	return find_section(f->e, SHT_SYMTAB, &sh) != NULL;
 }
 
-int pd_elf_has_symtab(const char *path)
-{
-	struct pd_elf *f = pd_elf_open(path);
-	int ret;
-
-	if (!f)
-		return -errno;
-	ret = pd_elf_file_has_symtab(f);
-	pd_elf_close(f);
-	return ret;
-}
-
 static int note_build_id(Elf *e, uint8_t *id, size_t max)
 {
 	Elf_Scn *scn = NULL;
@@ -639,18 +620,6 @@ static int note_build_id(Elf *e, uint8_t *id, size_t max)
 int pd_elf_file_build_id(struct pd_elf *f, uint8_t *id, size_t max)
 {
 	return note_build_id(f->e, id, max);
-}
-
-int pd_elf_build_id(const char *path, uint8_t *id, size_t max)
-{
-	struct pd_elf *f = pd_elf_open(path);
-	int ret;
-
-	if (!f)
-		return -errno;
-	ret = note_build_id(f->e, id, max);
-	pd_elf_close(f);
-	return ret;
 }
 
 int pd_elf_build_id_mem(const void *image, size_t size, uint8_t *id, size_t max)

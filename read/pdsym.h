@@ -70,7 +70,8 @@ const struct pd_sym *pd_symtab_find(const struct pd_symtab *t, uint64_t addr);
 int pd_symtab_load_elf(struct pd_symtab *t, const char *symfile, const char *runtime);
 /*
  * An ELF file opened once (pd_elf_open: NULL with errno, EINVAL if it is
- * not ELF) for its build id, whether it has a .symtab, and its symbols.
+ * not ELF) for its build id (its size, <= max, or 0 if it has none),
+ * whether it has a .symtab (1) or only .dynsym (0), and its symbols.
  */
 struct pd_elf *pd_elf_open(const char *path);
 void pd_elf_close(struct pd_elf *f);
@@ -90,10 +91,7 @@ int pd_symtab_load_elf_mem(struct pd_symtab *t, const void *image, size_t size);
  * the reader.  A descriptor, or -1 with errno (EINVAL: not a regular file).
  */
 int pd_open_regular(const char *path);
-/* Whether an ELF file has a .symtab (1), only .dynsym (0), or cannot be read (-errno). */
-int pd_elf_has_symtab(const char *path);
-/* Build id of an ELF file or image: its size (<= max), 0 if it has none, -errno. */
-int pd_elf_build_id(const char *path, uint8_t *id, size_t max);
+/* Build id of an ELF image: its size (<= max), 0 if it has none, -errno. */
 int pd_elf_build_id_mem(const void *image, size_t size, uint8_t *id, size_t max);
 
 /*
